@@ -1,0 +1,74 @@
+import { z } from 'zod';
+import { COVERAGE_TYPES, INSURER_ADAPTERS, POLICY_STATUSES, POLICY_TYPES } from '../domain/enums.js';
+import { calendarDate, requiredText } from '../api/schemas/common.js';
+import { createDependentBody, createEmployeeBody } from '../api/schemas/employees.js';
+
+const money = z
+  .union([z.number().nonnegative(), z.string().regex(/^\d+(\.\d{1,2})?$/)])
+  .transform((v) => Number(v).toFixed(2));
+const url = z.url();
+
+/** The reference-data file (D12), validated before anything is written. */
+export const loadFileSchema = z.strictObject({
+  insurers: z
+    .array(
+      z.strictObject({
+        code: requiredText(32),
+        name: requiredText(200),
+        logo_url: url,
+        network_hospital_url: url.optional(),
+        daycare_url: url.optional(),
+        adapter: z.enum(INSURER_ADAPTERS).default('simulated'),
+      }),
+    )
+    .default([]),
+  tpas: z.array(z.strictObject({ code: requiredText(32), name: requiredText(200) })).default([]),
+  products: z
+    .array(
+      z.strictObject({
+        code: requiredText(32),
+        name: requiredText(200),
+        category: requiredText(100),
+        insurer: requiredText(32),
+      }),
+    )
+    .default([]),
+  policies: z
+    .array(
+      z
+        .strictObject({
+          policy_number: requiredText(64),
+          insurer: requiredText(32),
+          product: requiredText(32),
+          tpa: requiredText(32),
+          net_premium: money,
+          gross_premium: money,
+          coverage_type: z.enum(COVERAGE_TYPES),
+          type: z.enum(POLICY_TYPES),
+          status: z.enum(POLICY_STATUSES),
+          start_date: calendarDate,
+          end_date: calendarDate,
+          slabs: z.array(z.strictObject({ sum_insured: money, annual_premium: money })).min(1),
+          default_sum_insured: money.optional(),
+          cd_balance: money.default('0.00'),
+          inclusions: z.string().default(''),
+          exclusions: z.string().default(''),
+          terms_conditions: z.string().default(''),
+          policy_document_url: z.string().default(''),
+          network_hospital_url: url.optional(),
+          daycare_url: url.optional(),
+        })
+        .refine((p) => p.start_date < p.end_date, { message: 'start_date must be before end_date' })
+        .refine(
+          (p) => !p.default_sum_insured || p.slabs.some((s) => s.sum_insured === p.default_sum_insured),
+          {
+            message: 'default_sum_insured must be one of the slabs',
+          },
+        ),
+    )
+    .default([]),
+  employees: z
+    .array(createEmployeeBody.extend({ dependents: z.array(createDependentBody).default([]) }))
+    .default([]),
+});
+export type LoadFile = z.output<typeof loadFileSchema>;

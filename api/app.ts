@@ -1,0 +1,52 @@
+import Router from '@koa/router';
+import { RequestContext } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import Koa from 'koa';
+import { TENANT_FILTER } from '../domain/entities/tenant.js';
+import { authenticate } from './auth/authenticate.js';
+import type { AppDeps } from './deps.js';
+import { ApiError } from './errors.js';
+import { errorMiddleware } from './middleware/errors.js';
+import { jsonBody, requestLog } from './middleware/request.js';
+import type { RouteDef } from './route.js';
+import { allRoutes } from './routes/index.js';
+import { parseInput } from './validation.js';
+
+/** Builds the HTTP app from explicit dependencies; two calls give two independent apps. */
+export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes()): Koa {
+  const app = new Koa({ proxy: true });
+  const router = new Router();
+  for (const def of routes) mount(router, def, deps);
+
+  app.use(requestLog(deps.logger));
+  app.use(errorMiddleware(deps.logger));
+  app.use(jsonBody());
+  app.use((ctx, next) => RequestContext.create(deps.orm.em, next));
+  app.use(router.routes());
+  app.use(
+    router.allowedMethods({
+      throw: true,
+      methodNotAllowed: () => new ApiError(405, 'METHOD_NOT_ALLOWED', 'Method Not Allowed', ''),
+      notImplemented: () => new ApiError(501, 'NOT_IMPLEMENTED', 'Not Implemented', ''),
+    }),
+  );
+  return app;
+}
+
+function mount(router: Router, def: RouteDef, deps: AppDeps): void {
+  const method = def.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
+  router[method](def.path, async (ctx) => {
+    const auth = def.scopes === 'public' ? undefined : await authenticate(ctx, deps, def.scopes);
+    const params = def.params ? parseInput(def.params, ctx.params) : undefined;
+    const query = def.query ? parseInput(def.query, ctx.query, def.invalidQuery) : undefined;
+    const body = def.body ? parseInput(def.body, ctx.request.body ?? null) : undefined;
+    const em = RequestContext.getEntityManager() as EntityManager;
+    if (auth) em.setFilterParams(TENANT_FILTER, { clientId: auth.clientId });
+    ctx.state.auth = auth;
+    const payload = await def.handler({ params, query, body, auth: auth!, em, deps, ctx });
+    if (payload !== undefined) {
+      ctx.status = 200;
+      ctx.body = { payload };
+    }
+  });
+}

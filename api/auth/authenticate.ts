@@ -1,0 +1,25 @@
+import type Koa from 'koa';
+import { hasAnyScope, type Scope } from '../../domain/scopes.js';
+import type { AppDeps } from '../deps.js';
+import { forbidden, unauthorized } from '../errors.js';
+import type { Auth } from './tokens.js';
+
+const BEARER = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/;
+
+/** The one auth check every protected route goes through: 401 for a bad token, 403 for a missing scope. */
+export async function authenticate(
+  ctx: Koa.Context,
+  deps: AppDeps,
+  accepted: readonly Scope[],
+): Promise<Auth> {
+  const match = BEARER.exec(ctx.get('authorization'));
+  const auth = match?.[1] ? deps.tokens.verify(match[1]) : null;
+  if (!auth) throw unauthorized();
+  // A rotated secret ends every token issued before it (D3).
+  const current = await deps.credentials.secretVersion(auth.clientId);
+  if (current !== auth.secretVersion) throw unauthorized();
+  if (!hasAnyScope(auth.scopes, accepted)) {
+    throw forbidden('Insufficient Scope', `requires one of: ${accepted.join(', ')}`);
+  }
+  return auth;
+}

@@ -1,0 +1,74 @@
+import { randomUUID } from 'node:crypto';
+import jwt from 'jsonwebtoken';
+import type { Clock } from '../../domain/clock.js';
+import { normaliseScope, type Scope } from '../../domain/scopes.js';
+
+export const TOKEN_TTL_SECONDS = 3600;
+const ALGORITHM = 'HS256' as const;
+const CLOCK_TOLERANCE_SECONDS = 30;
+
+export interface SigningKey {
+  kid: string;
+  secret: string;
+}
+
+/** What a verified token says: the tenant and what it may do. */
+export interface Auth {
+  clientId: string;
+  tokenId: string;
+  scopes: Scope[];
+  secretVersion: number;
+}
+
+export interface TokenServiceOptions {
+  keys: SigningKey[];
+  issuer: string;
+  audience: string;
+  clock: Clock;
+}
+
+/** D3: pinned algorithm, `kid` header, iss/aud/sub/scope/iat/exp/jti; every configured key verifies. */
+export function createTokenService({ keys, issuer, audience, clock }: TokenServiceOptions) {
+  const [signer] = keys;
+  if (!signer) throw new Error('at least one signing key is required');
+  const byKid = new Map(keys.map((k) => [k.kid, k.secret]));
+
+  function issue(clientId: string, scopes: readonly Scope[], secretVersion: number): string {
+    const iat = Math.floor(clock.now().getTime() / 1000);
+    return jwt.sign(
+      { scope: scopes.join(' '), sv: secretVersion, iat, exp: iat + TOKEN_TTL_SECONDS },
+      signer!.secret,
+      { algorithm: ALGORITHM, keyid: signer!.kid, issuer, audience, subject: clientId, jwtid: randomUUID() },
+    );
+  }
+
+  /** Returns null for anything that is not a live token of ours; the caller answers 401. */
+  function verify(token: string): Auth | null {
+    const decoded = jwt.decode(token, { complete: true });
+    const kid = decoded?.header.kid;
+    const secret = kid ? byKid.get(kid) : undefined;
+    if (!secret || decoded?.header.alg !== ALGORITHM) return null;
+    try {
+      const claims = jwt.verify(token, secret, {
+        algorithms: [ALGORITHM],
+        issuer,
+        audience,
+        clockTolerance: CLOCK_TOLERANCE_SECONDS,
+        clockTimestamp: Math.floor(clock.now().getTime() / 1000),
+      });
+      if (typeof claims === 'string') return null;
+      const { sub, jti, scope, sv, exp } = claims as jwt.JwtPayload & { scope?: unknown; sv?: unknown };
+      if (!sub || !jti || typeof scope !== 'string' || typeof sv !== 'number' || typeof exp !== 'number')
+        return null;
+      const scopes = scope.split(' ').map(normaliseScope);
+      if (scopes.some((s) => s === null)) return null;
+      return { clientId: sub, tokenId: jti, scopes: scopes as Scope[], secretVersion: sv };
+    } catch {
+      return null;
+    }
+  }
+
+  return { issue, verify };
+}
+
+export type TokenService = ReturnType<typeof createTokenService>;

@@ -1,0 +1,21 @@
+import { loadConfig } from '../config/index.js';
+import { buildDeps, listen } from './server.js';
+
+/** Production entry point of the HTTP API; run any number of copies behind a load balancer. */
+const config = loadConfig();
+const deps = await buildDeps(config);
+const server = await listen(deps);
+deps.logger.info({ port: config.PORT }, 'api listening');
+
+let stopping = false;
+async function shutdown(signal: string): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  deps.logger.info({ signal }, 'api stopping');
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await deps.temporal.connection.close();
+  await deps.orm.close();
+  process.exit(0);
+}
+process.on('SIGINT', () => void shutdown('SIGINT'));
+process.on('SIGTERM', () => void shutdown('SIGTERM'));

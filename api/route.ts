@@ -1,0 +1,60 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type Koa from 'koa';
+import type { z } from 'zod';
+import type { Scope } from '../domain/scopes.js';
+import type { Auth } from './auth/tokens.js';
+import type { AppDeps } from './deps.js';
+import type { ApiError } from './errors.js';
+
+type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+type Schema = z.ZodType;
+type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+export interface Handler<P, Q, B, A> {
+  params: P;
+  query: Q;
+  body: B;
+  /** Verified token; absent only on public routes. */
+  auth: A;
+  /** A request-scoped EntityManager whose tenant filter is set to the token's client (D1). */
+  em: EntityManager;
+  deps: AppDeps;
+  ctx: Koa.Context;
+}
+
+interface RouteBase<PS, QS, BS> {
+  method: Method;
+  /** Koa-router path, e.g. `/v1/policy/:policy_id`. */
+  path: string;
+  summary: string;
+  params?: PS;
+  query?: QS;
+  body?: BS;
+  /** Error to answer when the query fails its schema (default 400 VALIDATION_ERROR naming the field). */
+  invalidQuery?: (detail: string) => ApiError;
+}
+
+export interface ProtectedRoute<PS, QS, BS> extends RouteBase<PS, QS, BS> {
+  /** Any one of these scopes admits the token (D2). */
+  scopes: readonly Scope[];
+  /** Returns the payload to wrap as `{payload}`, or undefined when it has written ctx.body itself. */
+  handler: (req: Handler<Out<PS>, Out<QS>, Out<BS>, Auth>) => Promise<unknown>;
+}
+
+export interface PublicRoute<PS, QS, BS> extends RouteBase<PS, QS, BS> {
+  scopes: 'public';
+  handler: (req: Handler<Out<PS>, Out<QS>, Out<BS>, Auth | undefined>) => Promise<unknown>;
+}
+
+export type RouteDef =
+  | ProtectedRoute<Schema | undefined, Schema | undefined, Schema | undefined>
+  | PublicRoute<Schema | undefined, Schema | undefined, Schema | undefined>;
+
+/** Declares a route the way the spec lists it: method, path, scopes, schemas, handler. */
+export function route<
+  PS extends Schema | undefined = undefined,
+  QS extends Schema | undefined = undefined,
+  BS extends Schema | undefined = undefined,
+>(def: ProtectedRoute<PS, QS, BS> | PublicRoute<PS, QS, BS>): RouteDef {
+  return def;
+}

@@ -1,0 +1,7 @@
+import type { RouteDef } from '../route.js';
+import { healthRoutes } from './health.js';
+
+/** Every route of the service; the OpenAPI document and the contract test read this same list. */
+export function allRoutes(): RouteDef[] {
+  return [...healthRoutes];
+}

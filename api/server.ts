@@ -1,0 +1,55 @@
+import type { Server } from 'node:http';
+import type { Config } from '../config/index.js';
+import { initOrm, type Orm } from '../db/orm.js';
+import { systemClock, type Clock } from '../domain/clock.js';
+import { createTemporalClient } from '../infra/temporal-client.js';
+import { createApp } from './app.js';
+import { createCredentialStore } from './auth/credentials.js';
+import { createTokenService } from './auth/tokens.js';
+import type { AppDeps } from './deps.js';
+import { createLogger, type Logger } from './logger.js';
+
+export async function buildDeps(config: Config, overrides: Partial<AppDeps> = {}): Promise<AppDeps> {
+  const clock: Clock = overrides.clock ?? systemClock;
+  const orm: Orm =
+    overrides.orm ??
+    (await initOrm({ databaseUrl: requireDatabaseUrl(config), poolMax: config.DATABASE_POOL_MAX }));
+  const logger: Logger = overrides.logger ?? createLogger(config.LOG_LEVEL);
+  return {
+    config,
+    orm,
+    clock,
+    logger,
+    temporal: overrides.temporal ?? createTemporalClient(config),
+    tokens:
+      overrides.tokens ??
+      createTokenService({
+        keys: config.JWT_SIGNING_KEYS,
+        issuer: config.JWT_ISSUER,
+        audience: config.JWT_AUDIENCE,
+        clock,
+      }),
+    credentials: overrides.credentials ?? createCredentialStore(orm),
+    ...overrides,
+  };
+}
+
+export function requireDatabaseUrl(config: Config): string {
+  if (!config.DATABASE_URL) throw new Error('DATABASE_URL is required (npm start sets it for a local stack)');
+  return config.DATABASE_URL;
+}
+
+/** Listens on config.PORT; resolves once accepting connections. */
+export async function listen(
+  deps: AppDeps,
+  port = deps.config.PORT,
+  host = deps.config.HOST,
+): Promise<Server> {
+  const app = createApp(deps);
+  return new Promise((resolve, reject) => {
+    const server = app.listen(port, host, () => resolve(server));
+    server.once('error', reject);
+    server.keepAliveTimeout = 65_000;
+    server.requestTimeout = 30_000;
+  });
+}

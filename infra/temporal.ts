@@ -1,0 +1,162 @@
+import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { Connection } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
+import { SEARCH_ATTRIBUTES } from '../workflows/search-attributes.js';
+
+const TEMPORAL_CLI_MODULE = 'github.com/temporalio/cli/cmd/temporal@v1.5.1';
+export const TOOLS_DIR = path.resolve(import.meta.dirname, '..', '.tools', 'bin');
+
+function onPath(name: string): string | null {
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    const candidate = path.join(dir, name);
+    if (dir && fs.existsSync(candidate)) return candidate;
+  }
+  return null;
+}
+
+/** TEMPORAL_CLI_PATH, else `temporal` on PATH, else built once into .tools/bin with `go install`. */
+export async function resolveTemporalCli(explicit?: string): Promise<string> {
+  if (explicit) return explicit;
+  const found =
+    onPath('temporal') ??
+    (fs.existsSync(path.join(TOOLS_DIR, 'temporal')) ? path.join(TOOLS_DIR, 'temporal') : null);
+  if (found) return found;
+  fs.mkdirSync(TOOLS_DIR, { recursive: true });
+  await promisify(execFile)('go', ['install', TEMPORAL_CLI_MODULE], {
+    env: { ...process.env, GOBIN: TOOLS_DIR },
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  return path.join(TOOLS_DIR, 'temporal');
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export interface DevServerOptions {
+  cli: string;
+  port: number;
+  uiPort?: number;
+  /** SQLite file; omit for an in-memory server. */
+  dbFile?: string;
+  namespace?: string;
+}
+
+export interface RunningDevServer {
+  address: string;
+  uiUrl: string | null;
+  process: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/** `temporal server start-dev` with the project's search attributes registered at launch. */
+export async function startDevServer(opts: DevServerOptions): Promise<RunningDevServer> {
+  const args = [
+    'server',
+    'start-dev',
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(opts.port),
+    '--log-level',
+    'error',
+  ];
+  args.push(...(opts.uiPort ? ['--ui-port', String(opts.uiPort)] : ['--headless']));
+  if (opts.dbFile) {
+    fs.mkdirSync(path.dirname(opts.dbFile), { recursive: true });
+    args.push('--db-filename', opts.dbFile);
+  }
+  if (opts.namespace && opts.namespace !== 'default') args.push('--namespace', opts.namespace);
+  for (const key of SEARCH_ATTRIBUTES) args.push('--search-attribute', `${key.name}=${cliType(key.type)}`);
+  const child = spawn(opts.cli, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString()).slice(-4000);
+  });
+  const address = `127.0.0.1:${opts.port}`;
+  await waitForTemporal(address, 60_000, () =>
+    child.exitCode !== null ? `dev server exited: ${stderr}` : null,
+  );
+  return {
+    address,
+    uiUrl: opts.uiPort ? `http://127.0.0.1:${opts.uiPort}` : null,
+    process: child,
+    stop: () => stopChild(child),
+  };
+}
+
+function cliType(type: string): string {
+  return (
+    {
+      KEYWORD: 'Keyword',
+      BOOL: 'Bool',
+      TEXT: 'Text',
+      INT: 'Int',
+      DOUBLE: 'Double',
+      DATETIME: 'Datetime',
+      KEYWORD_LIST: 'KeywordList',
+    }[type] ?? type
+  );
+}
+
+export async function stopChild(child: ChildProcess, graceMs = 10_000): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+  await exited;
+  clearTimeout(timer);
+}
+
+export async function waitForTemporal(
+  address: string,
+  timeoutMs: number,
+  failed?: () => string | null,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const why = failed?.();
+    if (why) throw new Error(why);
+    try {
+      const connection = await Connection.connect({ address, connectTimeout: 1_000 });
+      try {
+        await connection.healthService.check({});
+        return;
+      } finally {
+        await connection.close();
+      }
+    } catch (err) {
+      if (Date.now() > deadline) throw new Error(`Temporal at ${address} not reachable: ${String(err)}`);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+}
+
+/** Registers the search attributes on a namespace of an external cluster; already-present ones are kept. */
+export async function ensureSearchAttributes(connection: Connection, namespace: string): Promise<void> {
+  const existing = await connection.operatorService.listSearchAttributes({ namespace });
+  const known = new Set(Object.keys(existing.customAttributes ?? {}));
+  const missing = SEARCH_ATTRIBUTES.filter((key) => !known.has(key.name));
+  if (missing.length === 0) return;
+  await connection.operatorService.addSearchAttributes({
+    namespace,
+    searchAttributes: Object.fromEntries(
+      missing.map((key) => [
+        key.name,
+        temporal.api.enums.v1.IndexedValueType[`INDEXED_VALUE_TYPE_${key.type}`],
+      ]),
+    ),
+  });
+}

@@ -1,0 +1,210 @@
+import { randomBytes } from 'node:crypto';
+import { createClient } from '../../admin/clients.js';
+import { createTokenService } from '../../api/auth/tokens.js';
+import { systemClock, type Clock } from '../../domain/clock.js';
+import { createOrFindEmployee, type NewEmployee } from '../../domain/employees.js';
+import type { CoverageType, PolicyStatus, PolicyType, Relationship, Gender } from '../../domain/enums.js';
+import { newId } from '../../domain/ids.js';
+import { SCOPES, type Scope } from '../../domain/scopes.js';
+import { stack } from './stack.js';
+
+/** Small builders for test data, written straight to the run's database. */
+const unique = () => randomBytes(4).toString('hex');
+
+const sql = (query: string, params: unknown[] = []): Promise<any[]> =>
+  stack().orm.em.getConnection().execute(query, params);
+
+export interface TestClient {
+  clientId: string;
+  clientSecret: string;
+  /** A valid token for this client with the given scopes (default: all). */
+  token(scopes?: readonly Scope[], clock?: Clock): string;
+}
+
+export async function makeClient(opts: { name?: string; scopes?: Scope[] } = {}): Promise<TestClient> {
+  const { client_id, client_secret } = await createClient(
+    stack().orm.em.fork(),
+    opts.name ?? `Client ${unique()}`,
+    opts.scopes ?? [...SCOPES],
+  );
+  const cfg = stack().config;
+  return {
+    clientId: client_id,
+    clientSecret: client_secret,
+    token: (scopes = SCOPES, clock = systemClock) =>
+      createTokenService({
+        keys: cfg.JWT_SIGNING_KEYS,
+        issuer: cfg.JWT_ISSUER,
+        audience: cfg.JWT_AUDIENCE,
+        clock,
+      }).issue(client_id, scopes, 1),
+  };
+}
+
+export interface ReferenceData {
+  insurerId: string;
+  tpaId: string;
+  productId: string;
+}
+
+export async function makeReferenceData(
+  clientId: string,
+  opts: { insurerName?: string; category?: string; adapter?: 'simulated' | 'manual' } = {},
+): Promise<ReferenceData> {
+  const insurerId = newId('insurer');
+  const tpaId = newId('tpa');
+  const productId = newId('product');
+  await sql(
+    `insert into insurers (id, client_id, code, name, logo_url, network_hospital_url, daycare_url, adapter)
+     values (?, ?, ?, ?, ?, ?, ?, ?)`,
+    [
+      insurerId,
+      clientId,
+      `INS-${unique()}`,
+      opts.insurerName ?? 'Star Health',
+      'https://logo.example.com/i.png',
+      'https://net.example.com',
+      'https://daycare.example.com',
+      opts.adapter ?? 'manual',
+    ],
+  );
+  await sql('insert into tpas (id, client_id, code, name) values (?, ?, ?, ?)', [
+    tpaId,
+    clientId,
+    `TPA-${unique()}`,
+    'Medi Assist',
+  ]);
+  await sql(
+    'insert into products (id, client_id, insurer_id, code, name, category) values (?, ?, ?, ?, ?, ?)',
+    [productId, clientId, insurerId, `PRD-${unique()}`, 'Group Care', opts.category ?? 'Group Health'],
+  );
+  return { insurerId, tpaId, productId };
+}
+
+export interface PolicyOverrides {
+  policyNumber?: string;
+  status?: PolicyStatus;
+  type?: PolicyType;
+  coverageType?: CoverageType;
+  startDate?: string;
+  endDate?: string;
+  slabs?: { sum_insured: string; annual_premium: string }[];
+  defaultSumInsured?: string;
+  cdBalance?: string;
+  reference?: ReferenceData;
+}
+
+export async function makePolicy(
+  clientId: string,
+  o: PolicyOverrides = {},
+): Promise<{ id: string; policyNumber: string } & ReferenceData> {
+  const ref = o.reference ?? (await makeReferenceData(clientId));
+  const id = newId('policy');
+  const policyNumber = o.policyNumber ?? `POL/${unique()}`;
+  const slabs = o.slabs ?? [
+    { sum_insured: '300000.00', annual_premium: '3650.00' },
+    { sum_insured: '500000.00', annual_premium: '7300.00' },
+  ];
+  await sql(
+    `insert into policies (id, client_id, policy_number, insurer_id, product_id, tpa_id, net_premium, gross_premium,
+       coverage_type, type, status, start_date, end_date, slabs, default_sum_insured, inclusions, exclusions,
+       terms_conditions, policy_document_url, network_hospital_url, daycare_url, cd_balance)
+     values (?, ?, ?, ?, ?, ?, 100000, 118000, ?, ?, ?, ?, ?, ?::jsonb, ?, 'Hospitalisation', 'Cosmetic', 'Terms', 'https://doc.example.com/p.pdf', 'https://net.example.com', 'https://daycare.example.com', ?)`,
+    [
+      id,
+      clientId,
+      policyNumber,
+      ref.insurerId,
+      ref.productId,
+      ref.tpaId,
+      o.coverageType ?? 'COVERAGE_TYPE_ESC',
+      o.type ?? 'POLICY_TYPE_FAMILY_FLOATER',
+      o.status ?? 'POLICY_STATUS_ACTIVE',
+      o.startDate ?? '2026-04-01',
+      o.endDate ?? '2027-03-31',
+      JSON.stringify(slabs),
+      o.defaultSumInsured ?? slabs[0]!.sum_insured,
+      o.cdBalance ?? '1000000.00',
+    ],
+  );
+  return { id, policyNumber, ...ref };
+}
+
+export async function makeEmployee(
+  clientId: string,
+  o: Partial<NewEmployee> = {},
+): Promise<{ id: string } & NewEmployee> {
+  const tag = unique();
+  const input: NewEmployee = {
+    employeeCode: `E-${tag}`,
+    name: `Employee ${tag}`,
+    email: `employee.${tag}@example.com`,
+    phoneNumber: '+919800000000',
+    dateOfBirth: '1990-05-17',
+    gender: 'FEMALE',
+    status: 'ACTIVE',
+    ...o,
+  };
+  const { id } = await createOrFindEmployee(stack().orm.em.fork(), clientId, input);
+  return { id, ...input };
+}
+
+export async function makeDependent(
+  clientId: string,
+  employeeId: string,
+  o: { name?: string; relationship?: Relationship; dateOfBirth?: string; gender?: Gender } = {},
+): Promise<{ id: string }> {
+  const id = newId('dependent');
+  await sql(
+    'insert into dependents (id, client_id, employee_id, name, relationship, date_of_birth, gender) values (?, ?, ?, ?, ?, ?, ?)',
+    [
+      id,
+      clientId,
+      employeeId,
+      o.name ?? `Dependent ${unique()}`,
+      o.relationship ?? 'SPOUSE',
+      o.dateOfBirth ?? '1991-01-01',
+      o.gender ?? 'MALE',
+    ],
+  );
+  return { id };
+}
+
+export async function makeMember(
+  clientId: string,
+  policyId: string,
+  employee: { id: string; name: string },
+  o: {
+    dependentId?: string;
+    status?: 'active' | 'inactive' | 'suspended';
+    start?: string;
+    end?: string;
+    sumInsured?: string;
+    uhid?: string;
+  } = {},
+): Promise<{ id: string }> {
+  const id = newId('member');
+  await sql(
+    `insert into policy_members (id, client_id, policy_id, employee_id, dependent_id, coverage_start_date, coverage_end_date,
+       premium_amount, sum_insured, remaining_sum_insured, status, employee_name, member_rank, uhid)
+     values (?, ?, ?, ?, ?, ?, ?, 1000, ?, ?, ?, ?, ?, ?)`,
+    [
+      id,
+      clientId,
+      policyId,
+      employee.id,
+      o.dependentId ?? null,
+      o.start ?? '2026-04-01',
+      o.end ?? '2027-03-31',
+      o.sumInsured ?? '300000.00',
+      o.sumInsured ?? '300000.00',
+      o.status ?? 'active',
+      employee.name,
+      o.dependentId ? 1 : 0,
+      o.uhid ?? null,
+    ],
+  );
+  return { id };
+}
+
+export { sql };

@@ -1,0 +1,162 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import type { Server } from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection, Runtime, type Worker } from '@temporalio/worker';
+import { loadConfig, type Config } from '../../config/index.js';
+import type { AppDeps } from '../../api/deps.js';
+import { createLogger } from '../../api/logger.js';
+import { buildDeps, listen } from '../../api/server.js';
+import { initOrm, migrate, type Orm } from '../../db/orm.js';
+import { systemClock } from '../../domain/clock.js';
+import {
+  dropDatabase,
+  ensureDatabase,
+  startEmbeddedPostgres,
+  type RunningPostgres,
+} from '../../infra/postgres.js';
+import {
+  ensureSearchAttributes,
+  freePort,
+  resolveTemporalCli,
+  startDevServer,
+  type RunningDevServer,
+} from '../../infra/temporal.js';
+import { createWorker } from '../../worker/create-worker.js';
+
+/**
+ * One isolated stack per test run: its own database (on DATABASE_URL's server or an embedded
+ * PostgreSQL), its own Temporal dev server (or its own task queue on TEMPORAL_ADDRESS), and a real
+ * worker. Two runs, or a running `npm start`, never see each other's data or tasks.
+ */
+export interface TestStack {
+  runId: string;
+  config: Config;
+  orm: Orm;
+  temporal: Client;
+  databaseUrl: string;
+  temporalAddress: string;
+  temporalUiUrl: string | null;
+  taskQueue: string;
+  worker: Worker;
+  /** Builds app deps on this stack; override the clock or anything else per test. */
+  deps(overrides?: Partial<AppDeps>): Promise<AppDeps>;
+  /** Starts an API on a free port with these deps; closed with the stack. */
+  startApi(overrides?: Partial<AppDeps>): Promise<{ url: string; deps: AppDeps; close(): Promise<void> }>;
+}
+
+let current: TestStack | null = null;
+const cleanups: (() => Promise<void>)[] = [];
+
+export function stack(): TestStack {
+  if (!current) throw new Error('test stack not started (test/support/hooks.ts)');
+  return current;
+}
+
+export async function startStack(): Promise<TestStack> {
+  const runId = `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
+  const base = loadConfig({ ...process.env, NODE_ENV: 'test', LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent' });
+  Runtime.install({ logger: new (await import('@temporalio/worker')).DefaultLogger('WARN') });
+
+  let serverUrl = base.DATABASE_URL;
+  if (!serverUrl) {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'ghi-test-pg-'));
+    const pg: RunningPostgres = await startEmbeddedPostgres(dir, await freePort());
+    cleanups.push(async () => {
+      await pg.stop();
+      await fs.rm(dir, { recursive: true, force: true });
+    });
+    serverUrl = pg.url;
+  }
+  const dbName = `ghi_test_${runId}`;
+  const databaseUrl = await ensureDatabase(serverUrl, dbName);
+  cleanups.push(() => dropDatabase(serverUrl, dbName));
+
+  let temporalAddress = base.TEMPORAL_ADDRESS;
+  let temporalUiUrl: string | null = null;
+  if (!temporalAddress) {
+    const dev: RunningDevServer = await startDevServer({
+      cli: await resolveTemporalCli(base.TEMPORAL_CLI_PATH),
+      port: await freePort(),
+      uiPort: await freePort(),
+    });
+    cleanups.push(() => dev.stop());
+    temporalAddress = dev.address;
+    temporalUiUrl = dev.uiUrl;
+  }
+  const taskQueue = `test-${runId}`;
+  const config = loadConfig({
+    ...process.env,
+    NODE_ENV: 'test',
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
+    DATABASE_URL: databaseUrl,
+    TEMPORAL_ADDRESS: temporalAddress,
+    TEMPORAL_TASK_QUEUE: taskQueue,
+    SIMULATED_INSURER_DELAY_MS: '0',
+  });
+
+  const orm = await initOrm({ databaseUrl, poolMax: 20 });
+  cleanups.push(() => orm.close());
+  await migrate(orm);
+
+  const connection = await Connection.connect({ address: temporalAddress });
+  cleanups.push(() => connection.close());
+  if (base.TEMPORAL_ADDRESS) await ensureSearchAttributes(connection, config.TEMPORAL_NAMESPACE);
+  const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+
+  const logger = createLogger(config.LOG_LEVEL);
+  const workerConnection = await NativeConnection.connect({ address: temporalAddress });
+  const worker = await createWorker({
+    config,
+    orm,
+    clock: systemClock,
+    logger,
+    connection: workerConnection,
+    namespace: config.TEMPORAL_NAMESPACE,
+    taskQueue,
+  });
+  const running = worker.run();
+  cleanups.push(async () => {
+    if (worker.getState() === 'RUNNING') worker.shutdown();
+    await running;
+    await workerConnection.close();
+  });
+
+  const deps = (overrides: Partial<AppDeps> = {}) =>
+    buildDeps(config, { orm, temporal, logger, ...overrides });
+  current = {
+    runId,
+    config,
+    orm,
+    temporal,
+    databaseUrl,
+    temporalAddress,
+    temporalUiUrl,
+    taskQueue,
+    worker,
+    deps,
+    async startApi(overrides = {}) {
+      const appDeps = await deps(overrides);
+      const server: Server = await listen(appDeps, 0, '127.0.0.1');
+      const { port } = server.address() as { port: number };
+      const close = () =>
+        new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeAllConnections();
+        });
+      cleanups.push(close);
+      return { url: `http://127.0.0.1:${port}`, deps: appDeps, close };
+    },
+  };
+  return current;
+}
+
+export async function stopStack(): Promise<void> {
+  while (cleanups.length > 0) {
+    const cleanup = cleanups.pop()!;
+    await cleanup().catch((err: unknown) => console.error('cleanup failed:', err));
+  }
+  current = null;
+}
