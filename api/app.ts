@@ -5,7 +5,6 @@ import Koa from 'koa';
 import { TENANT_FILTER } from '../domain/entities/tenant.js';
 import { authenticate } from './auth/authenticate.js';
 import type { AppDeps } from './deps.js';
-import { ApiError } from './errors.js';
 import { errorMiddleware } from './middleware/errors.js';
 import { jsonBody, requestLog } from './middleware/request.js';
 import type { RouteDef } from './route.js';
@@ -23,13 +22,7 @@ export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes()): Koa 
   app.use(jsonBody());
   app.use((ctx, next) => RequestContext.create(deps.orm.em, next));
   app.use(router.routes());
-  app.use(
-    router.allowedMethods({
-      throw: true,
-      methodNotAllowed: () => new ApiError(405, 'METHOD_NOT_ALLOWED', 'Method Not Allowed', ''),
-      notImplemented: () => new ApiError(501, 'NOT_IMPLEMENTED', 'Not Implemented', ''),
-    }),
-  );
+  app.use(router.allowedMethods());
   return app;
 }
 

@@ -55,6 +55,12 @@ export function route<
   PS extends Schema | undefined = undefined,
   QS extends Schema | undefined = undefined,
   BS extends Schema | undefined = undefined,
->(def: ProtectedRoute<PS, QS, BS> | PublicRoute<PS, QS, BS>): RouteDef {
-  return def;
+>(def: ProtectedRoute<PS, QS, BS>): RouteDef;
+export function route<
+  PS extends Schema | undefined = undefined,
+  QS extends Schema | undefined = undefined,
+  BS extends Schema | undefined = undefined,
+>(def: PublicRoute<PS, QS, BS>): RouteDef;
+export function route(def: unknown): RouteDef {
+  return def as RouteDef;
 }

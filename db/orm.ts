@@ -9,9 +9,11 @@ export interface OrmOptions {
   databaseUrl: string;
   poolMax?: number;
   debug?: boolean;
+  /** false: start without a connection (a process that must come up while the database is down). */
+  connect?: boolean;
 }
 
-export function ormConfig({ databaseUrl, poolMax = 10, debug = false }: OrmOptions): Options {
+export function ormConfig({ databaseUrl, poolMax = 10, debug = false, connect = true }: OrmOptions): Options {
   return defineConfig({
     clientUrl: databaseUrl,
     entities,
@@ -24,6 +26,7 @@ export function ormConfig({ databaseUrl, poolMax = 10, debug = false }: OrmOptio
     allowGlobalContext: false,
     forceUtcTimezone: true,
     debug,
+    connect,
   });
 }
 

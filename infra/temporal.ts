@@ -4,7 +4,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { Connection } from '@temporalio/client';
-import { temporal } from '@temporalio/proto';
+import proto from '@temporalio/proto';
 import { SEARCH_ATTRIBUTES } from '../workflows/search-attributes.js';
 
 const TEMPORAL_CLI_MODULE = 'github.com/temporalio/cli/cmd/temporal@v1.5.1';
@@ -155,7 +155,7 @@ export async function ensureSearchAttributes(connection: Connection, namespace: 
     searchAttributes: Object.fromEntries(
       missing.map((key) => [
         key.name,
-        temporal.api.enums.v1.IndexedValueType[`INDEXED_VALUE_TYPE_${key.type}`],
+        proto.temporal.api.enums.v1.IndexedValueType[`INDEXED_VALUE_TYPE_${key.type}`],
       ]),
     ),
   });

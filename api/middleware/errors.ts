@@ -38,8 +38,19 @@ export function errorMiddleware(logger: Logger): Koa.Middleware {
   return async (ctx, next) => {
     try {
       await next();
-      if (ctx.status === 404 && ctx.body === undefined)
-        throw new ApiError(404, 'NOT_FOUND', 'Not Found', `no route for ${ctx.method} ${ctx.path}`);
+      if (ctx.body === undefined || ctx.body === null) {
+        // The router leaves these without a body: no route (404), or a route without this method (405, with Allow).
+        if (ctx.status === 404)
+          throw new ApiError(404, 'NOT_FOUND', 'Not Found', `no route for ${ctx.method} ${ctx.path}`);
+        if (ctx.status === 405)
+          throw new ApiError(
+            405,
+            'METHOD_NOT_ALLOWED',
+            'Method Not Allowed',
+            `allowed: ${ctx.response.get('Allow')}`,
+          );
+        if (ctx.status === 501) throw new ApiError(501, 'NOT_IMPLEMENTED', 'Not Implemented', '');
+      }
     } catch (err) {
       const apiError = toApiError(err);
       if (apiError.status >= 500) {

@@ -1,0 +1,72 @@
+import fs from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import YAML from 'yaml';
+import { AdminError, createClient, parseScopes, rotateSecret } from '../admin/clients.js';
+import { loadReferenceData } from '../admin/load.js';
+import { loadFileSchema } from '../admin/load-schema.js';
+import { requireDatabaseUrl } from '../api/server.js';
+import { describeIssues } from '../api/validation.js';
+import { loadConfig } from '../config/index.js';
+import { initOrm, migrate } from '../db/orm.js';
+
+const USAGE = `usage:
+  admin client:create --name NAME [--scopes a,b] [--json]
+  admin client:rotate-secret CLIENT_ID [--json]
+  admin load FILE --client CLIENT_ID [--json]
+  admin migrate`;
+
+/** Operator commands against the same database as a running API (D3, D12). */
+async function main(argv: string[]): Promise<unknown> {
+  const { positionals, values } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      name: { type: 'string' },
+      scopes: { type: 'string' },
+      client: { type: 'string' },
+      json: { type: 'boolean', default: false },
+    },
+  });
+  const [command, arg] = positionals;
+  const config = loadConfig();
+  const orm = await initOrm({ databaseUrl: requireDatabaseUrl(config), poolMax: 2 });
+  try {
+    await migrate(orm);
+    const em = orm.em.fork();
+    switch (command) {
+      case 'client:create':
+        if (!values.name) throw new AdminError('--name is required');
+        return await createClient(em, values.name, parseScopes(values.scopes));
+      case 'client:rotate-secret':
+        if (!arg) throw new AdminError('CLIENT_ID is required');
+        return await rotateSecret(em, arg);
+      case 'load': {
+        if (!arg || !values.client) throw new AdminError('FILE and --client are required');
+        const text = await fs.readFile(arg, 'utf8');
+        const parsed = loadFileSchema.safeParse(arg.endsWith('.json') ? JSON.parse(text) : YAML.parse(text));
+        if (!parsed.success) throw new AdminError(`invalid file: ${describeIssues(parsed.error.issues)}`);
+        return await loadReferenceData(em, values.client, parsed.data);
+      }
+      case 'migrate':
+        return { migrated: true };
+      default:
+        throw new AdminError(USAGE);
+    }
+  } finally {
+    await orm.close();
+  }
+}
+
+const json = process.argv.includes('--json');
+main(process.argv.slice(2)).then(
+  (result) => {
+    process.stdout.write(json ? `${JSON.stringify(result)}\n` : `${YAML.stringify(result)}`);
+  },
+  (err: unknown) => {
+    // Driver errors carry the SQL (with parameter values); only the database's own reason is printed.
+    const message =
+      err instanceof AdminError ? err.message : `failed: ${(err as Error).message.split(' - ').pop()}`;
+    process.stderr.write(json ? `${JSON.stringify({ error: message })}\n` : `${message}\n`);
+    process.exitCode = err instanceof AdminError ? 2 : 1;
+  },
+);

@@ -1,0 +1,118 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import YAML from 'yaml';
+import { createClient } from '../admin/clients.js';
+import { loadReferenceData } from '../admin/load.js';
+import { loadFileSchema } from '../admin/load-schema.js';
+import { loadConfig } from '../config/index.js';
+import { initOrm, migrate } from '../db/orm.js';
+import { SCOPES } from '../domain/scopes.js';
+import { startEmbeddedPostgres, type RunningPostgres } from '../infra/postgres.js';
+import { resolveTemporalCli, startDevServer, stopChild, type RunningDevServer } from '../infra/temporal.js';
+
+/**
+ * Local all-in-one: embedded PostgreSQL and the Temporal dev server where none is configured,
+ * migrations, the demo data on an empty database, then the worker and the API as child processes.
+ * Ctrl-C stops every child; data stays under DATA_DIR for the next start.
+ */
+const ROOT = path.resolve(import.meta.dirname, '..');
+const config = loadConfig();
+const children: ChildProcess[] = [];
+let pg: RunningPostgres | null = null;
+let temporal: RunningDevServer | null = null;
+let stopping = false;
+
+async function stopAll(code: number): Promise<never> {
+  if (!stopping) {
+    stopping = true;
+    await Promise.all(children.map((child) => stopChild(child)));
+    if (temporal) await temporal.stop();
+    if (pg) await pg.stop();
+  }
+  process.exit(code);
+}
+process.on('SIGINT', () => void stopAll(0));
+process.on('SIGTERM', () => void stopAll(0));
+
+async function demoCredentials(databaseUrl: string): Promise<{ client_id: string; client_secret: string }> {
+  const file = path.join(config.dataDir, 'demo-client.json');
+  const orm = await initOrm({ databaseUrl, poolMax: 2 });
+  try {
+    await migrate(orm);
+    const em = orm.em.fork();
+    const clients = await em.getConnection().execute<{ n: string }[]>('select count(*) as n from clients');
+    if (Number(clients[0]?.n) > 0) {
+      return JSON.parse(
+        await fs
+          .readFile(file, 'utf8')
+          .catch(() => '{"client_id":"(existing)","client_secret":"(not stored)"}'),
+      ) as {
+        client_id: string;
+        client_secret: string;
+      };
+    }
+    const creds = await createClient(em, 'Demo Employer Pvt Ltd', [...SCOPES]);
+    const text = await fs.readFile(path.join(ROOT, 'data', 'demo.yaml'), 'utf8');
+    await loadReferenceData(em, creds.client_id, loadFileSchema.parse(YAML.parse(text)));
+    // Local development only: kept so a restart can print the demo credentials again.
+    await fs.writeFile(file, JSON.stringify(creds), { mode: 0o600 });
+    return creds;
+  } finally {
+    await orm.close();
+  }
+}
+
+function launch(name: string, script: string, env: NodeJS.ProcessEnv): void {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, script)], {
+    env,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  child.on('exit', (code, signal) => {
+    if (!stopping) {
+      console.error(`${name} exited (${signal ?? code}); stopping the stack`);
+      void stopAll(1);
+    }
+  });
+  children.push(child);
+}
+
+async function main(): Promise<void> {
+  await fs.mkdir(config.dataDir, { recursive: true });
+  let databaseUrl = config.DATABASE_URL;
+  if (!databaseUrl) {
+    pg = await startEmbeddedPostgres(path.join(config.dataDir, 'postgres'), config.EMBEDDED_PG_PORT);
+    databaseUrl = pg.url;
+  }
+  let temporalAddress = config.TEMPORAL_ADDRESS;
+  if (!temporalAddress) {
+    temporal = await startDevServer({
+      cli: await resolveTemporalCli(config.TEMPORAL_CLI_PATH),
+      port: config.TEMPORAL_DEV_PORT,
+      uiPort: config.TEMPORAL_UI_PORT,
+      dbFile: path.join(config.dataDir, 'temporal.sqlite'),
+    });
+    temporalAddress = temporal.address;
+  }
+  const creds = await demoCredentials(databaseUrl);
+  const env = { ...process.env, DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporalAddress };
+  launch('worker', 'worker/main.ts', env);
+  launch('api', 'api/main.ts', env);
+  console.log(
+    [
+      '',
+      `API            ${config.baseUrl}`,
+      `Temporal UI    ${temporal?.uiUrl ?? '(external cluster)'}`,
+      `Demo client    client_id=${creds.client_id}`,
+      `               client_secret=${creds.client_secret}`,
+      `Try            curl -s -X POST ${config.baseUrl}/v1/auth/token -H 'content-type: application/json' \\`,
+      `                 -d '{"client_id":"${creds.client_id}","client_secret":"${creds.client_secret}","scopes":["policy.all","employee.all"]}'`,
+      '',
+    ].join('\n'),
+  );
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof Error ? err.message : err);
+  void stopAll(1);
+});

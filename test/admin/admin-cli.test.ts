@@ -1,0 +1,97 @@
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { expect } from 'chai';
+import { verifySecret } from '../../domain/credentials.js';
+import { sql } from '../support/factories.js';
+import { stack } from '../support/stack.js';
+
+const ROOT = path.resolve(import.meta.dirname, '..', '..');
+
+/** Runs `npm run -s admin -- …` the way an operator would, against this run's database. */
+async function admin(...args: string[]): Promise<{ code: number; out: any; err: string }> {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(
+      process.execPath,
+      ['--import', 'tsx', 'scripts/admin.ts', ...args, '--json'],
+      {
+        cwd: ROOT,
+        env: { ...process.env, DATABASE_URL: stack().databaseUrl },
+      },
+    );
+    return { code: 0, out: JSON.parse(stdout), err: stderr };
+  } catch (e) {
+    const failure = e as { code: number; stdout: string; stderr: string };
+    return { code: failure.code, out: null, err: (JSON.parse(failure.stderr) as { error: string }).error };
+  }
+}
+
+describe('admin command', function () {
+  this.timeout(60_000);
+  let clientId: string;
+
+  it('creates a client and prints its secret once; only a scrypt hash is stored', async () => {
+    const res = await admin('client:create', '--name', 'Acme Corp', '--scopes', 'POLICY_ALL,employee.get');
+    expect(res.code).to.equal(0);
+    expect(res.out.client_id).to.match(/^cli_/);
+    clientId = res.out.client_id;
+    const [row] = await sql('select secret_hash, allowed_scopes, secret_version from clients where id = ?', [
+      clientId,
+    ]);
+    expect(row.secret_hash).to.match(/^scrypt\$/);
+    expect(row.secret_hash).not.to.contain(res.out.client_secret);
+    expect(await verifySecret(res.out.client_secret, row.secret_hash)).to.equal(true);
+    expect(row.allowed_scopes).to.deep.equal(['policy.all', 'employee.get']);
+  });
+
+  it('refuses an unknown scope name', async () => {
+    const res = await admin('client:create', '--name', 'X', '--scopes', 'policy.delete');
+    expect(res.code).to.equal(2);
+    expect(res.err).to.contain('unknown scope "policy.delete"');
+  });
+
+  it('loads the demo file, and loading it again changes nothing', async () => {
+    const first = await admin('load', 'data/demo.yaml', '--client', clientId);
+    expect(first.code).to.equal(0);
+    expect(Object.keys(first.out.policies)).to.have.length(3);
+    expect(Object.keys(first.out.employees)).to.have.length(12);
+    const count = async () =>
+      (
+        await sql(
+          `select (select count(*) from policies where client_id = ?) as p, (select count(*) from employees where client_id = ?) as e,
+                (select count(*) from dependents where client_id = ?) as d`,
+          [clientId, clientId, clientId],
+        )
+      )[0];
+    const before = await count();
+    expect(Number(before.d)).to.be.greaterThan(0);
+    const second = await admin('load', 'data/demo.yaml', '--client', clientId);
+    expect(second.out).to.deep.equal(first.out);
+    expect(await count()).to.deep.equal(before);
+    const statuses = await sql(
+      'select status, count(*) as n from policies where client_id = ? group by status order by status',
+      [clientId],
+    );
+    expect(statuses.map((r) => [r.status, Number(r.n)])).to.deep.equal([
+      ['POLICY_STATUS_ACTIVE', 2],
+      ['POLICY_STATUS_INACTIVE', 1],
+    ]);
+  });
+
+  it('rejects an invalid file naming the field, and writes nothing', async () => {
+    const res = await admin('load', 'test/admin/fixtures/bad-policy.json', '--client', clientId);
+    expect(res.code).to.equal(2);
+    expect(res.err).to.match(/policies\.0\.coverage_type/);
+    const rows = await sql("select 1 from policies where policy_number = 'BAD/1'");
+    expect(rows).to.have.length(0);
+  });
+
+  it('rotates a secret: the version moves and the new secret verifies', async () => {
+    const res = await admin('client:rotate-secret', clientId);
+    expect(res.code).to.equal(0);
+    const [row] = await sql('select secret_hash, secret_version from clients where id = ?', [clientId]);
+    expect(row.secret_version).to.equal(2);
+    expect(await verifySecret(res.out.client_secret, row.secret_hash)).to.equal(true);
+    expect((await admin('client:rotate-secret', 'cli_unknown')).err).to.contain('no client cli_unknown');
+  });
+});
