@@ -1,9 +1,12 @@
 import { loadConfig } from '../config/index.js';
+import { migrate } from '../db/orm.js';
 import { buildDeps, listen } from './server.js';
 
 /** Production entry point of the HTTP API; run any number of copies behind a load balancer. */
 const config = loadConfig();
 const deps = await buildDeps(config);
+// Every copy may start at once: migrate() serialises on an advisory lock and skips applied migrations.
+await migrate(deps.orm);
 const server = await listen(deps);
 deps.logger.info({ port: config.PORT }, 'api listening');
 
