@@ -2,17 +2,27 @@ import type { Config } from '../config/index.js';
 import type { Orm } from '../db/orm.js';
 import type { Clock } from '../domain/clock.js';
 import type { Logger } from '../api/logger.js';
+import type { Client as TemporalClient } from '@temporalio/client';
+import type { AdapterRegistry } from '../adapters/registry.js';
+import { createEndorsementActivities } from './endorsement.js';
 
 export interface ActivityDeps {
   config: Config;
   orm: Orm;
   clock: Clock;
   logger: Logger;
+  /** For activities that start workflows (reconciler) and for adapters that signal. */
+  temporal: TemporalClient;
+  /** Insurer adapters by the insurer's `adapter` column (D8). */
+  adapters: AdapterRegistry;
+  /** Test-only fault injection (crash tests); never set in production. */
+  faults?: { exitAfterCommit?: string };
 }
 
 /** Builds every activity from explicit dependencies (no globals), as the worker registers them. */
 export function createActivities(deps: ActivityDeps) {
   return {
+    ...createEndorsementActivities(deps),
     async ping(name: string): Promise<string> {
       const rows = await deps.orm.em.getConnection().execute<{ ok: number }[]>('select 1 as ok');
       return `activity:${name}:${rows[0]?.ok === 1 ? 'db' : 'no-db'}`;

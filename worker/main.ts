@@ -3,7 +3,9 @@ import { createLogger } from '../api/logger.js';
 import { requireDatabaseUrl } from '../api/server.js';
 import { initOrm } from '../db/orm.js';
 import { systemClock } from '../domain/clock.js';
-import { connectWorkerConnection } from '../infra/temporal-client.js';
+import { connectWorkerConnection, createTemporalClient } from '../infra/temporal-client.js';
+import { defaultAdapterRegistry } from '../adapters/registry.js';
+import { ensureEndorsementReconciler } from '../domain/endorsement-workflow.js';
 import { createWorker } from './create-worker.js';
 
 /** Production entry point of the Temporal worker; scale by running more copies. */
@@ -11,18 +13,26 @@ const config = loadConfig();
 const logger = createLogger(config.LOG_LEVEL);
 const orm = await initOrm({ databaseUrl: requireDatabaseUrl(config), poolMax: config.DATABASE_POOL_MAX });
 const connection = await connectWorkerConnection(config);
+const temporal = createTemporalClient(config);
+// Crash tests only: exit right after the named activity's commit (see activities/endorsement.ts).
+const exitAfterCommit = config.NODE_ENV === 'test' ? process.env.TEST_EXIT_AFTER_COMMIT : undefined;
 const worker = await createWorker({
   config,
   orm,
   clock: systemClock,
   logger,
+  temporal,
+  adapters: defaultAdapterRegistry({ temporal, config }),
+  ...(exitAfterCommit ? { faults: { exitAfterCommit } } : {}),
   connection,
   namespace: config.TEMPORAL_NAMESPACE,
   taskQueue: config.TEMPORAL_TASK_QUEUE,
 });
+await ensureEndorsementReconciler(temporal, config.TEMPORAL_TASK_QUEUE);
 logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE }, 'worker running');
 // The SDK installs SIGINT/SIGTERM handlers that drain in-flight tasks before run() resolves.
 await worker.run();
 await connection.close();
+await temporal.connection.close();
 await orm.close();
 logger.info('worker stopped');

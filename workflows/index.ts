@@ -1,2 +1,5 @@
 /** Every workflow the worker registers; the worker bundles this file. */
 export { smokeWorkflow } from './smoke/workflow.js';
+export { endorsementWorkflow } from './endorsement/workflow.js';
+export { endorsementReconcilerWorkflow } from './endorsement/reconciler.js';
+export { simulatedInsurerWorkflow } from './endorsement/simulated-insurer.js';

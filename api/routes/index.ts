@@ -1,7 +1,8 @@
 import type { RouteDef } from '../route.js';
+import { endorsementRoutes } from './endorsements.js';
 import { healthRoutes } from './health.js';
 
 /** Every route of the service; the OpenAPI document and the contract test read this same list. */
 export function allRoutes(): RouteDef[] {
-  return [...healthRoutes];
+  return [...healthRoutes, ...endorsementRoutes];
 }

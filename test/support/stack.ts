@@ -25,6 +25,7 @@ import {
   type RunningDevServer,
 } from '../../infra/temporal.js';
 import { createWorker } from '../../worker/create-worker.js';
+import { defaultAdapterRegistry, type AdapterRegistry } from '../../adapters/registry.js';
 
 /**
  * One isolated stack per test run: its own database (on DATABASE_URL's server or an embedded
@@ -41,6 +42,8 @@ export interface TestStack {
   temporalUiUrl: string | null;
   taskQueue: string;
   worker: Worker;
+  /** The worker's insurer adapters; tests register recording doubles here (and restore them). */
+  adapters: AdapterRegistry;
   /** Builds app deps on this stack; override the clock or anything else per test. */
   deps(overrides?: Partial<AppDeps>): Promise<AppDeps>;
   /** Starts an API on a free port with these deps; closed with the stack. */
@@ -108,11 +111,14 @@ export async function startStack(): Promise<TestStack> {
 
   const logger = createLogger(config.LOG_LEVEL);
   const workerConnection = await NativeConnection.connect({ address: temporalAddress });
+  const adapters = defaultAdapterRegistry({ temporal, config });
   const worker = await createWorker({
     config,
     orm,
     clock: systemClock,
     logger,
+    temporal,
+    adapters,
     connection: workerConnection,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue,
@@ -136,6 +142,7 @@ export async function startStack(): Promise<TestStack> {
     temporalUiUrl,
     taskQueue,
     worker,
+    adapters,
     deps,
     async startApi(overrides = {}) {
       const appDeps = await deps(overrides);

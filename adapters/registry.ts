@@ -1,0 +1,46 @@
+import type { Client } from '@temporalio/client';
+import type { Config } from '../config/index.js';
+import type { InsurerAdapterName } from '../domain/enums.js';
+import { manualAdapter } from './manual.js';
+import { createSimulatedAdapter } from './simulated.js';
+import type { InsurerAdapter } from './types.js';
+
+/** Adapters keyed by the insurer's `adapter` column (D8). */
+export interface AdapterRegistry {
+  get(name: InsurerAdapterName): InsurerAdapter;
+  /** Replaces the adapter for a name; returns a function that puts the previous one back. */
+  register(name: InsurerAdapterName, adapter: InsurerAdapter): () => void;
+}
+
+export function createAdapterRegistry(adapters: Record<InsurerAdapterName, InsurerAdapter>): AdapterRegistry {
+  const byName = new Map<InsurerAdapterName, InsurerAdapter>(
+    Object.entries(adapters) as [InsurerAdapterName, InsurerAdapter][],
+  );
+  return {
+    get(name) {
+      const adapter = byName.get(name);
+      if (!adapter) throw new Error(`no insurer adapter registered as ${name}`);
+      return adapter;
+    },
+    register(name, adapter) {
+      const previous = byName.get(name);
+      byName.set(name, adapter);
+      return () => {
+        if (previous) byName.set(name, previous);
+        else byName.delete(name);
+      };
+    },
+  };
+}
+
+/** The service's adapters: `simulated` (delay from config) and `manual`. */
+export function defaultAdapterRegistry(deps: { temporal: Client; config: Config }): AdapterRegistry {
+  return createAdapterRegistry({
+    simulated: createSimulatedAdapter({
+      temporal: deps.temporal,
+      taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+      delayMs: deps.config.SIMULATED_INSURER_DELAY_MS,
+    }),
+    manual: manualAdapter,
+  });
+}

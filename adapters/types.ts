@@ -1,0 +1,34 @@
+import type { EndorsementType, InsurerAdapterName } from '../domain/enums.js';
+
+/**
+ * What an adapter sends to an insurer. Built by the submit activity from PostgreSQL; it never
+ * travels through Temporal payloads, so a real adapter may add the member's personal details here.
+ */
+export interface InsurerSubmission {
+  endorsementId: string;
+  clientId: string;
+  policyId: string;
+  policyNumber: string;
+  insurerId: string;
+  insurerCode: string;
+  adapter: InsurerAdapterName;
+  employeeId: string;
+  /** The client's own employee identifier. */
+  employeeCode: string;
+  type: EndorsementType;
+  coverageStartDate: string;
+  coverageEndDate: string;
+  sumInsured: string;
+  premiumImpact: string;
+}
+
+/**
+ * One insurer integration (D8). Both calls are retried by their activity and must be idempotent
+ * (keyed by endorsement id). The insurer's answer comes back later as the `insurerDecision` signal
+ * (workflows/endorsement/contract.ts), however the integration receives it.
+ */
+export interface InsurerAdapter {
+  submit(submission: InsurerSubmission): Promise<void>;
+  /** Called when an endorsement is cancelled after submission. */
+  withdraw(submission: InsurerSubmission): Promise<void>;
+}

@@ -1,0 +1,164 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { createEndorsement, EndorsementRefused, type CreatedEndorsement } from '../../domain/endorsements.js';
+import {
+  cancelThroughWorkflow,
+  discardUnstartedEndorsement,
+  startEndorsementWorkflow,
+} from '../../domain/endorsement-workflow.js';
+import { looksLikeId } from '../../domain/ids.js';
+import type { Auth } from '../auth/tokens.js';
+import type { AppDeps } from '../deps.js';
+import { conflict, notFound, serviceUnavailable, validationError, type ApiError } from '../errors.js';
+import { withIdempotency } from '../idempotency.js';
+import { isUnavailable } from '../middleware/errors.js';
+import { ENDORSEMENT_COLUMNS, presentEndorsement, type EndorsementRow } from '../presenters/endorsement.js';
+import { route, type Handler } from '../route.js';
+import {
+  createEndorsementBody,
+  endorsementParams,
+  parseEndorsementRequest,
+  type CreateEndorsementBody,
+  type EndorsementParams,
+} from '../schemas/endorsements.js';
+
+type Req<P, B> = Handler<P, undefined, B, Auth>;
+
+const CREATE_ROUTE = 'POST /v1/policy/endorsements';
+const endorsementNotFound = () => notFound('Endorsement Not Found');
+
+/** D7's synchronous refusals as the spec's errors. */
+function refusalToApiError(err: EndorsementRefused): ApiError {
+  switch (err.code) {
+    case 'EMPLOYEE_NOT_FOUND':
+      return notFound('Employee Not Found');
+    case 'POLICY_NOT_FOUND':
+      return notFound('Policy Not Found');
+    case 'INVALID':
+      return validationError(err.detail);
+    case 'IN_PROGRESS':
+      return conflict('Endorsement In Progress', err.detail);
+    case 'ALREADY_COVERED':
+      return conflict('Employee Already Covered', err.detail);
+    case 'NOT_COVERED':
+      return conflict('Employee Not Covered', err.detail);
+  }
+}
+
+async function readEndorsement(
+  em: EntityManager,
+  clientId: string,
+  id: string,
+): Promise<EndorsementRow | undefined> {
+  if (!looksLikeId('endorsement', id)) return undefined;
+  const [row] = await em
+    .getConnection()
+    .execute<EndorsementRow[]>(
+      `select ${ENDORSEMENT_COLUMNS} from endorsements e where e.client_id = ? and e.id = ?`,
+      [clientId, id],
+    );
+  return row;
+}
+
+/**
+ * Stores the endorsement, then starts its workflow. If the start fails the row is removed in the
+ * same request (503 when Temporal is unreachable), so the client never holds an id without a
+ * workflow; a crash between the two is healed by the reconciler workflow.
+ */
+async function accept(deps: AppDeps, em: EntityManager, auth: Auth, body: CreateEndorsementBody) {
+  let created: CreatedEndorsement;
+  try {
+    created = await createEndorsement(em, auth.clientId, parseEndorsementRequest(body), {
+      tokenId: auth.tokenId,
+    });
+  } catch (err) {
+    throw err instanceof EndorsementRefused ? refusalToApiError(err) : err;
+  }
+  try {
+    await startEndorsementWorkflow(deps, em, created);
+  } catch (err) {
+    const discarded = await discardUnstartedEndorsement(em, created);
+    if (discarded) {
+      if (isUnavailable(err)) throw serviceUnavailable('The workflow engine is unreachable; retry shortly.');
+      throw err;
+    }
+    // The workflow (or the reconciler) has taken the endorsement over: it stands.
+  }
+  return { endorsement_id: created.id, message: 'Endorsement created successfully', success: true };
+}
+
+/** D7 cancel through the workflow's update, so the answer reflects what the workflow did. */
+async function cancel(
+  deps: AppDeps,
+  em: EntityManager,
+  auth: Auth,
+  row: EndorsementRow,
+): Promise<EndorsementRow> {
+  if (row.status === 'ENDORSEMENT_STATUS_CANCELLED') return row;
+  if (row.status === 'ENDORSEMENT_STATUS_APPROVED' || row.status === 'ENDORSEMENT_STATUS_REJECTED') {
+    throw conflict('Endorsement Already Decided', `the endorsement is ${row.status}`);
+  }
+  await cancelThroughWorkflow(deps, em, {
+    id: row.id,
+    clientId: row.client_id,
+    policyId: row.policy_id,
+    employeeId: row.employee_id,
+    type: row.type,
+  });
+  const after = (await readEndorsement(em, auth.clientId, row.id))!;
+  if (after.status !== 'ENDORSEMENT_STATUS_CANCELLED') {
+    const detail =
+      after.status === 'ENDORSEMENT_STATUS_SENT_TO_INSURER'
+        ? "the insurer's decision arrived first and is being applied"
+        : `the endorsement is ${after.status}`;
+    throw conflict('Endorsement Already Decided', detail);
+  }
+  return after;
+}
+
+export const endorsementRoutes = [
+  route({
+    method: 'POST',
+    path: '/v1/policy/endorsements',
+    summary: 'Create endorsement (spec 4.9)',
+    scopes: ['policy.all'],
+    body: createEndorsementBody,
+    handler: async ({ body, auth, em, deps, ctx }: Req<undefined, CreateEndorsementBody>) =>
+      withIdempotency(
+        { deps, ctx, clientId: auth.clientId, route: CREATE_ROUTE, body: ctx.request.body },
+        () => accept(deps, em, auth, body),
+      ),
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/policy/endorsements/:endorsement_id',
+    summary: 'Get endorsement (spec 4.10)',
+    scopes: ['policy.get', 'policy.all'],
+    params: endorsementParams,
+    handler: async ({ params, auth, em }: Req<EndorsementParams, undefined>) => {
+      const row = await readEndorsement(em, auth.clientId, params.endorsement_id);
+      if (!row) throw endorsementNotFound();
+      return {
+        endorsement: presentEndorsement(row),
+        message: 'Endorsement fetched successfully',
+        success: true,
+      };
+    },
+  }),
+  route({
+    method: 'POST',
+    path: '/v1/policy/endorsements/:endorsement_id/cancel',
+    summary: 'Cancel endorsement (D7)',
+    scopes: ['policy.all'],
+    params: endorsementParams,
+    handler: async ({ params, auth, em, deps }: Req<EndorsementParams, undefined>) => {
+      const row = await readEndorsement(em, auth.clientId, params.endorsement_id);
+      if (!row) throw endorsementNotFound();
+      const after = await cancel(deps, em, auth, row);
+      return {
+        endorsement: presentEndorsement(after),
+        message: 'Endorsement cancelled successfully',
+        success: true,
+      };
+    },
+  }),
+];

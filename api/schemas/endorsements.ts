@@ -1,0 +1,110 @@
+import { z } from 'zod';
+import type { EndorsementRequest } from '../../domain/endorsements.js';
+import type { EndorsementType } from '../../domain/enums.js';
+import { isCalendarDate } from '../../domain/dates.js';
+import { normaliseAmount, toPaise } from '../../domain/premium.js';
+import { ApiError, validationError } from '../errors.js';
+import { idParam } from './common.js';
+
+const id = z
+  .string({ error: 'must be a string' })
+  .trim()
+  .min(1, 'is required')
+  .max(64, 'must be at most 64 characters');
+
+/**
+ * Spec 4.9, shape only (strict: an unknown field is a 400 naming it). `type`, the dates and
+ * sum_insured are checked by parseEndorsementRequest in D7's order, because their errors differ
+ * (INVALID_ENDORSEMENT_TYPE, MISSING_ADDITION_DETAILS, VALIDATION_ERROR).
+ */
+export const createEndorsementBody = z.strictObject(
+  {
+    employee_id: id,
+    policy_id: id.nullish(),
+    type: z.unknown().optional(),
+    coverage_start_date: z.unknown().optional(),
+    coverage_end_date: z.unknown().optional(),
+    sum_insured: z.unknown().optional(),
+  },
+  { error: (iss) => (iss.code === 'invalid_type' ? 'must be a JSON object' : undefined) },
+);
+export type CreateEndorsementBody = z.output<typeof createEndorsementBody>;
+
+export const endorsementParams = z.object({ endorsement_id: idParam });
+export type EndorsementParams = z.output<typeof endorsementParams>;
+
+/** D7: the short and the prefixed spellings. MODIFICATION changes a covered member's sum insured. */
+const TYPES: Record<string, EndorsementType> = {
+  ADDITION: 'ENDORSEMENT_TYPE_ADDITION',
+  DELETION: 'ENDORSEMENT_TYPE_DELETION',
+  MODIFICATION: 'ENDORSEMENT_TYPE_MODIFICATION',
+  ENDORSEMENT_TYPE_ADDITION: 'ENDORSEMENT_TYPE_ADDITION',
+  ENDORSEMENT_TYPE_DELETION: 'ENDORSEMENT_TYPE_DELETION',
+  ENDORSEMENT_TYPE_MODIFICATION: 'ENDORSEMENT_TYPE_MODIFICATION',
+};
+
+const invalidType = () =>
+  new ApiError(
+    400,
+    'INVALID_ENDORSEMENT_TYPE',
+    'Invalid endorsement type',
+    'type: must be one of ADDITION, DELETION, MODIFICATION',
+  );
+
+const missingAdditionDetails = (fields: string[]) =>
+  new ApiError(
+    400,
+    'MISSING_ADDITION_DETAILS',
+    'Missing addition details',
+    `${fields.join(', ')}: required for an ADDITION`,
+  );
+
+const DATE_FIELDS = ['coverage_start_date', 'coverage_end_date'] as const;
+
+/** The request's checks that need no database, in D7's order; returns the domain request. */
+export function parseEndorsementRequest(body: CreateEndorsementBody): EndorsementRequest {
+  const type = typeof body.type === 'string' ? TYPES[body.type] : undefined;
+  if (!type) throw invalidType();
+
+  const missing = DATE_FIELDS.filter((f) => body[f] === undefined || body[f] === null || body[f] === '');
+  if (missing.length > 0) {
+    if (type === 'ENDORSEMENT_TYPE_ADDITION') throw missingAdditionDetails(missing);
+    throw validationError(missing.map((f) => `${f}: is required`).join('; '));
+  }
+  for (const f of DATE_FIELDS) {
+    if (typeof body[f] !== 'string' || !isCalendarDate(body[f])) {
+      throw validationError(`${f}: must be a real calendar date in YYYY-MM-DD form`);
+    }
+  }
+  return {
+    employeeId: body.employee_id,
+    policyId: body.policy_id ?? undefined,
+    type,
+    coverageStartDate: body.coverage_start_date as string,
+    coverageEndDate: body.coverage_end_date as string,
+    sumInsured: sumInsured(body.sum_insured, type),
+  };
+}
+
+/** A positive amount in INR (a JSON number, or a decimal string as policy slabs are listed). */
+function sumInsured(value: unknown, type: EndorsementType): string | undefined {
+  if (value === undefined || value === null) {
+    if (type === 'ENDORSEMENT_TYPE_MODIFICATION')
+      throw validationError('sum_insured: is required for a MODIFICATION');
+    return undefined;
+  }
+  // Spec 4.9: sum_insured applies only to ADDITION (and here MODIFICATION); a DELETION ignores it.
+  if (type === 'ENDORSEMENT_TYPE_DELETION') return undefined;
+  if ((typeof value === 'number' || typeof value === 'string') && isPositiveAmount(value)) {
+    return normaliseAmount(value);
+  }
+  throw validationError('sum_insured: must be a positive amount with at most 2 decimals');
+}
+
+function isPositiveAmount(value: number | string): boolean {
+  try {
+    return toPaise(value) > 0n;
+  } catch {
+    return false;
+  }
+}

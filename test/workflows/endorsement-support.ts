@@ -1,0 +1,173 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { AppDeps } from '../../api/deps.js';
+import { sendInsurerDecision } from '../../adapters/decisions.js';
+import type { InsurerAdapter, InsurerSubmission } from '../../adapters/types.js';
+import type { InsurerAdapterName } from '../../domain/enums.js';
+import {
+  endorsementStateQuery,
+  endorsementWorkflowId,
+  type EndorsementState,
+  type InsurerDecision,
+} from '../../workflows/endorsement/contract.js';
+import {
+  makeClient,
+  makeEmployee,
+  makePolicy,
+  makeReferenceData,
+  sql,
+  type PolicyOverrides,
+  type TestClient,
+} from '../support/factories.js';
+import { client as http, type HttpClient } from '../support/http.js';
+import { stack } from '../support/stack.js';
+
+/** Shared helpers of the endorsement tests: a client with a policy, polling, insurer decisions. */
+
+export interface World {
+  client: TestClient;
+  token: string;
+  api: HttpClient;
+  policy: { id: string; policyNumber: string };
+  employee: { id: string; name: string; employeeCode: string };
+}
+
+let api: { url: string } | null = null;
+
+/** One API per test run for these files (closed with the stack). */
+export async function endorsementApi(overrides: Partial<AppDeps> = {}): Promise<HttpClient> {
+  if (Object.keys(overrides).length > 0) return http((await stack().startApi(overrides)).url);
+  api ??= await stack().startApi();
+  return http(api.url);
+}
+
+export async function makeWorld(
+  o: {
+    policy?: PolicyOverrides;
+    adapter?: InsurerAdapterName;
+    employee?: Parameters<typeof makeEmployee>[1];
+    api?: HttpClient;
+  } = {},
+): Promise<World> {
+  const client = await makeClient();
+  const reference = await makeReferenceData(client.clientId, { adapter: o.adapter ?? 'manual' });
+  const policy = await makePolicy(client.clientId, { reference, ...o.policy });
+  const employee = await makeEmployee(client.clientId, o.employee);
+  return { client, token: client.token(), api: o.api ?? (await endorsementApi()), policy, employee };
+}
+
+export interface CreateBody {
+  employee_id: string;
+  type: string;
+  policy_id?: string;
+  coverage_start_date?: string;
+  coverage_end_date?: string;
+  sum_insured?: number | string;
+}
+
+/** POST /v1/policy/endorsements; returns the endorsement id (asserting 200). */
+export async function createEndorsement(world: World, body: Partial<CreateBody> = {}): Promise<string> {
+  const res = await world.api.post('/v1/policy/endorsements', {
+    token: world.token,
+    body: {
+      employee_id: world.employee.id,
+      policy_id: world.policy.id,
+      type: 'ADDITION',
+      coverage_start_date: '2026-04-01',
+      coverage_end_date: '2027-03-31',
+      ...body,
+    },
+  });
+  if (res.status !== 200) throw new Error(`create failed: ${res.status} ${res.text}`);
+  return res.body.payload.endorsement_id as string;
+}
+
+/** Polls until `read` satisfies `done` (short interval, bounded). */
+export async function waitFor<T>(
+  read: () => Promise<T>,
+  done: (value: T) => boolean,
+  what: string,
+): Promise<T> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(value)}`);
+    await sleep(50);
+  }
+}
+
+export async function endorsementRow(id: string): Promise<Record<string, any>> {
+  const [row] = await sql(
+    `select status, rejection_reason, premium_impact::text as premium_impact, sum_insured::text as sum_insured,
+            insurer_member_id, uhid, workflow_started_at, decided_at
+       from endorsements where id = ?`,
+    [id],
+  );
+  return row;
+}
+
+export const waitForStatus = (id: string, status: string) =>
+  waitFor(
+    () => endorsementRow(id),
+    (row) => row?.status === status,
+    `${id} to be ${status}`,
+  );
+
+export const workflowHandle = (id: string) => stack().temporal.workflow.getHandle(endorsementWorkflowId(id));
+
+export const workflowState = (id: string): Promise<EndorsementState> =>
+  workflowHandle(id).query(endorsementStateQuery);
+
+/** The insurer's decision, sent exactly as the insurer command (and an adapter) sends it. */
+export const decide = (id: string, decision: InsurerDecision) =>
+  sendInsurerDecision(stack().temporal, id, decision);
+
+export async function cdBalance(policyId: string): Promise<string> {
+  const [row] = await sql('select cd_balance::text as cd_balance from policies where id = ?', [policyId]);
+  return row.cd_balance;
+}
+
+export async function ledger(
+  policyId: string,
+): Promise<{ endorsement_id: string; amount: string; balance_after: string }[]> {
+  return sql(
+    `select endorsement_id, amount::text as amount, balance_after::text as balance_after
+       from cd_ledger_entries where policy_id = ? order by created_at`,
+    [policyId],
+  );
+}
+
+export async function memberRows(policyId: string): Promise<Record<string, any>[]> {
+  return sql(
+    `select employee_id, dependent_id, endorsement_id, status, employee_name, member_rank, insurer_member_id, uhid,
+            coverage_start_date::text as coverage_start_date, coverage_end_date::text as coverage_end_date,
+            sum_insured::text as sum_insured, remaining_sum_insured::text as remaining_sum_insured,
+            premium_amount::text as premium_amount
+       from policy_members where policy_id = ? order by member_rank, dependent_id nulls first`,
+    [policyId],
+  );
+}
+
+/** A test double for an insurer adapter: records every call, decides nothing (like `manual`). */
+export function recordingAdapter(): InsurerAdapter & { submitted: string[]; withdrawn: string[] } {
+  const submitted: string[] = [];
+  const withdrawn: string[] = [];
+  return {
+    submitted,
+    withdrawn,
+    async submit(s: InsurerSubmission) {
+      submitted.push(s.endorsementId);
+    },
+    async withdraw(s: InsurerSubmission) {
+      withdrawn.push(s.endorsementId);
+    },
+  };
+}
+
+/** Registers the double as the `manual` adapter for the current test; returns it and the undo. */
+export function recordManualAdapter() {
+  const adapter = recordingAdapter();
+  const restore = stack().adapters.register('manual', adapter);
+  return { adapter, restore };
+}

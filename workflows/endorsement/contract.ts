@@ -1,0 +1,126 @@
+import {
+  TypedSearchAttributes,
+  type WorkflowIdConflictPolicy,
+  type WorkflowIdReusePolicy,
+} from '@temporalio/common';
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { EndorsementStatus as Status, EndorsementType as Type } from '../../domain/enums.js';
+import {
+  ClientId,
+  EmployeeId,
+  EndorsementStatus,
+  EndorsementStuck,
+  EndorsementType,
+  PolicyId,
+} from '../search-attributes.js';
+
+/**
+ * The endorsement workflow's contract (D7, D8), shared by the API, the worker, the insurer adapters
+ * and the insurer command. Payloads carry ids and statuses only: names, emails and dates of birth
+ * stay in PostgreSQL and are read by activities.
+ */
+export const ENDORSEMENT_WORKFLOW = 'endorsementWorkflow';
+export const endorsementWorkflowId = (endorsementId: string): string => `endorsement-${endorsementId}`;
+
+export interface EndorsementWorkflowInput {
+  endorsementId: string;
+  clientId: string;
+  policyId: string;
+  employeeId: string;
+  type: Type;
+  /** How long to wait for the insurer before flagging EndorsementStuck (ENDORSEMENT_STUCK_AFTER). */
+  stuckAfterMs: number;
+}
+
+/** D8: what an insurer (adapter, operator command) sends; exported for adapter code. */
+export interface InsurerDecision {
+  decision: 'APPROVED' | 'REJECTED';
+  insurer_member_id?: string;
+  uhid?: string;
+  rejection_reason?: string;
+}
+export const INSURER_DECISION_SIGNAL = 'insurerDecision';
+export const insurerDecisionSignal = defineSignal<[InsurerDecision]>(INSURER_DECISION_SIGNAL);
+
+/** What the workflow reports through its query and as its result. */
+export interface EndorsementState {
+  endorsementId: string;
+  status: Status;
+  /** The insurer's decision once received (it is applied right after). */
+  decision: InsurerDecision['decision'] | null;
+  submitted: boolean;
+  cancelRequested: boolean;
+  stuck: boolean;
+  /** The endorsement row no longer exists (its create was rolled back); the workflow did nothing. */
+  discarded: boolean;
+}
+export const endorsementStateQuery = defineQuery<EndorsementState>('state');
+
+/** Operators' cancel (fire and forget); the API uses the update below to answer synchronously. */
+export const cancelEndorsementSignal = defineSignal('cancel');
+/** Cancels while PENDING or SENT_TO_INSURER; rejected by its validator once a decision is in. */
+export const cancelEndorsementUpdate = defineUpdate<EndorsementState>('cancelEndorsement');
+
+/** Failure types: business outcomes that retrying cannot change. */
+export const REVIEW_REJECTED = 'ReviewRejected';
+export const ENDORSEMENT_GONE = 'EndorsementNotFound';
+export const ENDORSEMENT_STATE_CONFLICT = 'EndorsementStateConflict';
+export const CANCEL_REFUSED = 'CancelRefused';
+
+export const OPEN_STATUSES: readonly Status[] = [
+  'ENDORSEMENT_STATUS_PENDING',
+  'ENDORSEMENT_STATUS_SENT_TO_INSURER',
+];
+export const isOpenStatus = (status: Status): boolean => OPEN_STATUSES.includes(status);
+
+/**
+ * Start options that make a start idempotent: the workflow id is derived from the endorsement id,
+ * a start while one runs returns the running one (USE_EXISTING), and a start after it closed is
+ * refused (REJECT_DUPLICATE) rather than running the endorsement twice.
+ */
+export function endorsementStartOptions(input: EndorsementWorkflowInput, taskQueue: string) {
+  return {
+    workflowId: endorsementWorkflowId(input.endorsementId),
+    taskQueue,
+    args: [input] as [EndorsementWorkflowInput],
+    workflowIdConflictPolicy: 'USE_EXISTING' as WorkflowIdConflictPolicy,
+    workflowIdReusePolicy: 'REJECT_DUPLICATE' as WorkflowIdReusePolicy,
+    typedSearchAttributes: new TypedSearchAttributes([
+      { key: EndorsementStatus, value: 'ENDORSEMENT_STATUS_PENDING' },
+      { key: EndorsementType, value: input.type },
+      { key: ClientId, value: input.clientId },
+      { key: PolicyId, value: input.policyId },
+      { key: EmployeeId, value: input.employeeId },
+      { key: EndorsementStuck, value: false },
+    ]),
+  };
+}
+
+const UNIT_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
+/** ENDORSEMENT_STUCK_AFTER ("7d", "12h", "500ms") in milliseconds. */
+export function durationMs(text: string): number {
+  const m = /^(\d+)\s*(ms|s|m|h|d)$/.exec(text.trim());
+  if (!m) throw new RangeError(`not a duration: ${text}`);
+  return Number(m[1]) * UNIT_MS[m[2] as keyof typeof UNIT_MS];
+}
+
+/** The reconciler: one per namespace, starting workflows for endorsement rows left without one. */
+export const ENDORSEMENT_RECONCILER_WORKFLOW = 'endorsementReconcilerWorkflow';
+export const ENDORSEMENT_RECONCILER_ID = 'endorsement-reconciler';
+export interface ReconcilerInput {
+  /** Pause between two passes. */
+  intervalMs: number;
+  /** A row younger than this may still be starting in its API request; leave it alone. */
+  graceMs: number;
+}
+
+/** The simulated insurer (D8): decides one endorsement after a delay, as an external system would. */
+export const SIMULATED_INSURER_WORKFLOW = 'simulatedInsurerWorkflow';
+export const simulatedInsurerWorkflowId = (endorsementId: string): string =>
+  `simulated-insurer-${endorsementId}`;
+export interface SimulatedInsurerInput {
+  endorsementId: string;
+  delayMs: number;
+  decision: InsurerDecision;
+}
