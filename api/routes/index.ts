@@ -1,8 +1,10 @@
 import type { RouteDef } from '../route.js';
+import { dependentRoutes } from './dependents.js';
+import { employeeRoutes } from './employees.js';
 import { endorsementRoutes } from './endorsements.js';
 import { healthRoutes } from './health.js';
 
 /** Every route of the service; the OpenAPI document and the contract test read this same list. */
 export function allRoutes(): RouteDef[] {
-  return [...healthRoutes, ...endorsementRoutes];
+  return [...healthRoutes, ...employeeRoutes, ...dependentRoutes, ...endorsementRoutes];
 }

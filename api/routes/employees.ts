@@ -1,0 +1,139 @@
+import { today } from '../../domain/clock.js';
+import {
+  bulkUpdateEmployees,
+  createOrFindEmployee,
+  EmailInUseError,
+  updateEmployee,
+  type BulkItem,
+} from '../../domain/employees.js';
+import { EmployeeSchema } from '../../domain/entities/index.js';
+import { ApiError, conflict, notFound, payloadTooLarge, validationError } from '../errors.js';
+import { presentEmployee } from '../presenters/employee.js';
+import { route } from '../route.js';
+import {
+  bulkUpdateBody,
+  bulkUpdateItem,
+  createEmployeeBody,
+  employeeChangesFromRequest,
+  employeePathParams,
+  MAX_BULK_ITEMS,
+  newEmployeeFromRequest,
+  profileQuery,
+  updateEmployeeBody,
+} from '../schemas/employees.js';
+import { describeIssues } from '../validation.js';
+
+export const employeeNotFound = () => notFound('Employee Not Found');
+
+/** D6: a date of birth is a day before today (Asia/Kolkata, from the injectable clock). */
+export function assertBornBefore(field: string, date: string | undefined, day: string): void {
+  if (date !== undefined && date >= day) throw validationError(`${field}: must be a date in the past`);
+}
+
+type BulkResult = { emp_id: string; success: boolean; error?: string };
+type CheckedItem = { item: BulkItem; error?: undefined } | { item?: undefined; error: string; empId: string };
+
+/** One bulk item on its own: a bad item fails alone, in place (D6). */
+function checkItem(raw: unknown): CheckedItem {
+  const parsed = bulkUpdateItem.safeParse(raw);
+  if (parsed.success) {
+    return { item: { employeeId: parsed.data.emp_id, lastActiveDate: parsed.data.last_active_date } };
+  }
+  const sent = (raw as { emp_id?: unknown } | null)?.emp_id;
+  const error = describeIssues(parsed.error.issues).replace(/^body: /, 'item: ');
+  return { error, empId: typeof sent === 'string' ? sent : '' };
+}
+
+export const employeeRoutes = [
+  route({
+    method: 'POST',
+    path: '/v1/client/employees',
+    summary: 'Create employee (idempotent on employee_id and on the official email)',
+    scopes: ['employee.create', 'employee.all'],
+    body: createEmployeeBody,
+    handler: async ({ body, auth, em, deps }) => {
+      const day = today(deps.clock);
+      assertBornBefore('date_of_birth', body.date_of_birth, day);
+      const input = newEmployeeFromRequest(body);
+      // Created already inactive: the day the service learns of it stands for the leaving date (D6).
+      if (input.status !== 'ACTIVE') input.dateOfLeaving = day;
+      const { id, created } = await createOrFindEmployee(em, auth.clientId, input, { tokenId: auth.tokenId });
+      return {
+        employee_id: id,
+        message: created ? 'Employee created successfully' : 'Employee already exists',
+        success: true,
+      };
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/client/employees/profile',
+    summary: 'Get employee',
+    scopes: ['employee.get', 'employee.all'],
+    query: profileQuery,
+    invalidQuery: (detail) => new ApiError(400, 'MISSING_EMPLOYEE_ID', 'Employee ID is required', detail),
+    handler: async ({ query, em }) => {
+      // The tenant filter (D1) answers another client's employee exactly as an unknown one.
+      const employee = await em.findOne(EmployeeSchema, { id: query.employee_id });
+      if (!employee) throw employeeNotFound();
+      return { employee: presentEmployee(employee), message: 'Employee fetched successfully', success: true };
+    },
+  }),
+  route({
+    method: 'PATCH',
+    path: '/v1/client/employees/bulk',
+    summary: 'Bulk update employees (1..100 items, per-item results in request order)',
+    scopes: ['employee.update', 'employee.all'],
+    body: bulkUpdateBody,
+    handler: async ({ body, auth, em }) => {
+      if (body.employees.length > MAX_BULK_ITEMS) {
+        throw payloadTooLarge('Too Many Employees', `employees: must have at most ${MAX_BULK_ITEMS} items`);
+      }
+      const checked = body.employees.map(checkItem);
+      const valid = checked.flatMap((c) => (c.item ? [c.item] : []));
+      const known = await bulkUpdateEmployees(em, auth.clientId, valid, { tokenId: auth.tokenId });
+      const results = checked.map((c): BulkResult => {
+        if (!c.item) return { emp_id: c.empId, success: false, error: c.error };
+        const emp_id = c.item.employeeId;
+        return known.has(emp_id)
+          ? { emp_id, success: true }
+          : { emp_id, success: false, error: 'Employee Not Found' };
+      });
+      return { success: true, results };
+    },
+  }),
+  route({
+    method: 'PUT',
+    path: '/v1/client/employees/:employee_id',
+    summary: 'Update employee (only the fields present change)',
+    scopes: ['employee.update', 'employee.all'],
+    params: employeePathParams,
+    body: updateEmployeeBody,
+    handler: async ({ params, body, auth, em, deps }) => {
+      const day = today(deps.clock);
+      assertBornBefore('date_of_birth', body.date_of_birth, day);
+      try {
+        const updated = await updateEmployee(
+          em,
+          auth.clientId,
+          params.employee_id,
+          employeeChangesFromRequest(body),
+          {
+            today: day,
+            actor: { tokenId: auth.tokenId },
+          },
+        );
+        if (!updated) throw employeeNotFound();
+      } catch (err) {
+        if (err instanceof EmailInUseError) {
+          throw conflict(
+            'Email Already In Use',
+            'email: is the official email of another employee of this client',
+          );
+        }
+        throw err;
+      }
+      return { employee_id: params.employee_id, message: 'Employee updated successfully', success: true };
+    },
+  }),
+];
