@@ -1,4 +1,5 @@
 import type { RouteDef } from '../route.js';
+import { coverageRoutes } from './coverage.js';
 import { dependentRoutes } from './dependents.js';
 import { employeeRoutes } from './employees.js';
 import { endorsementRoutes } from './endorsements.js';
@@ -6,5 +7,5 @@ import { healthRoutes } from './health.js';
 
 /** Every route of the service; the OpenAPI document and the contract test read this same list. */
 export function allRoutes(): RouteDef[] {
-  return [...healthRoutes, ...employeeRoutes, ...dependentRoutes, ...endorsementRoutes];
+  return [...healthRoutes, ...employeeRoutes, ...dependentRoutes, ...endorsementRoutes, ...coverageRoutes];
 }

@@ -1,0 +1,162 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { CoverageType, PolicyType, Relationship } from './enums.js';
+
+/**
+ * Coverage (D10): a policy covers an employee today when the employee's own member row on it is
+ * `active` and its coverage period holds today (both ends inclusive, Asia/Kolkata business date).
+ */
+const COVERS_TODAY = `pm.status = 'active' and pm.coverage_start_date <= ?::date and pm.coverage_end_date >= ?::date`;
+
+/** Display names of a policy's insurer, product and TPA; every joined row is the policy's own client's (D1). */
+const POLICY_REFERENCE_JOINS = `join policies pol on pol.id = pm.policy_id and pol.client_id = pm.client_id
+  join insurers i on i.id = pol.insurer_id and i.client_id = pol.client_id
+  join products pr on pr.id = pol.product_id and pr.client_id = pol.client_id
+  join tpas t on t.id = pol.tpa_id and t.client_id = pol.client_id`;
+
+/** A coverage row as PostgreSQL returns it: numeric as exact strings, dates as YYYY-MM-DD. */
+export interface CoverageRow {
+  policy_id: string;
+  policy_number: string;
+  insurer_name: string;
+  insurer_logo: string;
+  product_name: string;
+  category: string;
+  tpa_name: string;
+  type: PolicyType;
+  coverage_type: CoverageType;
+  start_date: string;
+  end_date: string;
+  coverage_start_date: string;
+  coverage_end_date: string;
+  sum_insured: string;
+  network_hospital_url: string | null;
+  uhid: string | null;
+}
+
+/**
+ * The employee's coverage entries today, in one round trip: the employee row left-joined to its covering
+ * member rows, so "unknown employee" (no row) and "known but not covered" (one row of nulls) are told apart.
+ * Served by policy_members_employee (client_id, employee_id).
+ */
+export async function findCoverage(
+  em: EntityManager,
+  clientId: string,
+  employeeId: string,
+  day: string,
+): Promise<{ employeeFound: boolean; entries: CoverageRow[] }> {
+  const rows = await em.getConnection().execute<(CoverageRow & { covered: boolean })[]>(
+    `select pm.id is not null as covered, pol.id as policy_id, pol.policy_number, i.name as insurer_name,
+       i.logo_url as insurer_logo, pr.name as product_name, pr.category, t.name as tpa_name, pol.type,
+       pol.coverage_type, pol.start_date, pol.end_date, pm.coverage_start_date, pm.coverage_end_date,
+       coalesce(pm.sum_insured, pol.default_sum_insured) as sum_insured,
+       coalesce(pol.network_hospital_url, i.network_hospital_url) as network_hospital_url, pm.uhid
+     from employees e
+     left join (policy_members pm ${POLICY_REFERENCE_JOINS})
+       on pm.client_id = e.client_id and pm.employee_id = e.id and pm.dependent_id is null and ${COVERS_TODAY}
+     where e.client_id = ? and e.id = ?
+     order by pol.start_date, pol.policy_number`,
+    [day, day, clientId, employeeId],
+  );
+  return {
+    employeeFound: rows.length > 0,
+    entries: rows.filter((row) => row.covered).map(({ covered: _, ...entry }) => entry),
+  };
+}
+
+/**
+ * The client an employee belongs to. Only for a request that carries no token but a verified signed
+ * path (the health-card link): everything read afterwards is filtered by this client explicitly.
+ */
+export async function clientOfEmployee(em: EntityManager, employeeId: string): Promise<string | null> {
+  const [row] = await em
+    .getConnection()
+    .execute<{ client_id: string }[]>('select client_id from employees where id = ?', [employeeId]);
+  return row?.client_id ?? null;
+}
+
+export interface CoveredPerson {
+  name: string;
+  /** null for the employee; the dependent's relationship otherwise. */
+  relationship: Relationship | null;
+}
+
+/** Everything a health card prints. */
+export interface HealthCardData {
+  memberName: string;
+  employeeCode: string;
+  policyNumber: string;
+  insurerName: string;
+  tpaName: string;
+  productName: string;
+  category: string;
+  uhid: string | null;
+  sumInsured: string;
+  coverageStartDate: string;
+  coverageEndDate: string;
+  policyStartDate: string;
+  policyEndDate: string;
+  coveredPersons: CoveredPerson[];
+}
+
+interface CardRow {
+  dependent_id: string | null;
+  person_name: string;
+  relationship: Relationship | null;
+  employee_name: string;
+  employee_code: string;
+  policy_number: string;
+  insurer_name: string;
+  tpa_name: string;
+  product_name: string;
+  category: string;
+  uhid: string | null;
+  sum_insured: string;
+  coverage_start_date: string;
+  coverage_end_date: string;
+  start_date: string;
+  end_date: string;
+}
+
+/**
+ * The health card of an employee on one policy today: the employee's own covering row plus the dependents
+ * whose rows on that policy are active and cover today. null when the employee is not covered on it.
+ */
+export async function findHealthCard(
+  em: EntityManager,
+  clientId: string,
+  employeeId: string,
+  policyId: string,
+  day: string,
+): Promise<HealthCardData | null> {
+  const rows = await em.getConnection().execute<CardRow[]>(
+    `select pm.dependent_id, coalesce(d.name, e.name) as person_name, d.relationship, e.name as employee_name,
+       e.employee_code, pol.policy_number, i.name as insurer_name, t.name as tpa_name, pr.name as product_name,
+       pr.category, pm.uhid, coalesce(pm.sum_insured, pol.default_sum_insured) as sum_insured,
+       pm.coverage_start_date, pm.coverage_end_date, pol.start_date, pol.end_date
+     from policy_members pm
+     join employees e on e.id = pm.employee_id and e.client_id = pm.client_id
+     ${POLICY_REFERENCE_JOINS}
+     left join dependents d on d.id = pm.dependent_id and d.client_id = pm.client_id
+     where pm.client_id = ? and pm.employee_id = ? and pm.policy_id = ? and ${COVERS_TODAY}
+     order by pm.member_rank, d.relationship, person_name, pm.id`,
+    [clientId, employeeId, policyId, day, day],
+  );
+  const own = rows.find((row) => row.dependent_id === null);
+  if (!own) return null;
+  return {
+    memberName: own.employee_name,
+    employeeCode: own.employee_code,
+    policyNumber: own.policy_number,
+    insurerName: own.insurer_name,
+    tpaName: own.tpa_name,
+    productName: own.product_name,
+    category: own.category,
+    uhid: own.uhid,
+    sumInsured: own.sum_insured,
+    coverageStartDate: own.coverage_start_date,
+    coverageEndDate: own.coverage_end_date,
+    policyStartDate: own.start_date,
+    policyEndDate: own.end_date,
+    coveredPersons: rows.map((row) => ({ name: row.person_name, relationship: row.relationship })),
+  };
+}
