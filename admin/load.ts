@@ -23,8 +23,7 @@ export async function loadReferenceData(
   data: LoadFile,
 ): Promise<LoadResult> {
   return em.transactional(async (tx) => {
-    const conn = tx.getConnection();
-    const exists = await conn.execute('select 1 from clients where id = ?', [clientId]);
+    const exists = await tx.execute('select 1 from clients where id = ?', [clientId]);
     if (exists.length === 0) throw new AdminError(`no client ${clientId}`);
     const out: LoadResult = { insurers: {}, tpas: {}, products: {}, policies: {}, employees: {} };
     const need = (map: Record<string, string>, code: string, what: string) => {
@@ -34,7 +33,7 @@ export async function loadReferenceData(
     };
 
     for (const i of data.insurers) {
-      const [row] = await conn.execute<{ id: string }[]>(
+      const [row] = await tx.execute<{ id: string }[]>(
         `insert into insurers (id, client_id, code, name, logo_url, network_hospital_url, daycare_url, adapter)
          values (?, ?, ?, ?, ?, ?, ?, ?)
          on conflict (client_id, code) do update set name = excluded.name, logo_url = excluded.logo_url,
@@ -54,7 +53,7 @@ export async function loadReferenceData(
       out.insurers[i.code] = row!.id;
     }
     for (const t of data.tpas) {
-      const [row] = await conn.execute<{ id: string }[]>(
+      const [row] = await tx.execute<{ id: string }[]>(
         `insert into tpas (id, client_id, code, name) values (?, ?, ?, ?)
          on conflict (client_id, code) do update set name = excluded.name returning id`,
         [newId('tpa'), clientId, t.code, t.name],
@@ -62,7 +61,7 @@ export async function loadReferenceData(
       out.tpas[t.code] = row!.id;
     }
     for (const p of data.products) {
-      const [row] = await conn.execute<{ id: string }[]>(
+      const [row] = await tx.execute<{ id: string }[]>(
         `insert into products (id, client_id, insurer_id, code, name, category) values (?, ?, ?, ?, ?, ?)
          on conflict (client_id, code) do update set name = excluded.name, category = excluded.category,
            insurer_id = excluded.insurer_id returning id`,
@@ -72,7 +71,7 @@ export async function loadReferenceData(
     }
     for (const p of data.policies) {
       const slabs = p.slabs.map((s) => ({ sum_insured: s.sum_insured, annual_premium: s.annual_premium }));
-      const [row] = await conn.execute<{ id: string }[]>(
+      const [row] = await tx.execute<{ id: string }[]>(
         `insert into policies (id, client_id, policy_number, insurer_id, product_id, tpa_id, net_premium, gross_premium,
            coverage_type, type, status, start_date, end_date, slabs, default_sum_insured, inclusions, exclusions,
            terms_conditions, policy_document_url, network_hospital_url, daycare_url, cd_balance)
@@ -112,7 +111,7 @@ export async function loadReferenceData(
       out.employees[e.employee_id] = id;
       if (!created) continue;
       for (const d of e.dependents) {
-        await conn.execute(
+        await tx.execute(
           `insert into dependents (id, client_id, employee_id, name, relationship, date_of_birth, gender)
            values (?, ?, ?, ?, ?, ?, ?)`,
           [newId('dependent'), clientId, id, d.name, d.relationship, d.date_of_birth, storedGender(d.gender)],
