@@ -4,8 +4,16 @@ import { dependentRoutes } from './dependents.js';
 import { employeeRoutes } from './employees.js';
 import { endorsementRoutes } from './endorsements.js';
 import { healthRoutes } from './health.js';
+import { policyRoutes } from './policies.js';
 
 /** Every route of the service; the OpenAPI document and the contract test read this same list. */
 export function allRoutes(): RouteDef[] {
-  return [...healthRoutes, ...employeeRoutes, ...dependentRoutes, ...endorsementRoutes, ...coverageRoutes];
+  return [
+    ...healthRoutes,
+    ...policyRoutes,
+    ...employeeRoutes,
+    ...dependentRoutes,
+    ...endorsementRoutes,
+    ...coverageRoutes,
+  ];
 }

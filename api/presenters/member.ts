@@ -1,0 +1,89 @@
+import type { Gender, MemberStatus } from '../../domain/enums.js';
+
+/**
+ * Columns of a member row (spec 2.3); `pm` is the member row, `e` its employee. employee_name is the
+ * denormalised sort key, so the name shown, searched and ordered by is one and the same.
+ */
+export const MEMBER_COLUMNS = `pm.id, pm.client_id, pm.policy_id, pm.employee_id, pm.dependent_id, pm.endorsement_id,
+  pm.insurer_member_id, pm.coverage_start_date, pm.coverage_end_date, pm.premium_amount, pm.sum_insured,
+  pm.remaining_sum_insured, pm.status, pm.employee_name, e.email as employee_email,
+  e.date_of_birth as employee_dob, e.gender as employee_gender, e.department as employee_department,
+  e.designation as employee_designation`;
+
+export const MEMBER_EMPLOYEE_JOIN =
+  'join employees e on e.id = pm.employee_id and e.client_id = pm.client_id';
+
+export interface MemberRow {
+  id: string;
+  client_id: string;
+  policy_id: string;
+  employee_id: string;
+  dependent_id: string | null;
+  endorsement_id: string | null;
+  insurer_member_id: string | null;
+  coverage_start_date: string;
+  coverage_end_date: string;
+  premium_amount: string | null;
+  sum_insured: string | null;
+  remaining_sum_insured: string | null;
+  status: MemberStatus;
+  employee_name: string;
+  employee_email: string;
+  employee_dob: string;
+  employee_gender: Gender;
+  employee_department: string;
+  employee_designation: string;
+}
+
+/** Gender as Get Employee answers it (D6): the documented `MALE`, `GENDER_FEMALE`, `GENDER_OTHER`. */
+export const GENDER_RESPONSE: Record<Gender, string> = {
+  MALE: 'MALE',
+  FEMALE: 'GENDER_FEMALE',
+  OTHER: 'GENDER_OTHER',
+};
+
+const moneyOrNull = (amount: string | null): number | null => (amount === null ? null : Number(amount));
+/** Stored as '' when unset; the member view's nullable fields say "unset" with null. */
+const textOrNull = (value: string): string | null => (value === '' ? null : value);
+
+/**
+ * One covered person. A dependent row carries what the spec's sample dependent row carries; its
+ * employee_name/employee_email are those of the employee it is covered through.
+ */
+export function presentMember(row: MemberRow) {
+  if (row.dependent_id !== null) {
+    return {
+      id: row.id,
+      client_id: row.client_id,
+      policy_id: row.policy_id,
+      employee_id: row.employee_id,
+      dependent_id: row.dependent_id,
+      coverage_start_date: row.coverage_start_date,
+      coverage_end_date: row.coverage_end_date,
+      status: row.status,
+      employee_name: row.employee_name,
+      employee_email: row.employee_email,
+    };
+  }
+  return {
+    id: row.id,
+    client_id: row.client_id,
+    policy_id: row.policy_id,
+    employee_id: row.employee_id,
+    dependent_id: null,
+    endorsement_id: row.endorsement_id,
+    insurer_member_id: row.insurer_member_id,
+    coverage_start_date: row.coverage_start_date,
+    coverage_end_date: row.coverage_end_date,
+    premium_amount: moneyOrNull(row.premium_amount),
+    sum_insured: moneyOrNull(row.sum_insured),
+    remaining_sum_insured: moneyOrNull(row.remaining_sum_insured),
+    status: row.status,
+    employee_name: row.employee_name,
+    employee_email: row.employee_email,
+    employee_dob: row.employee_dob,
+    employee_gender: GENDER_RESPONSE[row.employee_gender],
+    employee_department: textOrNull(row.employee_department),
+    employee_designation: textOrNull(row.employee_designation),
+  };
+}

@@ -1,0 +1,59 @@
+import { z } from 'zod';
+import { POLICY_STATUSES, type MemberStatus } from '../../domain/enums.js';
+import { oneDirection, pageQueryFields } from '../paging.js';
+
+/** A query value given once; repeated parameters arrive as arrays and are refused. */
+const single = (required = false) =>
+  z.string({ error: (iss) => (iss.input === undefined && required ? 'is required' : 'must be given once') });
+
+/** Case-insensitive substring (D5); blank means no search. */
+const search = single()
+  .trim()
+  .max(100, 'must be at most 100 characters')
+  .transform((v) => v || undefined)
+  .optional();
+
+/** Matched case-insensitively, answered in the spelling the rows use. */
+const statusFilter = <T extends readonly [string, ...string[]]>(values: T) =>
+  single()
+    .transform((v) => v.toUpperCase())
+    .pipe(z.enum(values, { error: `must be one of ${values.join(', ')}` }))
+    .optional();
+
+/** Spec 4.2. */
+export const listPoliciesQuery = z
+  .object({
+    client_id: single(true).trim().min(1, 'is required').max(64, 'must be at most 64 characters'),
+    status: statusFilter(POLICY_STATUSES),
+    search,
+    ...pageQueryFields,
+  })
+  .superRefine(oneDirection);
+export type ListPoliciesQuery = z.output<typeof listPoliciesQuery>;
+
+/** Spec 4.4: the filter is ACTIVE|INACTIVE|SUSPENDED, rows say active|inactive|suspended. */
+const STORED_MEMBER_STATUS = {
+  ACTIVE: 'active',
+  INACTIVE: 'inactive',
+  SUSPENDED: 'suspended',
+} as const satisfies Record<string, MemberStatus>;
+export const MEMBER_STATUS_FILTER = ['ACTIVE', 'INACTIVE', 'SUSPENDED'] as const;
+
+export const listMembersQuery = z
+  .object({
+    employee_id: single()
+      .trim()
+      .min(1, 'must not be empty')
+      .max(64, 'must be at most 64 characters')
+      .optional(),
+    status: statusFilter(MEMBER_STATUS_FILTER).transform((s) => (s ? STORED_MEMBER_STATUS[s] : undefined)),
+    search,
+    ...pageQueryFields,
+  })
+  .superRefine(oneDirection);
+export type ListMembersQuery = z.output<typeof listMembersQuery>;
+
+/** Any string; an id that cannot be a policy is answered like an unknown one (404). */
+export const policyParams = z.object({ policy_id: z.string() });
+
+export type PolicyParams = z.output<typeof policyParams>;
