@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { SECRET_ROTATED_CHANNEL } from '../api/auth/credentials.js';
 import { hashSecret, newClientSecret } from '../domain/credentials.js';
 import { newId } from '../domain/ids.js';
 import { normaliseScope, SCOPES, type Scope } from '../domain/scopes.js';
@@ -30,12 +31,14 @@ export async function createClient(em: EntityManager, name: string, scopes: Scop
 /** A new secret and a bumped secret version: every token issued before this stops verifying. */
 export async function rotateSecret(em: EntityManager, clientId: string) {
   const clientSecret = newClientSecret();
-  const rows = await em
-    .getConnection()
-    .execute<{ id: string }[]>(
-      'update clients set secret_hash = ?, secret_version = secret_version + 1 where id = ? returning id',
-      [await hashSecret(clientSecret), clientId],
-    );
+  // One statement: the notification is delivered on commit, so API instances drop their cached version.
+  const rows = await em.getConnection().execute<{ id: string }[]>(
+    `with rotated as (
+       update clients set secret_hash = ?, secret_version = secret_version + 1 where id = ? returning id
+     )
+     select id, pg_notify(?, id) from rotated`,
+    [await hashSecret(clientSecret), clientId, SECRET_ROTATED_CHANNEL],
+  );
   if (rows.length === 0) throw new AdminError(`no client ${clientId}`);
   return { client_id: clientId, client_secret: clientSecret };
 }

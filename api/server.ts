@@ -29,7 +29,7 @@ export async function buildDeps(config: Config, overrides: Partial<AppDeps> = {}
         audience: config.JWT_AUDIENCE,
         clock,
       }),
-    credentials: overrides.credentials ?? createCredentialStore(orm),
+    credentials: overrides.credentials ?? createCredentialStore(orm, { logger }),
     ...overrides,
   };
 }

@@ -1,4 +1,5 @@
 import type { RouteDef } from '../route.js';
+import { authRoutes } from './auth.js';
 import { coverageRoutes } from './coverage.js';
 import { dependentRoutes } from './dependents.js';
 import { employeeRoutes } from './employees.js';
@@ -10,6 +11,7 @@ import { policyRoutes } from './policies.js';
 export function allRoutes(): RouteDef[] {
   return [
     ...healthRoutes,
+    ...authRoutes,
     ...policyRoutes,
     ...employeeRoutes,
     ...dependentRoutes,
