@@ -22,8 +22,8 @@ export async function createClient(em: EntityManager, name: string, scopes: Scop
   await em
     .getConnection()
     .execute(
-      'insert into clients (id, name, secret_hash, secret_version, allowed_scopes) values (?, ?, ?, 1, ?)',
-      [clientId, name, await hashSecret(clientSecret), scopes],
+      "insert into clients (id, name, secret_hash, secret_version, allowed_scopes) values (?, ?, ?, 1, string_to_array(?, ','))",
+      [clientId, name, await hashSecret(clientSecret), scopes.join(',')],
     );
   return { client_id: clientId, client_secret: clientSecret };
 }

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import YAML from 'yaml';
@@ -9,6 +9,7 @@ import { loadConfig } from '../config/index.js';
 import { initOrm, migrate } from '../db/orm.js';
 import { SCOPES } from '../domain/scopes.js';
 import { startEmbeddedPostgres, type RunningPostgres } from '../infra/postgres.js';
+import { ROOT, spawnEntry } from '../infra/processes.js';
 import { resolveTemporalCli, startDevServer, stopChild, type RunningDevServer } from '../infra/temporal.js';
 
 /**
@@ -16,7 +17,6 @@ import { resolveTemporalCli, startDevServer, stopChild, type RunningDevServer } 
  * migrations, the demo data on an empty database, then the worker and the API as child processes.
  * Ctrl-C stops every child; data stays under DATA_DIR for the next start.
  */
-const ROOT = path.resolve(import.meta.dirname, '..');
 const config = loadConfig();
 const children: ChildProcess[] = [];
 let pg: RunningPostgres | null = null;
@@ -64,10 +64,7 @@ async function demoCredentials(databaseUrl: string): Promise<{ client_id: string
 }
 
 function launch(name: string, script: string, env: NodeJS.ProcessEnv): void {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, script)], {
-    env,
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
+  const child = spawnEntry(script, env);
   child.on('exit', (code, signal) => {
     if (!stopping) {
       console.error(`${name} exited (${signal ?? code}); stopping the stack`);

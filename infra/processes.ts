@@ -1,0 +1,24 @@
+import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
+import path from 'node:path';
+
+export const ROOT = path.resolve(import.meta.dirname, '..');
+
+/** Starts one of the project's TypeScript entry points as its own Node process. */
+export function spawnEntry(script: string, env: NodeJS.ProcessEnv, stdio: StdioOptions = ['ignore', 'inherit', 'inherit']): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, script)], { env, stdio });
+}
+
+/** Polls a URL until it answers 2xx. */
+export async function waitForHttp(url: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const res = await fetch(url);
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`${url} did not become ready`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
