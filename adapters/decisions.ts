@@ -42,7 +42,8 @@ export async function sendInsurerDecision(
   }
   const state = running ? await handle.query(endorsementStateQuery) : await handle.result().catch(() => null);
   if (!running || !state || state.decision || state.cancelRequested || !isOpenStatus(state.status)) {
-    const status = state?.decision ? `${state.decision} (being applied)` : (state?.status ?? 'closed');
+    const applying = state && isOpenStatus(state.status) && state.decision;
+    const status = applying ? `${state.decision} (being applied)` : (state?.status ?? 'closed');
     throw new DecisionRefused(
       'ALREADY_DECIDED',
       `endorsement ${endorsementId} is already decided: ${status}`,

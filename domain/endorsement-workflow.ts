@@ -20,6 +20,10 @@ import {
 import { recordAudit } from './audit.js';
 import type { CreatedEndorsement } from './endorsements.js';
 
+/** Bounds on how long a request waits for Temporal before answering 503 (the client retries). */
+const START_DEADLINE_MS = 4_000;
+const CANCEL_DEADLINE_MS = 10_000;
+
 export interface StartDeps {
   temporal: Client;
   config: Config;
@@ -43,9 +47,11 @@ export function workflowInput(e: CreatedEndorsement, config: Config): Endorsemen
  */
 export async function startEndorsementWorkflow(deps: StartDeps, em: EntityManager, e: CreatedEndorsement) {
   try {
-    await deps.temporal.workflow.start(
-      ENDORSEMENT_WORKFLOW,
-      endorsementStartOptions(workflowInput(e, deps.config), deps.config.TEMPORAL_TASK_QUEUE),
+    await deps.temporal.withDeadline(Date.now() + START_DEADLINE_MS, () =>
+      deps.temporal.workflow.start(
+        ENDORSEMENT_WORKFLOW,
+        endorsementStartOptions(workflowInput(e, deps.config), deps.config.TEMPORAL_TASK_QUEUE),
+      ),
     );
   } catch (err) {
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
@@ -70,7 +76,9 @@ export async function cancelThroughWorkflow(deps: StartDeps, em: EntityManager, 
     endorsementStartOptions(workflowInput(e, deps.config), deps.config.TEMPORAL_TASK_QUEUE),
   );
   try {
-    await deps.temporal.workflow.executeUpdateWithStart(cancelEndorsementUpdate, { startWorkflowOperation });
+    await deps.temporal.withDeadline(Date.now() + CANCEL_DEADLINE_MS, () =>
+      deps.temporal.workflow.executeUpdateWithStart(cancelEndorsementUpdate, { startWorkflowOperation }),
+    );
   } catch (err) {
     const refusedOrClosed =
       err instanceof WorkflowUpdateFailedError ||

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { DecisionRefused } from '../../adapters/decisions.js';
 import { EndorsementStatus, EndorsementStuck } from '../../workflows/search-attributes.js';
-import { insurerDecisionSignal } from '../../workflows/endorsement/contract.js';
+import { cancelEndorsementSignal, insurerDecisionSignal } from '../../workflows/endorsement/contract.js';
 import { createEndorsement as createRow } from '../../domain/endorsements.js';
 import { makeDependent, makeEmployee, makeMember, makePolicy } from '../support/factories.js';
 import { stack } from '../support/stack.js';
@@ -252,6 +252,17 @@ describe('endorsement workflow', () => {
       } finally {
         restore();
       }
+    });
+
+    it("cancels on the operators' cancel signal", async () => {
+      const world = await makeWorld();
+      const id = await createEndorsement(world);
+      await waitForStatus(id, 'ENDORSEMENT_STATUS_SENT_TO_INSURER');
+      await workflowHandle(id).signal(cancelEndorsementSignal);
+      await waitForStatus(id, 'ENDORSEMENT_STATUS_CANCELLED');
+      expect((await workflowHandle(id).result()).status).to.equal('ENDORSEMENT_STATUS_CANCELLED');
+      const described = await workflowHandle(id).describe();
+      expect(described.typedSearchAttributes.get(EndorsementStatus)).to.equal('ENDORSEMENT_STATUS_CANCELLED');
     });
 
     it('refuses a cancel after the decision with 409', async () => {

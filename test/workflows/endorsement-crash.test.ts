@@ -1,0 +1,101 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import path from 'node:path';
+import { expect } from 'chai';
+import { ENDORSEMENT_RECONCILER_ID } from '../../workflows/endorsement/contract.js';
+import { client as http } from '../support/http.js';
+import { stack } from '../support/stack.js';
+import {
+  cdBalance,
+  createEndorsement,
+  decide,
+  endorsementRow,
+  ledger,
+  makeWorld,
+  memberRows,
+  waitForStatus,
+  workflowHandle,
+} from './endorsement-support.js';
+
+const ROOT = path.resolve(import.meta.dirname, '..', '..');
+
+/** The production worker entry point as a child process on its own task queue. */
+function startWorker(
+  taskQueue: string,
+  faultEnv: Record<string, string> = {},
+): ChildProcess & { log: string[] } {
+  const child = spawn('node', ['--import', 'tsx', 'worker/main.ts'], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'warn',
+      DATABASE_URL: stack().databaseUrl,
+      DATABASE_POOL_MAX: '4',
+      TEMPORAL_ADDRESS: stack().temporalAddress,
+      TEMPORAL_NAMESPACE: stack().config.TEMPORAL_NAMESPACE,
+      TEMPORAL_TASK_QUEUE: taskQueue,
+      ...faultEnv,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  }) as ChildProcess & { log: string[] };
+  child.log = [];
+  child.stdout!.on('data', (d: Buffer) => child.log.push(d.toString()));
+  child.stderr!.on('data', (d: Buffer) => child.log.push(d.toString()));
+  return child;
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, 'exit');
+  child.kill('SIGTERM');
+  await exited;
+}
+
+describe('endorsement workflow across a worker crash', () => {
+  it('completes once when the worker dies after the approval commits and before it reports', async function () {
+    this.timeout(180_000);
+    const taskQueue = `crash-${stack().runId}`;
+    const api = await stack().startApi({ config: { ...stack().config, TEMPORAL_TASK_QUEUE: taskQueue } });
+    const world = await makeWorld({ api: http(api.url), policy: { cdBalance: '10000.00' } });
+
+    // The first worker exits right after applyApproval's transaction commits, once.
+    const first = startWorker(taskQueue, { TEST_EXIT_AFTER_COMMIT: 'applyApproval' });
+    let second: (ChildProcess & { log: string[] }) | undefined;
+    try {
+      const id = await createEndorsement(world);
+      await waitForStatus(id, 'ENDORSEMENT_STATUS_SENT_TO_INSURER');
+      await decide(id, { decision: 'APPROVED', uhid: 'UHID-CRASH' });
+
+      const [code] = (await once(first, 'exit')) as [number | null];
+      expect(code, first.log.join('')).to.equal(86);
+      // The commit happened; the workflow has not heard of it.
+      expect((await endorsementRow(id)).status).to.equal('ENDORSEMENT_STATUS_APPROVED');
+      expect((await workflowHandle(id).describe()).status.name).to.equal('RUNNING');
+
+      second = startWorker(taskQueue);
+      const state = await workflowHandle(id).result();
+      expect(state.status).to.equal('ENDORSEMENT_STATUS_APPROVED');
+
+      const row = await endorsementRow(id);
+      expect(row).to.include({
+        status: 'ENDORSEMENT_STATUS_APPROVED',
+        uhid: 'UHID-CRASH',
+        premium_impact: '3650.00',
+      });
+      expect(await memberRows(world.policy.id)).to.have.length(1);
+      expect(await ledger(world.policy.id)).to.deep.equal([
+        { endorsement_id: id, amount: '-3650.00', balance_after: '6350.00' },
+      ]);
+      expect(await cdBalance(world.policy.id)).to.equal('6350.00');
+    } finally {
+      await stop(first);
+      if (second) await stop(second);
+      // The child started the namespace's reconciler on its queue; this run needs it no more.
+      await stack()
+        .temporal.workflow.getHandle(ENDORSEMENT_RECONCILER_ID)
+        .terminate('test over')
+        .catch(() => undefined);
+    }
+  });
+});

@@ -1,0 +1,45 @@
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import * as proto from '@temporalio/proto';
+import { patchProtobufRoot } from '@temporalio/proto/lib/patch-protobuf-root.js';
+import { Worker } from '@temporalio/worker';
+import { expect } from 'chai';
+import { WORKFLOWS_PATH } from '../../worker/create-worker.js';
+
+const DIR = path.resolve(import.meta.dirname, 'histories');
+
+/**
+ * Parses a history written by `temporal workflow show --output json`. The SDK's own historyFromJSON
+ * breaks when @temporalio/common and @temporalio/proto get separate protobufjs copies (as in this
+ * install), so the JSON is read with the protobufjs that @temporalio/proto itself uses.
+ */
+function loadHistory(file: string): proto.temporal.api.history.v1.History {
+  const fromProto = createRequire(createRequire(import.meta.url).resolve('@temporalio/proto'));
+  const { fromJson } = fromProto('protobufjs/ext/protojson') as {
+    fromJson: (type: unknown, json: unknown, options: object) => proto.temporal.api.history.v1.History;
+  };
+  const root = patchProtobufRoot(proto) as unknown as { lookupType(name: string): unknown };
+  const json: unknown = JSON.parse(fs.readFileSync(path.join(DIR, file), 'utf8'));
+  return fromJson(root.lookupType('temporal.api.history.v1.History'), json, { ignoreUnknownFields: true });
+}
+
+/**
+ * Determinism guard: histories recorded from real runs (approval, cancel after submission, review
+ * rejection) must replay against the current workflow code. A change that reorders commands,
+ * adds an activity or a timer in their path fails here and needs a patch (workflow.patched).
+ */
+describe('endorsement workflow replay', () => {
+  const files = fs.readdirSync(DIR).filter((f) => f.endsWith('.json'));
+
+  it('has recorded histories to replay', () => {
+    expect(files.length).to.be.at.least(3);
+  });
+
+  for (const file of files) {
+    it(`replays ${file}`, async function () {
+      this.timeout(60_000);
+      await Worker.runReplayHistory({ workflowsPath: WORKFLOWS_PATH }, loadHistory(file));
+    });
+  }
+});
