@@ -44,46 +44,36 @@ export function createEndorsementActivities(deps: ActivityDeps) {
     if (deps.faults?.exitAfterCommit === activity) process.exit(86);
   };
 
-  /** A guarded status change and its audit entry, in one transaction. */
+  /**
+   * A guarded status change and its audit entry in one statement (atomic). The final select sees
+   * the row as it was before the update, so when nothing moved it tells why: already there (a retry
+   * of an attempt that committed) or in another state.
+   */
   async function transition(
     id: string,
     to: EndorsementStatus,
     action: string,
     rejectionReason: string | null = null,
   ): Promise<void> {
-    await fork().transactional(async (tx) => {
-      const decided = to !== 'ENDORSEMENT_STATUS_SENT_TO_INSURER';
-      const rows = await sqlOf(tx)<{ client_id: string }>(
-        `update endorsements
-            set status = ?, rejection_reason = ?, decided_at = case when ? then now() else decided_at end,
-                updated_at = now()
+    const fields = rejectionReason ? "'{status,rejection_reason}'::text[]" : "'{status}'::text[]";
+    const [row] = await sql<{ moved: boolean; status: EndorsementStatus | null }>(
+      `with moved as (
+         update endorsements
+            set status = ?, rejection_reason = ?, updated_at = now(),
+                decided_at = case when ? then now() else decided_at end
           where id = ? and status in ${OPEN_STATUS_SQL} and status <> ?
-          returning client_id`,
-        [to, rejectionReason, decided, id, to],
-      );
-      if (rows[0]) {
-        const fields = rejectionReason ? ['status', 'rejection_reason'] : ['status'];
-        await recordAudit(tx, {
-          clientId: rows[0].client_id,
-          entity: 'endorsement',
-          entityId: id,
-          action,
-          changedFields: fields,
-          actorTokenId: null,
-        });
-        return;
-      }
-      const [current] = await sqlOf(tx)<{ status: EndorsementStatus }>(
-        'select status from endorsements where id = ?',
-        [id],
-      );
-      if (!current) throw gone(id);
-      // Already there: a retry of an attempt that committed.
-      if (current.status === to) return;
-      throw ApplicationFailure.create({
-        type: ENDORSEMENT_STATE_CONFLICT,
-        message: `endorsement ${id} is ${current.status}, cannot move to ${to}`,
-      });
+          returning id, client_id),
+       audited as (
+         insert into audit_events (client_id, entity, entity_id, action, changed_fields)
+         select client_id, 'endorsement', id, ?, ${fields} from moved)
+       select exists (select 1 from moved) as moved, (select status from endorsements where id = ?) as status`,
+      [to, rejectionReason, to !== 'ENDORSEMENT_STATUS_SENT_TO_INSURER', id, to, action, id],
+    );
+    if (row?.moved || row?.status === to) return;
+    if (!row?.status) throw gone(id);
+    throw ApplicationFailure.create({
+      type: ENDORSEMENT_STATE_CONFLICT,
+      message: `endorsement ${id} is ${row.status}, cannot move to ${to}`,
     });
   }
 

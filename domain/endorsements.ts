@@ -1,5 +1,4 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { recordAudit } from './audit.js';
 import type { Slab } from './entities/policy.js';
 import type { CoverageType, EndorsementType, PolicyStatus, Relationship } from './enums.js';
 import { newId } from './ids.js';
@@ -78,6 +77,10 @@ interface PolicyRow {
   slabs: Slab[];
   default_sum_insured: string;
   employee_active: boolean;
+  open_endorsement_id: string | null;
+  member_sum_insured: string | null;
+  member_start: string | null;
+  member_end: string | null;
 }
 
 interface MemberRow {
@@ -88,9 +91,10 @@ interface MemberRow {
 
 /**
  * Checks everything D7 lists before an endorsement is accepted, in its order, then stores it as
- * PENDING (its workflow is started by the caller). Concurrency: the partial unique index
- * endorsements_one_open is the arbiter of "one open endorsement per employee and policy"; a losing
- * concurrent insert does nothing and is answered 409 with the winner's id, never a second row.
+ * PENDING (its workflow is started by the caller). One read and one write: the read brings the
+ * employee, the candidate policies, the employee's cover and any open endorsement on each. The
+ * partial unique index endorsements_one_open is the arbiter of "one open endorsement per employee
+ * and policy": a losing concurrent insert does nothing and is answered 409 with the winner's id.
  */
 export async function createEndorsement(
   em: EntityManager,
@@ -98,14 +102,12 @@ export async function createEndorsement(
   req: EndorsementRequest,
   actor: { tokenId: string | null },
 ): Promise<CreatedEndorsement> {
-  const sql = sqlOf(em);
-  const [employee] = await sql<{ id: string }>('select id from employees where client_id = ? and id = ?', [
-    clientId,
-    req.employeeId,
-  ]);
-  if (!employee) throw new EndorsementRefused('EMPLOYEE_NOT_FOUND');
-
-  const policy = await choosePolicy(sql, clientId, req);
+  const rows = await readCandidates(sqlOf(em), clientId, req);
+  if (rows.length === 0) throw new EndorsementRefused('EMPLOYEE_NOT_FOUND');
+  const policy = choosePolicy(
+    rows.filter((r) => r.id !== null),
+    req,
+  );
   if (req.coverageStartDate >= req.coverageEndDate) {
     throw new EndorsementRefused('INVALID', 'coverage_end_date: must be after coverage_start_date');
   }
@@ -122,24 +124,33 @@ export async function createEndorsement(
       `sum_insured: must be one of the policy's slabs: ${slabList(policy.slabs)}`,
     );
   }
-  await refuseWhenOpen(sql, clientId, req.employeeId, policy.id);
-
-  const member = await activeMember(sql, policy.id, req.employeeId);
-  const priced = price(req, policy, member, requestedSlab);
+  if (policy.open_endorsement_id) throw inProgress(policy.open_endorsement_id);
+  const priced = price(req, policy, memberOf(policy), requestedSlab);
   return insertEndorsement(em, clientId, req, policy.id, priced, actor);
 }
 
-async function choosePolicy(sql: Sql, clientId: string, req: EndorsementRequest): Promise<PolicyRow> {
-  const rows = await sql<PolicyRow>(
+/** No row: no such employee. A row with a null policy: the employee, but no candidate policy. */
+async function readCandidates(sql: Sql, clientId: string, req: EndorsementRequest): Promise<PolicyRow[]> {
+  return sql<PolicyRow>(
     `select p.id, p.policy_number, p.status, p.start_date::text as start_date, p.end_date::text as end_date,
             p.slabs, p.default_sum_insured::text as default_sum_insured,
-            exists (select 1 from policy_members m
-                     where m.policy_id = p.id and m.employee_id = ? and m.dependent_id is null
-                       and m.status = 'active') as employee_active
-       from policies p
-      where p.client_id = ? and p.status = 'POLICY_STATUS_ACTIVE' ${req.policyId ? 'and p.id = ?' : ''}`,
-    req.policyId ? [req.employeeId, clientId, req.policyId] : [req.employeeId, clientId],
+            m.policy_id is not null as employee_active,
+            m.sum_insured::text as member_sum_insured,
+            m.coverage_start_date::text as member_start, m.coverage_end_date::text as member_end,
+            (select o.id from endorsements o
+              where o.client_id = emp.client_id and o.employee_id = emp.id and o.policy_id = p.id
+                and o.status in ${OPEN_STATUS_SQL}) as open_endorsement_id
+       from employees emp
+       left join policies p on p.client_id = emp.client_id and p.status = 'POLICY_STATUS_ACTIVE'
+                           ${req.policyId ? 'and p.id = ?' : ''}
+       left join policy_members m on m.policy_id = p.id and m.employee_id = emp.id
+                                 and m.dependent_id is null and m.status = 'active'
+      where emp.client_id = ? and emp.id = ?`,
+    req.policyId ? [req.policyId, clientId, req.employeeId] : [clientId, req.employeeId],
   );
+}
+
+function choosePolicy(rows: PolicyRow[], req: EndorsementRequest): PolicyRow {
   if (req.policyId) {
     if (!rows[0]) throw new EndorsementRefused('POLICY_NOT_FOUND');
     return rows[0];
@@ -164,34 +175,23 @@ const toRoutable = (r: PolicyRow): RoutablePolicy => ({
   employeeActive: r.employee_active,
 });
 
+const memberOf = (r: PolicyRow): MemberRow | undefined =>
+  r.employee_active
+    ? {
+        sum_insured: r.member_sum_insured,
+        coverage_start_date: r.member_start!,
+        coverage_end_date: r.member_end!,
+      }
+    : undefined;
+
 const slabList = (slabs: readonly Slab[]): string =>
   slabs.map((s) => normaliseAmount(s.sum_insured)).join(', ');
-
-async function refuseWhenOpen(sql: Sql, clientId: string, employeeId: string, policyId: string) {
-  const [open] = await sql<{ id: string }>(
-    `select id from endorsements
-      where client_id = ? and employee_id = ? and policy_id = ? and status in ${OPEN_STATUS_SQL}`,
-    [clientId, employeeId, policyId],
-  );
-  if (open) throw inProgress(open.id);
-}
 
 const inProgress = (openId: string | undefined) =>
   new EndorsementRefused(
     'IN_PROGRESS',
     openId ? `endorsement ${openId} is still open for this employee and policy` : '',
   );
-
-async function activeMember(sql: Sql, policyId: string, employeeId: string): Promise<MemberRow | undefined> {
-  const [member] = await sql<MemberRow>(
-    `select sum_insured::text as sum_insured, coverage_start_date::text as coverage_start_date,
-            coverage_end_date::text as coverage_end_date
-       from policy_members
-      where policy_id = ? and employee_id = ? and dependent_id is null and status = 'active'`,
-    [policyId, employeeId],
-  );
-  return member;
-}
 
 interface Priced {
   sumInsured: string;
@@ -270,6 +270,11 @@ function price(
   };
 }
 
+/** Field names only, never values (the audit trail holds no personal data). */
+const CREATE_AUDIT_FIELDS =
+  "'{type,status,coverage_start_date,coverage_end_date,sum_insured,premium_impact}'::text[]";
+
+/** The row and its audit entry in one statement (atomic without a transaction's extra round trips). */
 async function insertEndorsement(
   em: EntityManager,
   clientId: string,
@@ -279,46 +284,33 @@ async function insertEndorsement(
   actor: { tokenId: string | null },
 ): Promise<CreatedEndorsement> {
   const id = newId('endorsement');
-  const inserted = await em.fork().transactional(async (tx) => {
-    const rows = await sqlOf(tx)<{ id: string }>(
-      `insert into endorsements (id, client_id, policy_id, employee_id, type, status, coverage_start_date,
+  const sql = sqlOf(em);
+  const inserted = await sql<{ id: string }>(
+    `with created as (
+       insert into endorsements (id, client_id, policy_id, employee_id, type, status, coverage_start_date,
          coverage_end_date, premium_impact, sum_insured)
        values (?, ?, ?, ?, ?, 'ENDORSEMENT_STATUS_PENDING', ?, ?, ?, ?)
        on conflict (client_id, employee_id, policy_id) where status in ${OPEN_STATUS_SQL} do nothing
-       returning id`,
-      [
-        id,
-        clientId,
-        policyId,
-        req.employeeId,
-        req.type,
-        req.coverageStartDate,
-        req.coverageEndDate,
-        priced.premiumImpact,
-        priced.sumInsured,
-      ],
-    );
-    if (rows[0]) {
-      await recordAudit(tx, {
-        clientId,
-        entity: 'endorsement',
-        entityId: id,
-        action: 'create',
-        changedFields: [
-          'type',
-          'status',
-          'coverage_start_date',
-          'coverage_end_date',
-          'sum_insured',
-          'premium_impact',
-        ],
-        actorTokenId: actor.tokenId,
-      });
-    }
-    return Boolean(rows[0]);
-  });
-  if (!inserted) {
-    const [open] = await sqlOf(em)<{ id: string }>(
+       returning id, client_id),
+     audited as (
+       insert into audit_events (client_id, entity, entity_id, action, changed_fields, actor_token_id)
+       select client_id, 'endorsement', id, 'create', ${CREATE_AUDIT_FIELDS}, ? from created)
+     select id from created`,
+    [
+      id,
+      clientId,
+      policyId,
+      req.employeeId,
+      req.type,
+      req.coverageStartDate,
+      req.coverageEndDate,
+      priced.premiumImpact,
+      priced.sumInsured,
+      actor.tokenId,
+    ],
+  );
+  if (!inserted[0]) {
+    const [open] = await sql<{ id: string }>(
       `select id from endorsements where client_id = ? and employee_id = ? and policy_id = ? and status in ${OPEN_STATUS_SQL}`,
       [clientId, req.employeeId, policyId],
     );

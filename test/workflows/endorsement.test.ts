@@ -3,7 +3,7 @@ import { DecisionRefused } from '../../adapters/decisions.js';
 import { EndorsementStatus, EndorsementStuck } from '../../workflows/search-attributes.js';
 import { cancelEndorsementSignal, insurerDecisionSignal } from '../../workflows/endorsement/contract.js';
 import { createEndorsement as createRow } from '../../domain/endorsements.js';
-import { makeDependent, makeEmployee, makeMember, makePolicy } from '../support/factories.js';
+import { makeDependent, makeEmployee, makeMember, makePolicy, sql } from '../support/factories.js';
 import { stack } from '../support/stack.js';
 import {
   cdBalance,
@@ -76,6 +76,15 @@ describe('endorsement workflow', () => {
         spouse.id,
         child.id,
       ]);
+
+      const audit = await sql(
+        `select action, changed_fields, actor_token_id from audit_events
+          where entity = 'endorsement' and entity_id = ? order by id`,
+        [id],
+      );
+      expect(audit.map((a) => a.action)).to.deep.equal(['create', 'sent_to_insurer', 'approve']);
+      expect(audit[0].actor_token_id).to.be.a('string');
+      expect(audit[1].changed_fields).to.deep.equal(['status']);
 
       const state = await workflowHandle(id).result();
       expect(state).to.include({ status: 'ENDORSEMENT_STATUS_APPROVED', decision: 'APPROVED', stuck: false });

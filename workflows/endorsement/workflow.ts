@@ -56,6 +56,20 @@ const failureType = (err: unknown): string | undefined =>
 const isDecision = (d: unknown): d is InsurerDecision =>
   typeof d === 'object' && d !== null && ['APPROVED', 'REJECTED'].includes((d as InsurerDecision).decision);
 
+/** Keeps only well-formed optional fields of a decision (strings of a sane length). */
+function cleanDecision(d: InsurerDecision): InsurerDecision {
+  const text = (v: unknown, max: number) =>
+    typeof v === 'string' && v.trim() ? v.trim().slice(0, max) : undefined;
+  const clean: InsurerDecision = { decision: d.decision };
+  const memberId = text(d.insurer_member_id, 100);
+  const uhid = text(d.uhid, 100);
+  const reason = text(d.rejection_reason, 1000);
+  if (memberId) clean.insurer_member_id = memberId;
+  if (uhid) clean.uhid = uhid;
+  if (reason) clean.rejection_reason = reason;
+  return clean;
+}
+
 /**
  * One endorsement (D7): review -> SENT_TO_INSURER (submit through the insurer's adapter) -> the
  * insurer's decision or a cancel -> APPROVED (enrolment, ledger) / REJECTED / CANCELLED. Every status
@@ -80,7 +94,7 @@ export async function endorsementWorkflow(input: EndorsementWorkflowInput): Prom
   // D8: the first decision counts; a duplicate, a late one or one after a cancel changes nothing.
   setHandler(insurerDecisionSignal, (d) => {
     if (decision || state.cancelRequested || !isOpenStatus(state.status) || !isDecision(d)) return;
-    decision = d;
+    decision = cleanDecision(d);
     state.decision = d.decision;
   });
   setHandler(cancelEndorsementSignal, () => {
@@ -150,7 +164,7 @@ export async function endorsementWorkflow(input: EndorsementWorkflowInput): Prom
     await db.applyApproval(id, { insurerMemberId: d.insurer_member_id ?? null, uhid: d.uhid ?? null });
     setStatus('ENDORSEMENT_STATUS_APPROVED');
   } else {
-    await db.rejectEndorsement(id, d.rejection_reason?.trim() || 'Rejected by insurer');
+    await db.rejectEndorsement(id, d.rejection_reason ?? 'Rejected by insurer');
     setStatus('ENDORSEMENT_STATUS_REJECTED');
   }
   return finish();
