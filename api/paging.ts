@@ -189,7 +189,7 @@ export async function readPage<R extends object>(
  * `m` is one row of per-request values (count, probe, extras); `r` the page, joined laterally so an
  * empty page still answers the count. Key columns come back as _k0.._kn to build cursors from.
  */
-function pageSql(q: KeysetQuery, key: unknown[] | null, backward: boolean, take: number) {
+export function pageSql(q: KeysetQuery, key: unknown[] | null, backward: boolean, take: number) {
   const ops = q.descending ? DESC_OP : ASC_OP;
   const tuple = `(${q.key.map((k) => k.sql).join(', ')})`;
   const marks = `(${q.key.map((k) => `?::${k.type}`).join(', ')})`;

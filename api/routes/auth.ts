@@ -87,4 +87,17 @@ export const authRoutes = [
       };
     },
   }),
+  route({
+    method: 'GET',
+    path: '/v1/auth/session',
+    summary: 'Describe the presented token',
+    // Any valid token of ours: integrators use it to check a token before a batch of calls.
+    scopes: SCOPES,
+    handler: async ({ auth }) => ({
+      client_id: auth.clientId,
+      scopes: auth.scopes,
+      message: 'Token is valid',
+      success: true,
+    }),
+  }),
 ];

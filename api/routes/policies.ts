@@ -36,7 +36,7 @@ const pagingFields = (page: Page<unknown>) => ({
 });
 
 /** D5: start_date descending then id, read through policies_page / policies_status_page. */
-function policiesQuery(clientId: string, q: ListPoliciesQuery): KeysetQuery {
+export function policiesQuery(clientId: string, q: ListPoliciesQuery): KeysetQuery {
   const where = ['pol.client_id = ?'];
   const params: unknown[] = [clientId];
   if (q.status) {
@@ -64,7 +64,7 @@ function policiesQuery(clientId: string, q: ListPoliciesQuery): KeysetQuery {
 }
 
 /** D5: employee name, employee, the employee row before dependents, then id (policy_members_page). */
-function membersQuery(clientId: string, policyId: string, q: ListMembersQuery): KeysetQuery {
+export function membersQuery(clientId: string, policyId: string, q: ListMembersQuery): KeysetQuery {
   const where = ['pm.client_id = ?', 'pm.policy_id = ?'];
   const params: unknown[] = [clientId, policyId];
   if (q.employee_id) {

@@ -1,0 +1,74 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { createClient } from '../admin/clients.js';
+import { newId } from '../domain/ids.js';
+import { SCOPES } from '../domain/scopes.js';
+
+export interface BenchDataset {
+  clientId: string;
+  clientSecret: string;
+  policyIds: string[];
+  /** The policy carrying the 20,000 member rows. */
+  membersPolicyId: string;
+  employeeIds: string[];
+}
+
+/**
+ * One client, 5 policies, 10,000 employees each with one dependent, and 20,000 member rows on the first
+ * policy (employee + dependent), written set-based so the dataset loads in seconds.
+ */
+export async function loadBenchDataset(em: EntityManager, employees = 10_000): Promise<BenchDataset> {
+  const { client_id: clientId, client_secret: clientSecret } = await createClient(em, 'Bench Employer', [...SCOPES]);
+  const conn = em.getConnection();
+  const insurerId = newId('insurer');
+  const tpaId = newId('tpa');
+  const productId = newId('product');
+  await conn.execute(
+    `insert into insurers (id, client_id, code, name, logo_url, adapter) values (?, ?, 'BENCH', 'Bench Insurance', 'https://logo.example.com/b.png', 'simulated')`,
+    [insurerId, clientId],
+  );
+  await conn.execute(`insert into tpas (id, client_id, code, name) values (?, ?, 'BTPA', 'Bench TPA')`, [tpaId, clientId]);
+  await conn.execute(
+    `insert into products (id, client_id, insurer_id, code, name, category) values (?, ?, ?, 'BGH', 'Bench Group Health', 'Group Health')`,
+    [productId, clientId, insurerId],
+  );
+  const policyIds = Array.from({ length: 5 }, () => newId('policy'));
+  for (const [i, id] of policyIds.entries()) {
+    await conn.execute(
+      `insert into policies (id, client_id, policy_number, insurer_id, product_id, tpa_id, net_premium, gross_premium,
+         coverage_type, type, status, start_date, end_date, slabs, default_sum_insured, cd_balance)
+       values (?, ?, ?, ?, ?, ?, 100000, 118000, 'COVERAGE_TYPE_ESC', 'POLICY_TYPE_FAMILY_FLOATER', 'POLICY_STATUS_ACTIVE',
+         ?, ?, '[{"sum_insured":"300000.00","annual_premium":"3650.00"},{"sum_insured":"500000.00","annual_premium":"7300.00"}]', 300000, 100000000)`,
+      [id, clientId, `BENCH/${i}`, insurerId, productId, tpaId, `2026-0${i + 1}-01`, `2027-0${i + 1}-01`],
+    );
+  }
+  const membersPolicyId = policyIds[0]!;
+  await conn.execute(
+    `insert into users (id, client_id, email_key)
+       select 'usr_bench' || g, ?, 'bench.' || g || '@example.com' from generate_series(1, ?) g`,
+    [clientId, employees],
+  );
+  await conn.execute(
+    `insert into employees (id, client_id, user_id, employee_code, name, email, phone_number, date_of_birth, gender, status, department)
+       select 'emp_bench' || g, ?, 'usr_bench' || g, 'B-' || g, initcap(substr(md5(g::text), 1, 7)) || ' ' || initcap(substr(md5((g * 7)::text), 1, 9)),
+              'bench.' || g || '@example.com', '+919800000000', date '1980-01-01' + (g % 9000), 'FEMALE', 'ACTIVE', 'Engineering'
+       from generate_series(1, ?) g`,
+    [clientId, employees],
+  );
+  await conn.execute(
+    `insert into dependents (id, client_id, employee_id, name, relationship, date_of_birth, gender)
+       select 'dep_bench' || g, ?, 'emp_bench' || g, 'Spouse ' || g, 'SPOUSE', date '1982-01-01' + (g % 9000), 'MALE'
+       from generate_series(1, ?) g`,
+    [clientId, employees],
+  );
+  await conn.execute(
+    `insert into policy_members (id, client_id, policy_id, employee_id, dependent_id, coverage_start_date, coverage_end_date,
+       premium_amount, sum_insured, remaining_sum_insured, status, employee_name, member_rank)
+       select 'mem_bench' || g || '_' || r, ?, ?, e.id, case when r = 1 then 'dep_bench' || g end, date '2026-01-01', date '2027-01-01',
+              3650, 300000, 300000, 'active', e.name, r
+       from generate_series(1, ?) g join employees e on e.id = 'emp_bench' || g cross join (values (0), (1)) v(r)`,
+    [clientId, membersPolicyId, employees],
+  );
+  await conn.execute('analyze');
+  const employeeIds = Array.from({ length: employees }, (_, i) => `emp_bench${i + 1}`);
+  return { clientId, clientSecret, policyIds, membersPolicyId, employeeIds };
+}

@@ -1,0 +1,108 @@
+import jwt from 'jsonwebtoken';
+import Koa from 'koa';
+import pg from 'pg';
+import { pageSql } from '../../api/paging.js';
+import { membersQuery, policiesQuery } from '../../api/routes/policies.js';
+import { loadConfig } from '../../config/index.js';
+
+/**
+ * The bare peers of the benchmark: the same work as the service's routes with the least machinery —
+ * plain Koa, plain `pg`, the same JWT check, the same SQL, no ORM, router, validation or presenters.
+ */
+const config = loadConfig();
+const pool = new pg.Pool({ connectionString: config.DATABASE_URL, max: config.DATABASE_POOL_MAX });
+const [key] = config.JWT_SIGNING_KEYS;
+
+/** knex placeholders (`?`) to pg's numbered ones. */
+const numbered = (sql: string) => {
+  let n = 0;
+  return sql.replace(/\?/g, () => `$${++n}`);
+};
+
+function clientOf(ctx: Koa.Context): string {
+  const token = ctx.get('authorization').replace(/^Bearer /, '');
+  const claims = jwt.verify(token, key!.secret, { algorithms: ['HS256'], issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE });
+  return (claims as jwt.JwtPayload).sub!;
+}
+
+const limitOf = (ctx: Koa.Context) => Number(ctx.query.limit ?? 10);
+
+const routes: Record<string, (ctx: Koa.Context) => Promise<unknown>> = {
+  '/hello': async () => 'hello',
+  '/auth-hello': async (ctx) => ({ client_id: clientOf(ctx) }),
+  '/policies': async (ctx) => {
+    const { sql, params } = pageSql(policiesQuery(clientOf(ctx), { limit: limitOf(ctx) } as never), null, false, limitOf(ctx) + 1);
+    return (await pool.query(numbered(sql), params)).rows;
+  },
+  '/members': async (ctx) => {
+    const q = membersQuery(clientOf(ctx), String(ctx.query.policy_id), { limit: limitOf(ctx) } as never);
+    const { sql, params } = pageSql(q, null, false, limitOf(ctx) + 1);
+    return (await pool.query(numbered(sql), params)).rows;
+  },
+  '/members-offset': async (ctx) => {
+    const limit = limitOf(ctx);
+    const offset = (Number(ctx.query.page ?? 1) - 1) * limit;
+    const { rows } = await pool.query(
+      `select pm.*, e.email, e.date_of_birth, e.gender from policy_members pm join employees e on e.id = pm.employee_id
+        where pm.client_id = $1 and pm.policy_id = $2
+        order by pm.employee_name, pm.employee_id, pm.member_rank, pm.id offset $3 limit $4`,
+      [clientOf(ctx), ctx.query.policy_id, offset, limit],
+    );
+    return rows;
+  },
+  '/profile': async (ctx) => {
+    const { rows } = await pool.query('select * from employees where client_id = $1 and id = $2', [clientOf(ctx), ctx.query.employee_id]);
+    return rows[0];
+  },
+  '/bulk-single': async (ctx) => bulk(ctx, 'single'),
+  '/bulk-rows': async (ctx) => bulk(ctx, 'rows'),
+};
+
+/** The hand-written peers of bulk update: one UPDATE … FROM (VALUES …), or one UPDATE per row. */
+async function bulk(ctx: Koa.Context, mode: 'single' | 'rows') {
+  const clientId = clientOf(ctx);
+  const items = (ctx.request as unknown as { body: { employees: { emp_id: string; last_active_date: string }[] } }).body.employees;
+  const conn = await pool.connect();
+  try {
+    await conn.query('begin');
+    if (mode === 'single') {
+      const values = items.map((_, i) => `($${i * 2 + 2}, $${i * 2 + 3}::date)`).join(', ');
+      await conn.query(
+        `update employees e set last_active_date = v.d, updated_at = now() from (values ${values}) v(id, d) where e.client_id = $1 and e.id = v.id`,
+        [clientId, ...items.flatMap((i) => [i.emp_id, i.last_active_date])],
+      );
+    } else {
+      for (const i of items) {
+        await conn.query('update employees set last_active_date = $1, updated_at = now() where client_id = $2 and id = $3', [
+          i.last_active_date,
+          clientId,
+          i.emp_id,
+        ]);
+      }
+    }
+    await conn.query('commit');
+  } finally {
+    conn.release();
+  }
+  return { success: true };
+}
+
+const app = new Koa();
+app.use(async (ctx) => {
+  const handler = routes[ctx.path];
+  if (!handler) {
+    ctx.status = 404;
+    return;
+  }
+  if (ctx.method !== 'GET') {
+    const chunks: Buffer[] = [];
+    for await (const chunk of ctx.req) chunks.push(chunk as Buffer);
+    (ctx.request as unknown as { body: unknown }).body = JSON.parse(Buffer.concat(chunks).toString() || '{}');
+  }
+  try {
+    ctx.body = { payload: await handler(ctx) };
+  } catch {
+    ctx.status = 401;
+  }
+});
+app.listen(config.PORT, '127.0.0.1');

@@ -1,0 +1,236 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { DUMMY_HASH, SCRYPT, verifySecret } from '../domain/credentials.js';
+import type { HealthCardData } from '../domain/coverage.js';
+import { renderHealthCard } from '../domain/health-card.js';
+import { compare, measure, median, type Figures } from './measure.js';
+import type { LoadSpec } from './load.js';
+import { BENCH_SETTINGS, startBenchStack, type BenchStack } from './stack.js';
+import { endorsementScenarios } from './endorsements.js';
+
+/**
+ * `npm run bench [-- --quick]`: every hot path side by side with a bare peer, in one run, alternating
+ * ours and the peer, quoting the median of the rounds. Writes bench/results/latest.{json,md}.
+ */
+const quick = process.argv.includes('--quick');
+export const PLAN = quick
+  ? { employees: 10_000, rounds: 3, seconds: 1, warmup: 0.5, connections: 10, endorsements: 200 }
+  : { employees: 10_000, rounds: 3, seconds: 8, warmup: 2, connections: 10, endorsements: 600 };
+
+export interface Row {
+  scenario: string;
+  ours: Figures;
+  peer: Figures;
+  peerName: string;
+  /** ours.rps / peer.rps unless a scenario says otherwise. */
+  ratio: number;
+  goal: string;
+  met: boolean;
+  note?: string;
+}
+
+export type Load = (spec: Omit<LoadSpec, 'connections'> & { connections?: number }) => () => ReturnType<typeof measure>;
+
+const RESULTS = path.resolve(import.meta.dirname, 'results');
+
+function loader(): Load {
+  return (spec) => () =>
+    measure({
+      connections: PLAN.connections,
+      durationSeconds: PLAN.seconds,
+      warmupSeconds: PLAN.warmup,
+      ...spec,
+    });
+}
+
+const auth = (s: BenchStack) => ({ authorization: `Bearer ${s.token}` });
+
+async function readScenarios(s: BenchStack, load: Load): Promise<Row[]> {
+  const rows: Row[] = [];
+  const h = auth(s);
+  const { clientId, membersPolicyId, employeeIds } = s.dataset;
+
+  // 1. Framework + auth floor, and what token verification adds to a request.
+  const floor = await compare(PLAN.rounds, load({ url: `${s.apiUrl}/v1/auth/session`, headers: h }), load({ url: `${s.peerUrl}/hello` }));
+  rows.push(row('authenticated trivial route vs bare Koa hello-world', floor, 'bare Koa hello', 'informational (framework + auth floor)', () => true));
+  const verify = await compare(PLAN.rounds, load({ url: `${s.apiUrl}/v1/auth/session`, headers: h }), load({ url: `${s.apiUrl}/healthz` }));
+  rows.push(
+    row('token verification: authenticated vs unauthenticated route', verify, 'our /healthz', 'verification < 5% of the request', (r) => r.ratio >= 0.95),
+  );
+
+  // 2. A page of policies vs bare Koa + pg running the same SQL with the same JWT check.
+  const policies = await compare(
+    PLAN.rounds,
+    load({ url: `${s.apiUrl}/v1/policy/?client_id=${clientId}`, headers: h }),
+    load({ url: `${s.peerUrl}/policies?limit=10`, headers: h }),
+  );
+  rows.push(row('GET /v1/policy/', policies, 'bare Koa + pg, same SQL', '>= 0.8x throughput, p99 <= 1.5x', readGoal));
+
+  // 3. Members page 1 vs page 200 (keyset), and the OFFSET peer at page 1 and page 200.
+  const page200 = await cursorOfPage(s, 200);
+  const members = `${s.apiUrl}/v1/policy/${membersPolicyId}/members?limit=50`;
+  const keyset = await compare(PLAN.rounds, load({ url: `${members}&start_cursor=${page200}`, headers: h }), load({ url: members, headers: h }));
+  rows.push(row('members page 200 vs page 1 (keyset, limit 50)', keyset, 'our page 1', 'page 200 within 1.2x of page 1', (r) => r.ours.p50 <= 1.2 * r.peer.p50, 'p50'));
+  const offset = await compare(
+    PLAN.rounds,
+    load({ url: `${s.peerUrl}/members-offset?policy_id=${membersPolicyId}&limit=50&page=200`, headers: h }),
+    load({ url: `${s.peerUrl}/members-offset?policy_id=${membersPolicyId}&limit=50&page=1`, headers: h }),
+  );
+  rows.push(row('OFFSET peer: page 200 vs page 1', offset, 'OFFSET page 1', 'informational (OFFSET grows)', () => true, 'p50'));
+  const membersPeer = await compare(PLAN.rounds, load({ url: members, headers: h }), load({ url: `${s.peerUrl}/members?policy_id=${membersPolicyId}&limit=50`, headers: h }));
+  rows.push(row('GET /v1/policy/{id}/members?limit=50', membersPeer, 'bare Koa + pg, same SQL', '>= 0.8x throughput, p99 <= 1.5x', readGoal));
+
+  // 4. Employee profile.
+  const profile = await compare(
+    PLAN.rounds,
+    load({ url: `${s.apiUrl}/v1/client/employees/profile?employee_id=${employeeIds[42]}`, headers: h }),
+    load({ url: `${s.peerUrl}/profile?employee_id=${employeeIds[42]}`, headers: h }),
+  );
+  rows.push(row('GET /v1/client/employees/profile', profile, 'bare Koa + pg', '>= 0.8x throughput, p99 <= 1.5x', readGoal));
+
+  // 5. Bulk update of 100 employees: ours, one hand-written statement, and row by row.
+  const bodies = bulkBodies(employeeIds);
+  const bulk = { method: 'PATCH' as const, headers: h, bodies, connections: 2 };
+  const single = await compare(PLAN.rounds, load({ ...bulk, url: `${s.apiUrl}/v1/client/employees/bulk` }), load({ ...bulk, url: `${s.peerUrl}/bulk-single` }));
+  rows.push(row('PATCH bulk 100 vs one UPDATE … FROM (VALUES …)', single, 'single statement', 'p50 within 1.5x', (r) => r.ours.p50 <= 1.5 * r.peer.p50, 'p50'));
+  const byRow = await compare(PLAN.rounds, load({ ...bulk, url: `${s.apiUrl}/v1/client/employees/bulk` }), load({ ...bulk, url: `${s.peerUrl}/bulk-rows` }));
+  rows.push(row('PATCH bulk 100 vs 100 single-row updates', byRow, 'row by row', '>= 10x faster', (r) => r.peer.p50 >= 10 * r.ours.p50, 'p50'));
+  return rows;
+}
+
+const readGoal = (r: Row) => r.ratio >= 0.8 && r.ours.p99 <= 1.5 * Math.max(r.peer.p99, 1);
+
+function row(
+  scenario: string,
+  figures: { ours: Figures; peer: Figures },
+  peerName: string,
+  goal: string,
+  met: (r: Row) => boolean,
+  by: 'rps' | 'p50' = 'rps',
+): Row {
+  const ratio = by === 'rps' ? figures.ours.rps / figures.peer.rps : figures.ours.p50 / Math.max(figures.peer.p50, 0.001);
+  const r: Row = { scenario, ...figures, peerName, ratio: Number(ratio.toFixed(3)), goal, met: false };
+  r.met = met(r);
+  return r;
+}
+
+/** Bodies that change every employee's date on each request, so every request really writes. */
+function bulkBodies(ids: string[]): string[] {
+  return Array.from({ length: 20 }, (_, n) =>
+    JSON.stringify({
+      employees: ids.slice(n * 100, n * 100 + 100).map((id, i) => ({ emp_id: id, last_active_date: `2026-0${1 + ((n + i) % 9)}-1${n % 10}` })),
+    }),
+  );
+}
+
+async function cursorOfPage(s: BenchStack, page: number): Promise<string> {
+  let cursor = '';
+  for (let i = 1; i < page; i++) {
+    const res = await fetch(`${s.apiUrl}/v1/policy/${s.dataset.membersPolicyId}/members?limit=50&start_cursor=${cursor}`, { headers: auth(s) });
+    cursor = ((await res.json()) as { payload: { end_cursor: string } }).payload.end_cursor;
+  }
+  return encodeURIComponent(cursor);
+}
+
+/** 8. What a token and a health card cost, made explicit. */
+async function costScenarios(s: BenchStack, load: Load): Promise<Row[]> {
+  const scrypt: number[] = [];
+  for (let i = 0; i < (quick ? 5 : 20); i++) {
+    const t = performance.now();
+    await verifySecret('x', DUMMY_HASH);
+    scrypt.push(performance.now() - t);
+  }
+  const tokenBody = JSON.stringify({ client_id: s.dataset.clientId, client_secret: s.dataset.clientSecret, scopes: ['policy.all'] });
+  const token = await load({ url: `${s.apiUrl}/v1/auth/token`, method: 'POST', body: tokenBody, amount: 60, connections: 2, warmupSeconds: 0 })();
+  const scryptP50 = median(scrypt);
+  const tokenRow: Row = {
+    scenario: `POST /v1/auth/token (scrypt N=${SCRYPT.N}, r=${SCRYPT.r}, p=${SCRYPT.p})`,
+    ours: { rps: token.rps, p50: token.p50, p99: token.p99, non2xx: token.non2xx },
+    peer: { rps: 1000 / scryptP50, p50: scryptP50, p99: Math.max(...scrypt), non2xx: 0 },
+    peerName: 'one scrypt verification in-process',
+    ratio: Number((token.p50 / scryptP50).toFixed(3)),
+    goal: 'informational: scrypt dominates the token request',
+    met: true,
+  };
+
+  const coverage = (await (await fetch(`${s.apiUrl}/v1/policy/coverage/${s.dataset.employeeIds[7]}`, { headers: auth(s) })).json()) as {
+    payload: { pdf_url: string }[];
+  };
+  const pdfUrl = coverage.payload[0]!.pdf_url.replace(/^https?:\/\/[^/]+/, s.apiUrl);
+  const render: number[] = [];
+  for (let i = 0; i < (quick ? 20 : 100); i++) {
+    const t = performance.now();
+    await renderHealthCard(sampleCard(), new Date());
+    render.push(performance.now() - t);
+  }
+  const pdf = await load({ url: pdfUrl, connections: 4 })();
+  const renderP50 = median(render);
+  const pdfRow: Row = {
+    scenario: 'GET health-card PDF (signed link)',
+    ours: { rps: pdf.rps, p50: pdf.p50, p99: pdf.p99, non2xx: pdf.non2xx },
+    peer: { rps: 1000 / renderP50, p50: renderP50, p99: Math.max(...render), non2xx: 0 },
+    peerName: 'PDF rendering alone, in-process',
+    ratio: Number((pdf.p50 / Math.max(renderP50, 0.001)).toFixed(3)),
+    goal: 'one card under 100 ms',
+    met: pdf.p99 < 100,
+  };
+  return [tokenRow, pdfRow];
+}
+
+function sampleCard(): HealthCardData {
+  return {
+    memberName: 'Bench Member',
+    employeeCode: 'B-1',
+    policyNumber: 'BENCH/0',
+    insurerName: 'Bench Insurance',
+    tpaName: 'Bench TPA',
+    productName: 'Bench Group Health',
+    category: 'Group Health',
+    uhid: null,
+    sumInsured: '300000.00',
+    coverageStartDate: '2026-01-01',
+    coverageEndDate: '2027-01-01',
+    policyStartDate: '2026-01-01',
+    policyEndDate: '2027-01-01',
+    coveredPersons: [
+      { name: 'Bench Member', relationship: null },
+      { name: 'Spouse', relationship: 'SPOUSE' },
+    ],
+  };
+}
+
+function markdown(rows: Row[], meta: Record<string, unknown>): string {
+  const fmt = (n: number) => (n >= 100 ? n.toFixed(0) : n.toFixed(1));
+  const lines = [
+    `Run ${String(meta.at)} (${quick ? 'quick' : 'full'} mode, ${PLAN.rounds} rounds alternating ours/peer, median quoted, ${PLAN.connections} connections, no pipelining).`,
+    '',
+    '| scenario | ours rps | ours p50 ms | ours p99 ms | peer | peer rps | peer p50 ms | peer p99 ms | ratio | goal | met |',
+    '|---|---|---|---|---|---|---|---|---|---|---|',
+    ...rows.map(
+      (r) =>
+        `| ${r.scenario} | ${fmt(r.ours.rps)} | ${fmt(r.ours.p50)} | ${fmt(r.ours.p99)} | ${r.peerName} | ${fmt(r.peer.rps)} | ${fmt(r.peer.p50)} | ${fmt(r.peer.p99)} | ${r.ratio} | ${r.goal} | ${r.met ? 'yes' : '**no**'}${r.note ? ` (${r.note})` : ''} |`,
+    ),
+    '',
+    `Settings: ${JSON.stringify(meta.settings)}`,
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  const s = await startBenchStack(PLAN.employees);
+  try {
+    const load = loader();
+    const rows = [...(await readScenarios(s, load)), ...(await endorsementScenarios(s, load, PLAN)), ...(await costScenarios(s, load))];
+    const meta = { at: new Date().toISOString(), mode: quick ? 'quick' : 'full', plan: PLAN, settings: BENCH_SETTINGS, seconds: Math.round((Date.now() - started) / 1000) };
+    await fs.mkdir(RESULTS, { recursive: true });
+    await fs.writeFile(path.join(RESULTS, 'latest.json'), `${JSON.stringify({ ...meta, rows }, null, 2)}\n`);
+    const md = markdown(rows, meta);
+    await fs.writeFile(path.join(RESULTS, 'latest.md'), md);
+    process.stdout.write(md);
+  } finally {
+    await s.stop();
+  }
+}
+
+await main();

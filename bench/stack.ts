@@ -1,0 +1,110 @@
+import type { ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { createTokenService } from '../api/auth/tokens.js';
+import { loadConfig, type Config } from '../config/index.js';
+import { initOrm, migrate, type Orm } from '../db/orm.js';
+import { systemClock } from '../domain/clock.js';
+import { SCOPES } from '../domain/scopes.js';
+import { dropDatabase, ensureDatabase, startEmbeddedPostgres } from '../infra/postgres.js';
+import { spawnEntry, waitForHttp } from '../infra/processes.js';
+import { freePort, resolveTemporalCli, startDevServer, stopChild } from '../infra/temporal.js';
+import { loadBenchDataset, type BenchDataset } from './dataset.js';
+
+/** Settings the report quotes; tuned for a 2-core machine shared by Node, PostgreSQL and Temporal. */
+export const BENCH_SETTINGS = {
+  apiPoolMax: 10,
+  workerPoolMax: 10,
+  workerActivityConcurrency: 20,
+  workerWorkflowConcurrency: 40,
+  workerCachedWorkflows: 1000,
+  reuseV8Context: true,
+};
+
+export interface BenchStack {
+  config: Config;
+  orm: Orm;
+  apiUrl: string;
+  peerUrl: string;
+  databaseUrl: string;
+  temporalAddress: string;
+  taskQueue: string;
+  dataset: BenchDataset;
+  token: string;
+  stop(): Promise<void>;
+}
+
+/** Its own database, its own Temporal dev server, and the API, worker and peers as separate processes. */
+export async function startBenchStack(employees: number): Promise<BenchStack> {
+  const stops: (() => Promise<void>)[] = [];
+  const runId = randomBytes(4).toString('hex');
+  let serverUrl = process.env.DATABASE_URL;
+  if (!serverUrl) {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'ghi-bench-pg-'));
+    const pg = await startEmbeddedPostgres(dir, await freePort());
+    stops.push(async () => {
+      await pg.stop();
+      await fs.rm(dir, { recursive: true, force: true });
+    });
+    serverUrl = pg.url;
+  }
+  const dbName = `ghi_bench_${runId}`;
+  const databaseUrl = await ensureDatabase(serverUrl, dbName);
+  stops.push(() => dropDatabase(serverUrl, dbName));
+
+  const dev = await startDevServer({ cli: await resolveTemporalCli(process.env.TEMPORAL_CLI_PATH), port: await freePort() });
+  stops.push(() => dev.stop());
+
+  const taskQueue = `bench-${runId}`;
+  const [apiPort, peerPort] = [await freePort(), await freePort()];
+  const env = {
+    ...process.env,
+    NODE_ENV: 'production',
+    JWT_SIGNING_KEYS: `bench:${randomBytes(32).toString('hex')}`,
+    LINK_SIGNING_KEY: randomBytes(32).toString('hex'),
+    DATABASE_URL: databaseUrl,
+    TEMPORAL_ADDRESS: dev.address,
+    TEMPORAL_TASK_QUEUE: taskQueue,
+    SIMULATED_INSURER_DELAY_MS: '0',
+    LOG_LEVEL: 'warn',
+  };
+  const config = loadConfig(env);
+  const orm = await initOrm({ databaseUrl, poolMax: 5 });
+  stops.push(() => orm.close());
+  await migrate(orm);
+  const dataset = await loadBenchDataset(orm.em.fork(), employees);
+
+  const children: ChildProcess[] = [
+    spawnEntry('worker/main.ts', { ...env, DATABASE_POOL_MAX: String(BENCH_SETTINGS.workerPoolMax) }),
+    spawnEntry('api/main.ts', { ...env, PORT: String(apiPort), DATABASE_POOL_MAX: String(BENCH_SETTINGS.apiPoolMax) }),
+    spawnEntry('bench/peers/server.ts', { ...env, PORT: String(peerPort), DATABASE_POOL_MAX: String(BENCH_SETTINGS.apiPoolMax) }),
+  ];
+  stops.push(async () => {
+    await Promise.all(children.map((c) => stopChild(c)));
+  });
+  const apiUrl = `http://127.0.0.1:${apiPort}`;
+  const peerUrl = `http://127.0.0.1:${peerPort}`;
+  await Promise.all([waitForHttp(`${apiUrl}/readyz`), waitForHttp(`${peerUrl}/hello`)]);
+
+  const token = createTokenService({ keys: config.JWT_SIGNING_KEYS, issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE, clock: systemClock }).issue(
+    dataset.clientId,
+    SCOPES,
+    1,
+  );
+  return {
+    config,
+    orm,
+    apiUrl,
+    peerUrl,
+    databaseUrl,
+    temporalAddress: dev.address,
+    taskQueue,
+    dataset,
+    token,
+    stop: async () => {
+      while (stops.length) await stops.pop()!().catch((err: unknown) => console.error('bench cleanup:', err));
+    },
+  };
+}
