@@ -17,7 +17,9 @@ export interface BenchDataset {
  * policy (employee + dependent), written set-based so the dataset loads in seconds.
  */
 export async function loadBenchDataset(em: EntityManager, employees = 10_000): Promise<BenchDataset> {
-  const { client_id: clientId, client_secret: clientSecret } = await createClient(em, 'Bench Employer', [...SCOPES]);
+  const { client_id: clientId, client_secret: clientSecret } = await createClient(em, 'Bench Employer', [
+    ...SCOPES,
+  ]);
   const conn = em.getConnection();
   const insurerId = newId('insurer');
   const tpaId = newId('tpa');
@@ -26,7 +28,10 @@ export async function loadBenchDataset(em: EntityManager, employees = 10_000): P
     `insert into insurers (id, client_id, code, name, logo_url, adapter) values (?, ?, 'BENCH', 'Bench Insurance', 'https://logo.example.com/b.png', 'simulated')`,
     [insurerId, clientId],
   );
-  await conn.execute(`insert into tpas (id, client_id, code, name) values (?, ?, 'BTPA', 'Bench TPA')`, [tpaId, clientId]);
+  await conn.execute(`insert into tpas (id, client_id, code, name) values (?, ?, 'BTPA', 'Bench TPA')`, [
+    tpaId,
+    clientId,
+  ]);
   await conn.execute(
     `insert into products (id, client_id, insurer_id, code, name, category) values (?, ?, ?, 'BGH', 'Bench Group Health', 'Group Health')`,
     [productId, clientId, insurerId],

@@ -1,7 +1,185 @@
+import { randomUUID } from 'node:crypto';
+import { Client, Connection } from '@temporalio/client';
+import {
+  ENDORSEMENT_WORKFLOW,
+  endorsementStartOptions,
+  insurerDecisionSignal,
+  type EndorsementWorkflowInput,
+} from '../workflows/endorsement/contract.js';
+import { median } from './measure.js';
 import type { Load, Row } from './run.js';
 import type { BenchStack } from './stack.js';
 
-/** 6 and 7: endorsement create and end-to-end throughput (filled in with the endorsement workflow). */
-export async function endorsementScenarios(_s: BenchStack, _load: Load, _plan: { rounds: number; endorsements: number }): Promise<Row[]> {
-  return [];
+interface Plan {
+  rounds: number;
+  endorsements: number;
+}
+
+const additionBody = (employeeId: string, policyId: string) =>
+  JSON.stringify({
+    employee_id: employeeId,
+    policy_id: policyId,
+    type: 'ADDITION',
+    coverage_start_date: '2026-12-01',
+    coverage_end_date: '2027-01-31',
+  });
+
+const input = (s: BenchStack, policyId: string): EndorsementWorkflowInput => ({
+  endorsementId: `end_peer${randomUUID().replace(/-/g, '')}`,
+  clientId: s.dataset.clientId,
+  policyId,
+  employeeId: 'emp_peer',
+  type: 'ENDORSEMENT_TYPE_ADDITION',
+  stuckAfterMs: 7 * 86_400_000,
+});
+
+async function approvedCount(s: BenchStack, policyId: string): Promise<number> {
+  const [row] = await s.orm.em.execute<{ n: string }[]>(
+    "select count(*) as n from endorsements where policy_id = ? and status = 'ENDORSEMENT_STATUS_APPROVED'",
+    [policyId],
+  );
+  return Number(row!.n);
+}
+
+async function waitFor(check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('timed out waiting in the benchmark');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** Runs `task` over `items` with `concurrency` in flight; returns elapsed ms. */
+async function pool<T>(
+  items: T[],
+  concurrency: number,
+  task: (item: T) => Promise<unknown>,
+): Promise<number> {
+  const started = performance.now();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < items.length) await task(items[next++]!);
+    }),
+  );
+  return performance.now() - started;
+}
+
+/** 6 and 7: endorsement create latency, and endorsements completed per second from create to APPROVED. */
+export async function endorsementScenarios(s: BenchStack, load: Load, plan: Plan): Promise<Row[]> {
+  const connection = await Connection.connect({ address: s.temporalAddress });
+  const temporal = new Client({ connection });
+  const headers = { authorization: `Bearer ${s.token}` };
+  const [, createPolicy, throughputPolicy, latencyPolicy] = s.dataset.policyIds;
+  const n = plan.endorsements;
+  const employees = s.dataset.employeeIds;
+  try {
+    // 6. Create vs a bare loop of workflow starts (on a queue no worker polls: the start alone).
+    const creates = employees.slice(0, n).map((id) => additionBody(id, createPolicy!));
+    const ours = await load({
+      url: `${s.apiUrl}/v1/policy/endorsements`,
+      method: 'POST',
+      headers,
+      bodies: creates,
+      amount: n,
+      warmupSeconds: 0,
+    })();
+    const idleQueue = `${s.taskQueue}-idle`;
+    const starts = Array.from({ length: n }, () => input(s, createPolicy!));
+    const startLatencies: number[] = [];
+    const elapsed = await pool(starts, 10, async (i) => {
+      const t = performance.now();
+      await temporal.workflow.start(ENDORSEMENT_WORKFLOW, endorsementStartOptions(i, idleQueue));
+      startLatencies.push(performance.now() - t);
+    });
+    const sorted = [...startLatencies].sort((a, b) => a - b);
+    const create: Row = {
+      scenario: `POST /v1/policy/endorsements (${n} distinct)`,
+      ours: { rps: ours.rps, p50: ours.p50, p99: ours.p99, non2xx: ours.non2xx + ours.errors },
+      peer: {
+        rps: (n / elapsed) * 1000,
+        p50: median(sorted),
+        p99: sorted[Math.floor(sorted.length * 0.99)]!,
+        non2xx: 0,
+      },
+      peerName: 'bare workflow.start loop, same concurrency',
+      ratio: 0,
+      goal: '>= 0.8x the bare start loop; create p99 < 50 ms',
+      met: false,
+    };
+    create.ratio = Number((create.ours.rps / create.peer.rps).toFixed(3));
+    create.met = create.ratio >= 0.8 && create.ours.p99 < 50;
+
+    // 7. Completed per second: create -> APPROVED through the simulated insurer at zero delay.
+    const bodies = employees.slice(n, 2 * n).map((id) => additionBody(id, throughputPolicy!));
+    const t0 = performance.now();
+    await load({
+      url: `${s.apiUrl}/v1/policy/endorsements`,
+      method: 'POST',
+      headers,
+      bodies,
+      amount: n,
+      warmupSeconds: 0,
+    })();
+    await waitFor(async () => (await approvedCount(s, throughputPolicy!)) >= n, 600_000);
+    const oursSeconds = (performance.now() - t0) / 1000;
+    // Peer: the same workflow with no-op activities, decision delivered with the start.
+    const noopQueue = `${s.taskQueue}-noop`;
+    const peerInputs = Array.from({ length: n }, () => input(s, throughputPolicy!));
+    const t1 = performance.now();
+    await pool(peerInputs, 10, (i) =>
+      temporal.workflow.signalWithStart(ENDORSEMENT_WORKFLOW, {
+        ...endorsementStartOptions(i, noopQueue),
+        signal: insurerDecisionSignal,
+        signalArgs: [{ decision: 'APPROVED' }],
+      }),
+    );
+    await Promise.all(
+      peerInputs.map((i) =>
+        temporal.workflow.getHandle(endorsementStartOptions(i, noopQueue).workflowId).result(),
+      ),
+    );
+    const peerSeconds = (performance.now() - t1) / 1000;
+
+    // One in flight: create -> APPROVED latency.
+    const single: number[] = [];
+    for (const id of employees.slice(2 * n, 2 * n + (plan.rounds > 3 ? 50 : 20))) {
+      const t = performance.now();
+      const res = await fetch(`${s.apiUrl}/v1/policy/endorsements`, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json' },
+        body: additionBody(id, latencyPolicy!),
+      });
+      const endorsementId = ((await res.json()) as { payload: { endorsement_id: string } }).payload
+        .endorsement_id;
+      await waitFor(async () => {
+        const [row] = await s.orm.em.execute<{ status: string }[]>(
+          'select status from endorsements where id = ?',
+          [endorsementId],
+        );
+        return row?.status === 'ENDORSEMENT_STATUS_APPROVED';
+      }, 60_000);
+      single.push(performance.now() - t);
+    }
+    const singleSorted = [...single].sort((a, b) => a - b);
+    const throughput: Row = {
+      scenario: `endorsements completed per second, create -> APPROVED (${n})`,
+      ours: {
+        rps: n / oursSeconds,
+        p50: median(single),
+        p99: singleSorted[singleSorted.length - 1]!,
+        non2xx: 0,
+      },
+      peer: { rps: n / peerSeconds, p50: 0, p99: 0, non2xx: 0 },
+      peerName: 'same workflow, no-op activities',
+      ratio: Number((oursSeconds > 0 ? peerSeconds / oursSeconds : 0).toFixed(3)),
+      goal: '>= 0.8x the no-op workflow; one-in-flight p50 < 150 ms',
+      met: false,
+      note: 'p50/p99 are one-in-flight create -> APPROVED latency',
+    };
+    throughput.met = throughput.ratio >= 0.8 && throughput.ours.p50 < 150;
+    return [create, throughput];
+  } finally {
+    await connection.close();
+  }
 }

@@ -30,7 +30,14 @@ export interface LoadSummary {
 async function run(spec: LoadSpec): Promise<LoadSummary> {
   let next = 0;
   const requests = spec.bodies
-    ? [{ setupRequest: (req: Record<string, unknown>) => ({ ...req, body: spec.bodies![next++ % spec.bodies!.length] }) }]
+    ? [
+        {
+          setupRequest: (req: Record<string, unknown>) => ({
+            ...req,
+            body: spec.bodies![next++ % spec.bodies!.length],
+          }),
+        },
+      ]
     : undefined;
   const options = {
     url: spec.url,
@@ -41,7 +48,9 @@ async function run(spec: LoadSpec): Promise<LoadSummary> {
     pipelining: 1,
     ...(spec.amount ? { amount: spec.amount } : { duration: spec.durationSeconds ?? 10 }),
     ...(requests ? { requests } : {}),
-    ...(spec.warmupSeconds ? { warmup: { connections: spec.connections, duration: spec.warmupSeconds } } : {}),
+    ...(spec.warmupSeconds
+      ? { warmup: { connections: spec.connections, duration: spec.warmupSeconds } }
+      : {}),
   } as autocannon.Options;
   const result = await autocannon(options);
   return {

@@ -29,7 +29,9 @@ export interface Row {
   note?: string;
 }
 
-export type Load = (spec: Omit<LoadSpec, 'connections'> & { connections?: number }) => () => ReturnType<typeof measure>;
+export type Load = (
+  spec: Omit<LoadSpec, 'connections'> & { connections?: number },
+) => () => ReturnType<typeof measure>;
 
 const RESULTS = path.resolve(import.meta.dirname, 'results');
 
@@ -51,11 +53,33 @@ async function readScenarios(s: BenchStack, load: Load): Promise<Row[]> {
   const { clientId, membersPolicyId, employeeIds } = s.dataset;
 
   // 1. Framework + auth floor, and what token verification adds to a request.
-  const floor = await compare(PLAN.rounds, load({ url: `${s.apiUrl}/v1/auth/session`, headers: h }), load({ url: `${s.peerUrl}/hello` }));
-  rows.push(row('authenticated trivial route vs bare Koa hello-world', floor, 'bare Koa hello', 'informational (framework + auth floor)', () => true));
-  const verify = await compare(PLAN.rounds, load({ url: `${s.apiUrl}/v1/auth/session`, headers: h }), load({ url: `${s.apiUrl}/healthz` }));
+  const floor = await compare(
+    PLAN.rounds,
+    load({ url: `${s.apiUrl}/v1/auth/session`, headers: h }),
+    load({ url: `${s.peerUrl}/hello` }),
+  );
   rows.push(
-    row('token verification: authenticated vs unauthenticated route', verify, 'our /healthz', 'verification < 5% of the request', (r) => r.ratio >= 0.95),
+    row(
+      'authenticated trivial route vs bare Koa hello-world',
+      floor,
+      'bare Koa hello',
+      'informational (framework + auth floor)',
+      () => true,
+    ),
+  );
+  const verify = await compare(
+    PLAN.rounds,
+    load({ url: `${s.apiUrl}/v1/auth/session`, headers: h }),
+    load({ url: `${s.apiUrl}/healthz` }),
+  );
+  rows.push(
+    row(
+      'token verification: authenticated vs unauthenticated route',
+      verify,
+      'our /healthz',
+      'verification < 5% of the request',
+      (r) => r.ratio >= 0.95,
+    ),
   );
 
   // 2. A page of policies vs bare Koa + pg running the same SQL with the same JWT check.
@@ -64,21 +88,57 @@ async function readScenarios(s: BenchStack, load: Load): Promise<Row[]> {
     load({ url: `${s.apiUrl}/v1/policy/?client_id=${clientId}`, headers: h }),
     load({ url: `${s.peerUrl}/policies?limit=10`, headers: h }),
   );
-  rows.push(row('GET /v1/policy/', policies, 'bare Koa + pg, same SQL', '>= 0.8x throughput, p99 <= 1.5x', readGoal));
+  rows.push(
+    row('GET /v1/policy/', policies, 'bare Koa + pg, same SQL', '>= 0.8x throughput, p99 <= 1.5x', readGoal),
+  );
 
   // 3. Members page 1 vs page 200 (keyset), and the OFFSET peer at page 1 and page 200.
   const page200 = await cursorOfPage(s, 200);
   const members = `${s.apiUrl}/v1/policy/${membersPolicyId}/members?limit=50`;
-  const keyset = await compare(PLAN.rounds, load({ url: `${members}&start_cursor=${page200}`, headers: h }), load({ url: members, headers: h }));
-  rows.push(row('members page 200 vs page 1 (keyset, limit 50)', keyset, 'our page 1', 'page 200 within 1.2x of page 1', (r) => r.ours.p50 <= 1.2 * r.peer.p50, 'p50'));
+  const keyset = await compare(
+    PLAN.rounds,
+    load({ url: `${members}&start_cursor=${page200}`, headers: h }),
+    load({ url: members, headers: h }),
+  );
+  rows.push(
+    row(
+      'members page 200 vs page 1 (keyset, limit 50)',
+      keyset,
+      'our page 1',
+      'page 200 within 1.2x of page 1',
+      (r) => r.ours.p50 <= 1.2 * r.peer.p50,
+      'p50',
+    ),
+  );
   const offset = await compare(
     PLAN.rounds,
     load({ url: `${s.peerUrl}/members-offset?policy_id=${membersPolicyId}&limit=50&page=200`, headers: h }),
     load({ url: `${s.peerUrl}/members-offset?policy_id=${membersPolicyId}&limit=50&page=1`, headers: h }),
   );
-  rows.push(row('OFFSET peer: page 200 vs page 1', offset, 'OFFSET page 1', 'informational (OFFSET grows)', () => true, 'p50'));
-  const membersPeer = await compare(PLAN.rounds, load({ url: members, headers: h }), load({ url: `${s.peerUrl}/members?policy_id=${membersPolicyId}&limit=50`, headers: h }));
-  rows.push(row('GET /v1/policy/{id}/members?limit=50', membersPeer, 'bare Koa + pg, same SQL', '>= 0.8x throughput, p99 <= 1.5x', readGoal));
+  rows.push(
+    row(
+      'OFFSET peer: page 200 vs page 1',
+      offset,
+      'OFFSET page 1',
+      'informational (OFFSET grows)',
+      () => true,
+      'p50',
+    ),
+  );
+  const membersPeer = await compare(
+    PLAN.rounds,
+    load({ url: members, headers: h }),
+    load({ url: `${s.peerUrl}/members?policy_id=${membersPolicyId}&limit=50`, headers: h }),
+  );
+  rows.push(
+    row(
+      'GET /v1/policy/{id}/members?limit=50',
+      membersPeer,
+      'bare Koa + pg, same SQL',
+      '>= 0.8x throughput, p99 <= 1.5x',
+      readGoal,
+    ),
+  );
 
   // 4. Employee profile.
   const profile = await compare(
@@ -86,15 +146,49 @@ async function readScenarios(s: BenchStack, load: Load): Promise<Row[]> {
     load({ url: `${s.apiUrl}/v1/client/employees/profile?employee_id=${employeeIds[42]}`, headers: h }),
     load({ url: `${s.peerUrl}/profile?employee_id=${employeeIds[42]}`, headers: h }),
   );
-  rows.push(row('GET /v1/client/employees/profile', profile, 'bare Koa + pg', '>= 0.8x throughput, p99 <= 1.5x', readGoal));
+  rows.push(
+    row(
+      'GET /v1/client/employees/profile',
+      profile,
+      'bare Koa + pg',
+      '>= 0.8x throughput, p99 <= 1.5x',
+      readGoal,
+    ),
+  );
 
   // 5. Bulk update of 100 employees: ours, one hand-written statement, and row by row.
   const bodies = bulkBodies(employeeIds);
   const bulk = { method: 'PATCH' as const, headers: h, bodies, connections: 2 };
-  const single = await compare(PLAN.rounds, load({ ...bulk, url: `${s.apiUrl}/v1/client/employees/bulk` }), load({ ...bulk, url: `${s.peerUrl}/bulk-single` }));
-  rows.push(row('PATCH bulk 100 vs one UPDATE … FROM (VALUES …)', single, 'single statement', 'p50 within 1.5x', (r) => r.ours.p50 <= 1.5 * r.peer.p50, 'p50'));
-  const byRow = await compare(PLAN.rounds, load({ ...bulk, url: `${s.apiUrl}/v1/client/employees/bulk` }), load({ ...bulk, url: `${s.peerUrl}/bulk-rows` }));
-  rows.push(row('PATCH bulk 100 vs 100 single-row updates', byRow, 'row by row', '>= 10x faster', (r) => r.peer.p50 >= 10 * r.ours.p50, 'p50'));
+  const single = await compare(
+    PLAN.rounds,
+    load({ ...bulk, url: `${s.apiUrl}/v1/client/employees/bulk` }),
+    load({ ...bulk, url: `${s.peerUrl}/bulk-single` }),
+  );
+  rows.push(
+    row(
+      'PATCH bulk 100 vs one UPDATE … FROM (VALUES …)',
+      single,
+      'single statement',
+      'p50 within 1.5x',
+      (r) => r.ours.p50 <= 1.5 * r.peer.p50,
+      'p50',
+    ),
+  );
+  const byRow = await compare(
+    PLAN.rounds,
+    load({ ...bulk, url: `${s.apiUrl}/v1/client/employees/bulk` }),
+    load({ ...bulk, url: `${s.peerUrl}/bulk-rows` }),
+  );
+  rows.push(
+    row(
+      'PATCH bulk 100 vs 100 single-row updates',
+      byRow,
+      'row by row',
+      '>= 10x faster',
+      (r) => r.peer.p50 >= 10 * r.ours.p50,
+      'p50',
+    ),
+  );
   return rows;
 }
 
@@ -108,7 +202,8 @@ function row(
   met: (r: Row) => boolean,
   by: 'rps' | 'p50' = 'rps',
 ): Row {
-  const ratio = by === 'rps' ? figures.ours.rps / figures.peer.rps : figures.ours.p50 / Math.max(figures.peer.p50, 0.001);
+  const ratio =
+    by === 'rps' ? figures.ours.rps / figures.peer.rps : figures.ours.p50 / Math.max(figures.peer.p50, 0.001);
   const r: Row = { scenario, ...figures, peerName, ratio: Number(ratio.toFixed(3)), goal, met: false };
   r.met = met(r);
   return r;
@@ -118,7 +213,9 @@ function row(
 function bulkBodies(ids: string[]): string[] {
   return Array.from({ length: 20 }, (_, n) =>
     JSON.stringify({
-      employees: ids.slice(n * 100, n * 100 + 100).map((id, i) => ({ emp_id: id, last_active_date: `2026-0${1 + ((n + i) % 9)}-1${n % 10}` })),
+      employees: ids
+        .slice(n * 100, n * 100 + 100)
+        .map((id, i) => ({ emp_id: id, last_active_date: `2026-0${1 + ((n + i) % 9)}-1${n % 10}` })),
     }),
   );
 }
@@ -126,7 +223,10 @@ function bulkBodies(ids: string[]): string[] {
 async function cursorOfPage(s: BenchStack, page: number): Promise<string> {
   let cursor = '';
   for (let i = 1; i < page; i++) {
-    const res = await fetch(`${s.apiUrl}/v1/policy/${s.dataset.membersPolicyId}/members?limit=50&start_cursor=${cursor}`, { headers: auth(s) });
+    const res = await fetch(
+      `${s.apiUrl}/v1/policy/${s.dataset.membersPolicyId}/members?limit=50&start_cursor=${cursor}`,
+      { headers: auth(s) },
+    );
     cursor = ((await res.json()) as { payload: { end_cursor: string } }).payload.end_cursor;
   }
   return encodeURIComponent(cursor);
@@ -140,8 +240,19 @@ async function costScenarios(s: BenchStack, load: Load): Promise<Row[]> {
     await verifySecret('x', DUMMY_HASH);
     scrypt.push(performance.now() - t);
   }
-  const tokenBody = JSON.stringify({ client_id: s.dataset.clientId, client_secret: s.dataset.clientSecret, scopes: ['policy.all'] });
-  const token = await load({ url: `${s.apiUrl}/v1/auth/token`, method: 'POST', body: tokenBody, amount: 60, connections: 2, warmupSeconds: 0 })();
+  const tokenBody = JSON.stringify({
+    client_id: s.dataset.clientId,
+    client_secret: s.dataset.clientSecret,
+    scopes: ['policy.all'],
+  });
+  const token = await load({
+    url: `${s.apiUrl}/v1/auth/token`,
+    method: 'POST',
+    body: tokenBody,
+    amount: 60,
+    connections: 2,
+    warmupSeconds: 0,
+  })();
   const scryptP50 = median(scrypt);
   const tokenRow: Row = {
     scenario: `POST /v1/auth/token (scrypt N=${SCRYPT.N}, r=${SCRYPT.r}, p=${SCRYPT.p})`,
@@ -153,7 +264,9 @@ async function costScenarios(s: BenchStack, load: Load): Promise<Row[]> {
     met: true,
   };
 
-  const coverage = (await (await fetch(`${s.apiUrl}/v1/policy/coverage/${s.dataset.employeeIds[7]}`, { headers: auth(s) })).json()) as {
+  const coverage = (await (
+    await fetch(`${s.apiUrl}/v1/policy/coverage/${s.dataset.employeeIds[7]}`, { headers: auth(s) })
+  ).json()) as {
     payload: { pdf_url: string }[];
   };
   const pdfUrl = coverage.payload[0]!.pdf_url.replace(/^https?:\/\/[^/]+/, s.apiUrl);
@@ -221,8 +334,18 @@ async function main(): Promise<void> {
   const s = await startBenchStack(PLAN.employees);
   try {
     const load = loader();
-    const rows = [...(await readScenarios(s, load)), ...(await endorsementScenarios(s, load, PLAN)), ...(await costScenarios(s, load))];
-    const meta = { at: new Date().toISOString(), mode: quick ? 'quick' : 'full', plan: PLAN, settings: BENCH_SETTINGS, seconds: Math.round((Date.now() - started) / 1000) };
+    const rows = [
+      ...(await readScenarios(s, load)),
+      ...(await endorsementScenarios(s, load, PLAN)),
+      ...(await costScenarios(s, load)),
+    ];
+    const meta = {
+      at: new Date().toISOString(),
+      mode: quick ? 'quick' : 'full',
+      plan: PLAN,
+      settings: BENCH_SETTINGS,
+      seconds: Math.round((Date.now() - started) / 1000),
+    };
     await fs.mkdir(RESULTS, { recursive: true });
     await fs.writeFile(path.join(RESULTS, 'latest.json'), `${JSON.stringify({ ...meta, rows }, null, 2)}\n`);
     const md = markdown(rows, meta);

@@ -54,7 +54,10 @@ export async function startBenchStack(employees: number): Promise<BenchStack> {
   const databaseUrl = await ensureDatabase(serverUrl, dbName);
   stops.push(() => dropDatabase(serverUrl, dbName));
 
-  const dev = await startDevServer({ cli: await resolveTemporalCli(process.env.TEMPORAL_CLI_PATH), port: await freePort() });
+  const dev = await startDevServer({
+    cli: await resolveTemporalCli(process.env.TEMPORAL_CLI_PATH),
+    port: await freePort(),
+  });
   stops.push(() => dev.stop());
 
   const taskQueue = `bench-${runId}`;
@@ -77,9 +80,24 @@ export async function startBenchStack(employees: number): Promise<BenchStack> {
   const dataset = await loadBenchDataset(orm.em.fork(), employees);
 
   const children: ChildProcess[] = [
-    spawnEntry('worker/main.ts', { ...env, DATABASE_POOL_MAX: String(BENCH_SETTINGS.workerPoolMax) }),
-    spawnEntry('api/main.ts', { ...env, PORT: String(apiPort), DATABASE_POOL_MAX: String(BENCH_SETTINGS.apiPoolMax) }),
-    spawnEntry('bench/peers/server.ts', { ...env, PORT: String(peerPort), DATABASE_POOL_MAX: String(BENCH_SETTINGS.apiPoolMax) }),
+    spawnEntry('worker/main.ts', {
+      ...env,
+      DATABASE_POOL_MAX: String(BENCH_SETTINGS.workerPoolMax),
+      WORKER_ACTIVITY_CONCURRENCY: String(BENCH_SETTINGS.workerActivityConcurrency),
+      WORKER_WORKFLOW_CONCURRENCY: String(BENCH_SETTINGS.workerWorkflowConcurrency),
+      WORKER_MAX_CACHED_WORKFLOWS: String(BENCH_SETTINGS.workerCachedWorkflows),
+    }),
+    spawnEntry('api/main.ts', {
+      ...env,
+      PORT: String(apiPort),
+      DATABASE_POOL_MAX: String(BENCH_SETTINGS.apiPoolMax),
+    }),
+    spawnEntry('bench/peers/server.ts', {
+      ...env,
+      PORT: String(peerPort),
+      DATABASE_POOL_MAX: String(BENCH_SETTINGS.apiPoolMax),
+    }),
+    spawnEntry('bench/peers/noop-worker.ts', { ...env, TEMPORAL_TASK_QUEUE: `${taskQueue}-noop` }),
   ];
   stops.push(async () => {
     await Promise.all(children.map((c) => stopChild(c)));
@@ -88,11 +106,12 @@ export async function startBenchStack(employees: number): Promise<BenchStack> {
   const peerUrl = `http://127.0.0.1:${peerPort}`;
   await Promise.all([waitForHttp(`${apiUrl}/readyz`), waitForHttp(`${peerUrl}/hello`)]);
 
-  const token = createTokenService({ keys: config.JWT_SIGNING_KEYS, issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE, clock: systemClock }).issue(
-    dataset.clientId,
-    SCOPES,
-    1,
-  );
+  const token = createTokenService({
+    keys: config.JWT_SIGNING_KEYS,
+    issuer: config.JWT_ISSUER,
+    audience: config.JWT_AUDIENCE,
+    clock: systemClock,
+  }).issue(dataset.clientId, SCOPES, 1);
   return {
     config,
     orm,

@@ -60,8 +60,20 @@ export const configSchema = z.object({
     .regex(/^\d+\s*(ms|s|m|h|d)$/, 'must be a duration such as 7d')
     .default('7d'),
   SIMULATED_INSURER_DELAY_MS: z.coerce.number().int().min(0).default(2000),
+  /** GET /metrics on the API port; with METRICS_TOKEN set it needs `Authorization: Bearer <token>`. */
+  METRICS_ENABLED: bool.default(true),
+  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  /** The worker's Temporal SDK metrics (Prometheus) listen here; 0 turns them off. */
+  WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
+  /** Worker tuning (0: derived from DATABASE_POOL_MAX). */
+  WORKER_ACTIVITY_CONCURRENCY: z.coerce.number().int().min(0).max(1000).default(0),
+  WORKER_WORKFLOW_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(40),
+  WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(0).max(100000).default(1000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   WEBHOOK_ALLOW_PRIVATE: bool.default(false),
+  /** Webhook retries: the first delay, doubled per attempt up to the maximum, jittered, for 24 h. */
+  WEBHOOK_RETRY_INITIAL_MS: z.coerce.number().int().min(10).default(10_000),
+  WEBHOOK_RETRY_MAX_MS: z.coerce.number().int().min(10).default(3_600_000),
 });
 
 export type Config = z.infer<typeof configSchema> & { baseUrl: string; dataDir: string };

@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { NativeConnection } from '@temporalio/worker';
 import { Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities/index.js';
+import { safeActivityErrors } from '../activities/safe-errors.js';
 
 export const WORKFLOWS_PATH = path.resolve(import.meta.dirname, '..', 'workflows', 'index.ts');
 
@@ -25,10 +26,13 @@ export async function createWorker(deps: WorkerDeps): Promise<Worker> {
     taskQueue: deps.taskQueue,
     workflowsPath: WORKFLOWS_PATH,
     activities: createActivities(deps),
-    // Activity concurrency near the database pool size; the pool is the real limit.
-    maxConcurrentActivityTaskExecutions: deps.config.DATABASE_POOL_MAX * 2,
-    maxConcurrentWorkflowTaskExecutions: 40,
-    maxCachedWorkflows: 500,
+    // Database errors leave activities without their statement text (personal data), see db/errors.ts.
+    interceptors: { activity: [safeActivityErrors] },
+    // Activity concurrency near the database pool size (activities wait on it, so a little above it).
+    maxConcurrentActivityTaskExecutions:
+      deps.config.WORKER_ACTIVITY_CONCURRENCY || deps.config.DATABASE_POOL_MAX * 2,
+    maxConcurrentWorkflowTaskExecutions: deps.config.WORKER_WORKFLOW_CONCURRENCY,
+    maxCachedWorkflows: deps.config.WORKER_MAX_CACHED_WORKFLOWS,
     reuseV8Context: true,
     bundlerOptions: { ignoreModules: [] },
     ...deps.tuning,

@@ -1,9 +1,10 @@
-import jwt from 'jsonwebtoken';
 import Koa from 'koa';
 import pg from 'pg';
+import { createTokenService } from '../../api/auth/tokens.js';
 import { pageSql } from '../../api/paging.js';
 import { membersQuery, policiesQuery } from '../../api/routes/policies.js';
 import { loadConfig } from '../../config/index.js';
+import { systemClock } from '../../domain/clock.js';
 
 /**
  * The bare peers of the benchmark: the same work as the service's routes with the least machinery —
@@ -11,7 +12,12 @@ import { loadConfig } from '../../config/index.js';
  */
 const config = loadConfig();
 const pool = new pg.Pool({ connectionString: config.DATABASE_URL, max: config.DATABASE_POOL_MAX });
-const [key] = config.JWT_SIGNING_KEYS;
+const tokens = createTokenService({
+  keys: config.JWT_SIGNING_KEYS,
+  issuer: config.JWT_ISSUER,
+  audience: config.JWT_AUDIENCE,
+  clock: systemClock,
+});
 
 /** knex placeholders (`?`) to pg's numbered ones. */
 const numbered = (sql: string) => {
@@ -19,10 +25,11 @@ const numbered = (sql: string) => {
   return sql.replace(/\?/g, () => `$${++n}`);
 };
 
+/** The same JWT check as the service (signature, kid, iss, aud, expiry), without the secret-version lookup. */
 function clientOf(ctx: Koa.Context): string {
-  const token = ctx.get('authorization').replace(/^Bearer /, '');
-  const claims = jwt.verify(token, key!.secret, { algorithms: ['HS256'], issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE });
-  return (claims as jwt.JwtPayload).sub!;
+  const auth = tokens.verify(ctx.get('authorization').replace(/^Bearer /, ''));
+  if (!auth) throw new Error('unauthorized');
+  return auth.clientId;
 }
 
 const limitOf = (ctx: Koa.Context) => Number(ctx.query.limit ?? 10);
@@ -31,7 +38,12 @@ const routes: Record<string, (ctx: Koa.Context) => Promise<unknown>> = {
   '/hello': async () => 'hello',
   '/auth-hello': async (ctx) => ({ client_id: clientOf(ctx) }),
   '/policies': async (ctx) => {
-    const { sql, params } = pageSql(policiesQuery(clientOf(ctx), { limit: limitOf(ctx) } as never), null, false, limitOf(ctx) + 1);
+    const { sql, params } = pageSql(
+      policiesQuery(clientOf(ctx), { limit: limitOf(ctx) } as never),
+      null,
+      false,
+      limitOf(ctx) + 1,
+    );
     return (await pool.query(numbered(sql), params)).rows;
   },
   '/members': async (ctx) => {
@@ -51,7 +63,10 @@ const routes: Record<string, (ctx: Koa.Context) => Promise<unknown>> = {
     return rows;
   },
   '/profile': async (ctx) => {
-    const { rows } = await pool.query('select * from employees where client_id = $1 and id = $2', [clientOf(ctx), ctx.query.employee_id]);
+    const { rows } = await pool.query('select * from employees where client_id = $1 and id = $2', [
+      clientOf(ctx),
+      ctx.query.employee_id,
+    ]);
     return rows[0];
   },
   '/bulk-single': async (ctx) => bulk(ctx, 'single'),
@@ -61,7 +76,9 @@ const routes: Record<string, (ctx: Koa.Context) => Promise<unknown>> = {
 /** The hand-written peers of bulk update: one UPDATE … FROM (VALUES …), or one UPDATE per row. */
 async function bulk(ctx: Koa.Context, mode: 'single' | 'rows') {
   const clientId = clientOf(ctx);
-  const items = (ctx.request as unknown as { body: { employees: { emp_id: string; last_active_date: string }[] } }).body.employees;
+  const items = (
+    ctx.request as unknown as { body: { employees: { emp_id: string; last_active_date: string }[] } }
+  ).body.employees;
   const conn = await pool.connect();
   try {
     await conn.query('begin');
@@ -73,11 +90,10 @@ async function bulk(ctx: Koa.Context, mode: 'single' | 'rows') {
       );
     } else {
       for (const i of items) {
-        await conn.query('update employees set last_active_date = $1, updated_at = now() where client_id = $2 and id = $3', [
-          i.last_active_date,
-          clientId,
-          i.emp_id,
-        ]);
+        await conn.query(
+          'update employees set last_active_date = $1, updated_at = now() where client_id = $2 and id = $3',
+          [i.last_active_date, clientId, i.emp_id],
+        );
       }
     }
     await conn.query('commit');

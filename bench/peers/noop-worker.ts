@@ -1,0 +1,43 @@
+import { NativeConnection, Worker } from '@temporalio/worker';
+import type { Activities } from '../../activities/index.js';
+import { loadConfig } from '../../config/index.js';
+import { WORKFLOWS_PATH } from '../../worker/create-worker.js';
+import { BENCH_SETTINGS } from '../stack.js';
+
+/**
+ * The peer of end-to-end throughput: the same endorsement workflow code on the same server, its
+ * activities replaced by no-ops, so the difference is what the real activities (database) cost.
+ */
+type EndorsementSteps =
+  | 'reviewEndorsement'
+  | 'markSentToInsurer'
+  | 'rejectEndorsement'
+  | 'cancelEndorsement'
+  | 'submitToInsurer'
+  | 'withdrawFromInsurer'
+  | 'applyApproval';
+const noop = async (): Promise<void> => undefined;
+const activities: Pick<Activities, EndorsementSteps> = {
+  reviewEndorsement: noop,
+  markSentToInsurer: noop,
+  rejectEndorsement: noop,
+  cancelEndorsement: noop,
+  submitToInsurer: noop,
+  withdrawFromInsurer: noop,
+  applyApproval: noop,
+};
+
+const config = loadConfig();
+const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS! });
+const worker = await Worker.create({
+  connection,
+  taskQueue: config.TEMPORAL_TASK_QUEUE,
+  workflowsPath: WORKFLOWS_PATH,
+  activities,
+  maxConcurrentActivityTaskExecutions: BENCH_SETTINGS.workerActivityConcurrency,
+  maxConcurrentWorkflowTaskExecutions: BENCH_SETTINGS.workerWorkflowConcurrency,
+  maxCachedWorkflows: BENCH_SETTINGS.workerCachedWorkflows,
+  reuseV8Context: BENCH_SETTINGS.reuseV8Context,
+});
+await worker.run();
+await connection.close();
