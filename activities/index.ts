@@ -5,6 +5,7 @@ import type { Logger } from '../api/logger.js';
 import type { Client as TemporalClient } from '@temporalio/client';
 import type { AdapterRegistry } from '../adapters/registry.js';
 import { createEndorsementActivities } from './endorsement.js';
+import { createGrantActivities } from './grant.js';
 
 export interface ActivityDeps {
   config: Config;
@@ -23,6 +24,7 @@ export interface ActivityDeps {
 export function createActivities(deps: ActivityDeps) {
   return {
     ...createEndorsementActivities(deps),
+    ...createGrantActivities(deps),
     async ping(name: string): Promise<string> {
       const rows = await deps.orm.em.getConnection().execute<{ ok: number }[]>('select 1 as ok');
       return `activity:${name}:${rows[0]?.ok === 1 ? 'db' : 'no-db'}`;

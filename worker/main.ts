@@ -6,6 +6,7 @@ import { systemClock } from '../domain/clock.js';
 import { connectWorkerConnection, createTemporalClient } from '../infra/temporal-client.js';
 import { defaultAdapterRegistry } from '../adapters/registry.js';
 import { ensureEndorsementReconciler } from '../domain/endorsement-workflow.js';
+import { ensureGrantReconciler } from '../domain/grant-workflow.js';
 import { createWorker } from './create-worker.js';
 
 /** Production entry point of the Temporal worker; scale by running more copies. */
@@ -29,6 +30,7 @@ const worker = await createWorker({
   taskQueue: config.TEMPORAL_TASK_QUEUE,
 });
 await ensureEndorsementReconciler(temporal, config.TEMPORAL_TASK_QUEUE);
+await ensureGrantReconciler(temporal, config.TEMPORAL_TASK_QUEUE);
 logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE }, 'worker running');
 // The SDK installs SIGINT/SIGTERM handlers that drain in-flight tasks before run() resolves.
 await worker.run();

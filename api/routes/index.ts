@@ -4,6 +4,7 @@ import { coverageRoutes } from './coverage.js';
 import { dependentRoutes } from './dependents.js';
 import { employeeRoutes } from './employees.js';
 import { endorsementRoutes } from './endorsements.js';
+import { grantRoutes } from './grants.js';
 import { healthRoutes } from './health.js';
 import { policyRoutes } from './policies.js';
 
@@ -17,5 +18,6 @@ export function allRoutes(): RouteDef[] {
     ...dependentRoutes,
     ...endorsementRoutes,
     ...coverageRoutes,
+    ...grantRoutes,
   ];
 }
