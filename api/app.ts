@@ -6,10 +6,12 @@ import { TENANT_FILTER } from '../domain/entities/tenant.js';
 import { authenticate } from './auth/authenticate.js';
 import type { AppDeps } from './deps.js';
 import { errorMiddleware } from './middleware/errors.js';
+import { docsAssets } from './middleware/docs-assets.js';
+import { observe } from './middleware/observe.js';
 import { jsonBody, requestLog } from './middleware/request.js';
 import type { RouteDef } from './route.js';
 import { allRoutes } from './routes/index.js';
-import { parseInput } from './validation.js';
+import { parseInput, parseNoBody } from './validation.js';
 
 /** Builds the HTTP app from explicit dependencies; two calls give two independent apps. */
 export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes()): Koa {
@@ -18,7 +20,9 @@ export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes()): Koa 
   for (const def of routes) mount(router, def, deps);
 
   app.use(requestLog(deps.logger));
+  app.use(observe(deps));
   app.use(errorMiddleware(deps.logger));
+  app.use(docsAssets());
   app.use(jsonBody());
   app.use((ctx, next) => RequestContext.create(deps.orm.em, next));
   app.use(router.routes());
@@ -29,10 +33,13 @@ export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes()): Koa 
 function mount(router: Router, def: RouteDef, deps: AppDeps): void {
   const method = def.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
   router[method](def.path, async (ctx) => {
+    ctx.state.route = def;
     const auth = def.scopes === 'public' ? undefined : await authenticate(ctx, deps, def.scopes);
     const params = def.params ? parseInput(def.params, ctx.params) : undefined;
     const query = def.query ? parseInput(def.query, ctx.query, def.invalidQuery) : undefined;
-    const body = def.body ? parseInput(def.body, ctx.request.body ?? null) : undefined;
+    const body = def.body
+      ? parseInput(def.body, ctx.request.body ?? null)
+      : parseNoBody(def.method, ctx.request.body);
     const em = RequestContext.getEntityManager() as EntityManager;
     if (auth) em.setFilterParams(TENANT_FILTER, { clientId: auth.clientId });
     ctx.state.auth = auth;

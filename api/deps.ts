@@ -5,6 +5,11 @@ import type { Clock } from '../domain/clock.js';
 import type { CredentialStore } from './auth/credentials.js';
 import type { TokenService } from './auth/tokens.js';
 import type { Logger } from './logger.js';
+import type { Metrics } from './metrics.js';
+import type { RouteDef } from './route.js';
+
+/** Called with every answer of a matched route, as the client got it (the contract check in tests). */
+export type ResponseObserver = (route: RouteDef, status: number, body: unknown) => void;
 
 /** Everything the HTTP app needs, passed in explicitly; the app keeps no module-level state. */
 export interface AppDeps {
@@ -15,4 +20,7 @@ export interface AppDeps {
   logger: Logger;
   tokens: TokenService;
   credentials: CredentialStore;
+  /** This app's own Prometheus registry and recorders (GET /metrics). */
+  metrics: Metrics;
+  onResponse?: ResponseObserver;
 }

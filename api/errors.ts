@@ -23,10 +23,31 @@ export const conflict = (title: string, detail = ''): ApiError =>
 export const forbidden = (title: string, detail = ''): ApiError =>
   new ApiError(403, 'FORBIDDEN', title, detail);
 
-export const unauthorized = (): ApiError => new ApiError(401, 'UNAUTHORIZED', 'Unauthorized', '');
+/** Missing, malformed, expired, wrongly signed or revoked: one answer, nothing about why (spec 5). */
+export const unauthorized = (): ApiError =>
+  new ApiError(401, 'UNAUTHORIZED', 'Unauthorized', '', { 'WWW-Authenticate': 'Bearer' });
 
 export const serviceUnavailable = (detail: string): ApiError =>
   new ApiError(503, 'SERVICE_UNAVAILABLE', 'Service Unavailable', detail, { 'Retry-After': '5' });
 
 export const payloadTooLarge = (title: string, detail = ''): ApiError =>
   new ApiError(413, 'PAYLOAD_TOO_LARGE', title, detail);
+
+/** The rest of the answers every route may give (D11); shared by the middleware and the API reference. */
+export const unexpectedError = (): ApiError => new ApiError(500, 'E5000', 'An unexpected error occurred', '');
+
+export const insufficientScope = (accepted: readonly string[]): ApiError =>
+  forbidden('Insufficient Scope', `requires one of: ${accepted.join(', ')}`);
+
+export const malformedJson = (): ApiError => validationError('body: must be valid JSON', 'Malformed JSON');
+
+export const bodyTooLarge = (): ApiError =>
+  payloadTooLarge('Payload Too Large', 'request body exceeds 1 MiB');
+
+export const unsupportedMediaType = (): ApiError =>
+  new ApiError(
+    415,
+    'UNSUPPORTED_MEDIA_TYPE',
+    'Unsupported Media Type',
+    'Content-Type must be application/json',
+  );

@@ -14,6 +14,21 @@ const POLL_MS = 25;
 
 const KEY = /^[\x21-\x7e]{1,255}$/;
 
+const invalidIdempotencyKey = () =>
+  validationError('Idempotency-Key: must be 1 to 255 visible ASCII characters');
+const idempotencyKeyReused = () =>
+  new ApiError(
+    422,
+    'IDEMPOTENCY_KEY_REUSED',
+    'Idempotency Key Reused',
+    'Idempotency-Key: was already used with a different request body',
+  );
+const requestInProgress = () =>
+  conflict('Request In Progress', 'a request with this Idempotency-Key is still being processed');
+
+/** What a route wrapped in withIdempotency may answer besides its own errors (for its `errors`). */
+export const IDEMPOTENCY_ERRORS = [invalidIdempotencyKey(), idempotencyKeyReused(), requestInProgress()];
+
 export interface IdempotencyScope {
   deps: Pick<AppDeps, 'orm' | 'clock'>;
   ctx: Koa.Context;
@@ -39,7 +54,7 @@ interface Stored {
 export async function withIdempotency<T>(scope: IdempotencyScope, run: () => Promise<T>): Promise<T> {
   const key = scope.ctx.get('idempotency-key');
   if (!key) return run();
-  if (!KEY.test(key)) throw validationError('Idempotency-Key: must be 1 to 255 visible ASCII characters');
+  if (!KEY.test(key)) throw invalidIdempotencyKey();
   const hash = requestHash(scope.body);
   const conn = scope.deps.orm.em.getConnection();
   const ids = [scope.clientId, scope.route, key];
@@ -70,19 +85,14 @@ export async function withIdempotency<T>(scope: IdempotencyScope, run: () => Pro
     );
     if (!stored) continue; // the first attempt failed and released the key: claim it again
     if (stored.request_hash !== hash) {
-      throw new ApiError(
-        422,
-        'IDEMPOTENCY_KEY_REUSED',
-        'Idempotency Key Reused',
-        'Idempotency-Key: was already used with a different request body',
-      );
+      throw idempotencyKeyReused();
     }
     if (stored.response_status !== null) {
       scope.ctx.set('Idempotent-Replayed', 'true');
       return stored.response_body as T;
     }
     if (Date.now() > deadline) {
-      throw conflict('Request In Progress', 'a request with this Idempotency-Key is still being processed');
+      throw requestInProgress();
     }
     await sleep(POLL_MS);
   }

@@ -92,7 +92,8 @@ const cursorParam = z
   .max(MAX_CURSOR_LENGTH, 'is not a valid cursor')
   // An empty cursor (e.g. the end_cursor of an empty page sent back) means "no cursor".
   .transform((v) => v || undefined)
-  .optional();
+  .optional()
+  .meta({ description: 'An opaque cursor from a previous page (D5)' });
 
 /** The paging query parameters (spec 4.13); spread into a route's query schema. */
 export const pageQueryFields = {
@@ -102,7 +103,8 @@ export const pageQueryFields = {
     .transform(Number)
     .refine((n) => n >= 1 && n <= MAX_LIMIT, LIMIT_RULE)
     .optional()
-    .transform((n) => n ?? DEFAULT_LIMIT),
+    .transform((n) => n ?? DEFAULT_LIMIT)
+    .meta({ description: `Page size, 1 to ${MAX_LIMIT}; default ${DEFAULT_LIMIT}` }),
   start_cursor: cursorParam,
   last_cursor: cursorParam,
 };

@@ -32,7 +32,28 @@ interface RouteBase<PS, QS, BS> {
   body?: BS;
   /** Error to answer when the query fails its schema (default 400 VALIDATION_ERROR naming the field). */
   invalidQuery?: (detail: string) => ApiError;
+  /** Longer text for the API reference (the summary is its title). */
+  description?: string;
+  /** What a success answers, for the API reference and the contract test. */
+  response?: RouteResponse;
+  /**
+   * The errors this route answers besides the ones every route shares (see api/openapi/errors.ts),
+   * built with the same helpers the handler throws, so the reference cannot name another title.
+   */
+  errors?: readonly ApiError[];
 }
+
+/**
+ * A success answer: the payload schema (sent as `{payload}`, D11), or a body the handler writes
+ * itself in another media type (a PDF, a page), sent as it is.
+ */
+export type RouteResponse = Schema | RawResponse;
+export interface RawResponse {
+  contentType: string;
+  schema: Schema;
+  description: string;
+}
+export const isRawResponse = (r: RouteResponse): r is RawResponse => 'contentType' in r;
 
 export interface ProtectedRoute<PS, QS, BS> extends RouteBase<PS, QS, BS> {
   /** Any one of these scopes admits the token (D2). */

@@ -8,6 +8,7 @@ import { createCredentialStore } from './auth/credentials.js';
 import { createTokenService } from './auth/tokens.js';
 import type { AppDeps } from './deps.js';
 import { createLogger, type Logger } from './logger.js';
+import { createMetrics } from './metrics.js';
 
 export async function buildDeps(config: Config, overrides: Partial<AppDeps> = {}): Promise<AppDeps> {
   const clock: Clock = overrides.clock ?? systemClock;
@@ -30,6 +31,7 @@ export async function buildDeps(config: Config, overrides: Partial<AppDeps> = {}
         clock,
       }),
     credentials: overrides.credentials ?? createCredentialStore(orm, { logger }),
+    metrics: overrides.metrics ?? createMetrics({ orm, processMetrics: config.NODE_ENV !== 'test' }),
     ...overrides,
   };
 }

@@ -1,15 +1,11 @@
 import type Koa from 'koa';
 import { hasAnyScope, type Scope } from '../../domain/scopes.js';
 import type { AppDeps } from '../deps.js';
-import { ApiError, forbidden } from '../errors.js';
+import { insufficientScope, unauthorized } from '../errors.js';
 import type { Auth } from './tokens.js';
 
 /** RFC 6750: the scheme is case-insensitive; the token is a compact JWS (three base64url parts). */
 const BEARER = /^Bearer +([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/i;
-
-/** Missing, malformed, expired, wrongly signed or revoked: one answer, nothing about why (spec 5). */
-const unauthorized = () =>
-  new ApiError(401, 'UNAUTHORIZED', 'Unauthorized', '', { 'WWW-Authenticate': 'Bearer' });
 
 /** The one auth check every protected route goes through: 401 for a bad token, 403 for a missing scope. */
 export async function authenticate(
@@ -24,7 +20,7 @@ export async function authenticate(
   const current = await deps.credentials.secretVersion(auth.clientId);
   if (current !== auth.secretVersion) throw unauthorized();
   if (!hasAnyScope(auth.scopes, accepted)) {
-    throw forbidden('Insufficient Scope', `requires one of: ${accepted.join(', ')}`);
+    throw insufficientScope(accepted);
   }
   return auth;
 }

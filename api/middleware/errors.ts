@@ -1,6 +1,6 @@
 import type Koa from 'koa';
 import type { Logger } from '../logger.js';
-import { ApiError, serviceUnavailable } from '../errors.js';
+import { ApiError, serviceUnavailable, unexpectedError } from '../errors.js';
 
 const DB_DOWN_CODES = new Set([
   'ECONNREFUSED',
@@ -70,7 +70,7 @@ function toApiError(err: unknown): ApiError {
   const status = (err as { status?: unknown }).status;
   if (status === 405) return new ApiError(405, 'METHOD_NOT_ALLOWED', 'Method Not Allowed', '');
   if (status === 501) return new ApiError(501, 'NOT_IMPLEMENTED', 'Not Implemented', '');
-  return new ApiError(500, 'E5000', 'An unexpected error occurred', '');
+  return unexpectedError();
 }
 
 /** Keeps the log useful without copying query parameters (which may hold personal data) into it. */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type Koa from 'koa';
 import bodyParser from 'koa-bodyparser';
-import { ApiError, payloadTooLarge, validationError } from '../errors.js';
+import { bodyTooLarge, malformedJson, unsupportedMediaType } from '../errors.js';
 import type { Logger } from '../logger.js';
 
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
@@ -41,20 +41,14 @@ export function jsonBody(): Koa.Middleware {
     jsonLimit: MAX_BODY,
     strict: true,
     onerror: (err: Error & { status?: number; type?: string }) => {
-      if (err.status === 413 || err.type === 'entity.too.large')
-        throw payloadTooLarge('Payload Too Large', 'request body exceeds 1 MiB');
-      throw validationError('body: must be valid JSON', 'Malformed JSON');
+      if (err.status === 413 || err.type === 'entity.too.large') throw bodyTooLarge();
+      throw malformedJson();
     },
   });
   return async (ctx, next) => {
     const hasBody = ctx.request.length ? ctx.request.length > 0 : Boolean(ctx.get('transfer-encoding'));
     if (hasBody && ['POST', 'PUT', 'PATCH', 'DELETE'].includes(ctx.method) && !ctx.is('application/json')) {
-      throw new ApiError(
-        415,
-        'UNSUPPORTED_MEDIA_TYPE',
-        'Unsupported Media Type',
-        'Content-Type must be application/json',
-      );
+      throw unsupportedMediaType();
     }
     await parse(ctx, next);
   };

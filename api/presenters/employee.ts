@@ -1,15 +1,15 @@
+import { z } from 'zod';
 import type { Dependent, Employee } from '../../domain/entities/index.js';
-import type { Gender } from '../../domain/enums.js';
+import { EMPLOYEE_STATUSES, type Gender } from '../../domain/enums.js';
+import { GENDER_REQUEST, RELATIONSHIP_REQUEST } from '../schemas/employees.js';
+import { dateOut, idOut, outcome } from '../schemas/responses.js';
+import { GENDER_RESPONSE, RESPONSE_GENDERS } from './member.js';
 
 /** D6: Get Employee answers the documented spellings, male without the prefix the others carry. */
-const PROFILE_GENDER: Record<Gender, string> = {
-  MALE: 'MALE',
-  FEMALE: 'GENDER_FEMALE',
-  OTHER: 'GENDER_OTHER',
-};
+const PROFILE_GENDER = GENDER_RESPONSE;
 
 /** Dependents are ours (no spec spelling): they answer the request spelling, so a round trip matches. */
-const REQUEST_GENDER: Record<Gender, string> = {
+const REQUEST_GENDER: Record<Gender, (typeof GENDER_REQUEST)[number]> = {
   MALE: 'GENDER_MALE',
   FEMALE: 'GENDER_FEMALE',
   OTHER: 'GENDER_OTHER',
@@ -18,8 +18,48 @@ const REQUEST_GENDER: Record<Gender, string> = {
 /** Spec 2.4 types every field as a string: an unset date or text is "". */
 const str = (value: string | null | undefined): string => value ?? '';
 
+/** A date spec 2.4 types as a string that is "" while unset. */
+const dateOrEmpty = z.union([dateOut, z.literal('')]);
+
 /** The Employee object of spec 2.4. */
-export function presentEmployee(e: Employee) {
+export const employeeSchema = z
+  .object({
+    id: idOut('emp_5t9c2m7h1d'),
+    user_id: z.string(),
+    client_id: z.string(),
+    employee_id: z.string().meta({ description: "The client's own employee identifier" }),
+    name: z.string(),
+    email: z.string(),
+    phone_number: z.string(),
+    date_of_birth: dateOrEmpty,
+    gender: z.enum(RESPONSE_GENDERS),
+    designation: z.string(),
+    department: z.string(),
+    date_of_joining: dateOrEmpty,
+    date_of_leaving: dateOrEmpty.meta({ description: '"" while ACTIVE (D6)' }),
+    address: z.string(),
+    personal_email: z.string(),
+    personal_phone_number: z.string(),
+    is_admin: z.boolean(),
+    status: z.enum(EMPLOYEE_STATUSES),
+    last_active_date: dateOrEmpty,
+  })
+  .meta({ id: 'Employee', description: 'An employee as Get Employee answers it (spec 2.4, D6).' });
+export type EmployeeOut = z.infer<typeof employeeSchema>;
+
+export const dependentSchema = z
+  .object({
+    dependent_id: idOut('dep_6w1z8c3n5v'),
+    employee_id: z.string(),
+    name: z.string(),
+    relationship: z.enum(RELATIONSHIP_REQUEST),
+    date_of_birth: dateOrEmpty,
+    gender: z.enum(GENDER_REQUEST),
+  })
+  .meta({ id: 'Dependent', description: 'A dependent of an employee, in the request spellings.' });
+export type DependentOut = z.infer<typeof dependentSchema>;
+
+export function presentEmployee(e: Employee): EmployeeOut {
   return {
     id: e.id,
     user_id: e.userId,
@@ -44,7 +84,7 @@ export function presentEmployee(e: Employee) {
   };
 }
 
-export function presentDependent(d: Dependent) {
+export function presentDependent(d: Dependent): DependentOut {
   return {
     dependent_id: d.id,
     employee_id: d.employeeId,
@@ -54,3 +94,37 @@ export function presentDependent(d: Dependent) {
     gender: REQUEST_GENDER[d.gender],
   };
 }
+
+/** Spec 4.5. */
+export const getEmployeePayload = z
+  .object({ employee: employeeSchema, ...outcome('Employee fetched successfully') })
+  .meta({ id: 'GetEmployeePayload' });
+
+/** Spec 4.6 and 4.7: the service-assigned id of the employee created, found or updated. */
+export const employeeIdPayload = z
+  .object({ employee_id: idOut('emp_5t9c2m7h1d'), ...outcome('Employee created successfully') })
+  .meta({ id: 'EmployeeIdPayload' });
+
+/** Spec 2.8 and 4.8: one result per item, in request order. */
+export const bulkUpdatePayload = z
+  .object({
+    success: z.literal(true).meta({ description: 'The request was valid; see results for each item' }),
+    results: z.array(
+      z
+        .object({
+          emp_id: z.string(),
+          success: z.boolean(),
+          error: z.string().optional().meta({ description: 'Present only when success is false' }),
+        })
+        .meta({ id: 'BulkResult' }),
+    ),
+  })
+  .meta({ id: 'BulkUpdatePayload' });
+
+export const addDependentPayload = z
+  .object({ dependent_id: idOut('dep_6w1z8c3n5v'), ...outcome('Dependent added successfully') })
+  .meta({ id: 'AddDependentPayload' });
+
+export const listDependentsPayload = z
+  .object({ dependents: z.array(dependentSchema), ...outcome('Dependents fetched successfully') })
+  .meta({ id: 'ListDependentsPayload' });

@@ -1,4 +1,11 @@
-import type { EndorsementStatus, EndorsementType } from '../../domain/enums.js';
+import { z } from 'zod';
+import {
+  ENDORSEMENT_STATUSES,
+  ENDORSEMENT_TYPES,
+  type EndorsementStatus,
+  type EndorsementType,
+} from '../../domain/enums.js';
+import { dateOut, idOut, moneyOut, outcome } from '../schemas/responses.js';
 
 /** Columns of spec 2.5 as stored; dates as text so no time zone ever shifts them. */
 export const ENDORSEMENT_COLUMNS = `e.id, e.client_id, e.policy_id, e.employee_id, e.type, e.status,
@@ -19,8 +26,31 @@ export interface EndorsementRow {
   rejection_reason: string | null;
 }
 
+/** Spec 2.5. */
+export const endorsementSchema = z
+  .object({
+    id: idOut('end_2p7x9k4m6b'),
+    client_id: z.string(),
+    policy_id: z.string(),
+    employee_id: z.string(),
+    type: z.enum(ENDORSEMENT_TYPES),
+    status: z.enum(ENDORSEMENT_STATUSES),
+    coverage_start_date: dateOut,
+    coverage_end_date: dateOut,
+    premium_impact: moneyOut.meta({
+      description: 'INR; positive for an ADDITION, a negative refund for a DELETION',
+    }),
+    sum_insured: moneyOut,
+    rejection_reason: z
+      .string()
+      .nullable()
+      .meta({ description: 'Set only when status is ENDORSEMENT_STATUS_REJECTED' }),
+  })
+  .meta({ id: 'Endorsement', description: 'An endorsement (spec 2.5); statuses per spec 3.1 and D7.' });
+export type EndorsementOut = z.infer<typeof endorsementSchema>;
+
 /** The Endorsement object of spec 2.5; money as JSON numbers, rejection_reason only when REJECTED. */
-export function presentEndorsement(row: EndorsementRow) {
+export function presentEndorsement(row: EndorsementRow): EndorsementOut {
   return {
     id: row.id,
     client_id: row.client_id,
@@ -35,3 +65,13 @@ export function presentEndorsement(row: EndorsementRow) {
     rejection_reason: row.status === 'ENDORSEMENT_STATUS_REJECTED' ? row.rejection_reason : null,
   };
 }
+
+/** Spec 4.9: the workflow started; read the outcome with Get Endorsement. */
+export const createEndorsementPayload = z
+  .object({ endorsement_id: idOut('end_2p7x9k4m6b'), ...outcome('Endorsement created successfully') })
+  .meta({ id: 'CreateEndorsementPayload' });
+
+/** Spec 4.10, and the cancel's answer (D7). */
+export const endorsementPayload = z
+  .object({ endorsement: endorsementSchema, ...outcome('Endorsement fetched successfully') })
+  .meta({ id: 'EndorsementPayload' });

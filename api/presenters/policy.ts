@@ -1,5 +1,14 @@
-import type { CoverageType, PolicyStatus, PolicyType } from '../../domain/enums.js';
+import { z } from 'zod';
+import {
+  COVERAGE_TYPES,
+  POLICY_STATUSES,
+  POLICY_TYPES,
+  type CoverageType,
+  type PolicyStatus,
+  type PolicyType,
+} from '../../domain/enums.js';
 import type { Slab } from '../../domain/entities/policy.js';
+import { dateOut, idOut, moneyOut, outcome, pagingOut } from '../schemas/responses.js';
 
 /** Columns of the list view (spec 2.2, first group), read with POLICY_JOINS; `pol` is the policy. */
 export const POLICY_LIST_COLUMNS = `pol.id, pol.client_id, pol.policy_number, pol.insurer_id, pol.product_id, pol.tpa_id,
@@ -57,7 +66,49 @@ const money = (amount: string): number => Number(amount);
 /** A slab as the spec's string: whole rupees without a `.00` tail (`"300000"`), paise kept when present. */
 export const slabAmount = (amount: string): string => amount.replace(/\.0+$/, '');
 
-export function presentPolicyListItem(row: PolicyListRow) {
+/** Spec 2.2, first group: the list view. */
+export const policyListItemSchema = z
+  .object({
+    id: idOut('pol_8kq2n4x7w1'),
+    client_id: z.string(),
+    policy_number: z.string(),
+    insurer_id: z.string(),
+    product_id: z.string(),
+    tpa_id: z.string(),
+    net_premium: moneyOut,
+    gross_premium: moneyOut,
+    coverage_type: z.enum(COVERAGE_TYPES),
+    type: z.enum(POLICY_TYPES),
+    status: z.enum(POLICY_STATUSES),
+    start_date: dateOut,
+    end_date: dateOut,
+    sum_insured: z
+      .array(z.string().meta({ example: '300000' }))
+      .meta({ description: 'Sum-insured slabs (INR)' }),
+    insurer_name: z.string(),
+    insurer_logo: z.string(),
+    product_name: z.string(),
+    tpa_name: z.string(),
+    client_name: z.string(),
+  })
+  .meta({ id: 'PolicyListItem', description: 'A policy as List Policies shows it (spec 2.2).' });
+export type PolicyListItem = z.infer<typeof policyListItemSchema>;
+
+/** Spec 2.2, both groups: the detail view. */
+export const policyDetailSchema = policyListItemSchema
+  .extend({
+    inclusions: z.string(),
+    exclusions: z.string(),
+    terms_conditions: z.string(),
+    policy_document_url: z.string(),
+    network_hospital_url: z.string(),
+    daycare_url: z.string(),
+    cd_balance: moneyOut.meta({ description: 'Current CD (credit deposit) balance, INR' }),
+  })
+  .meta({ id: 'Policy', description: 'A policy with its detail fields (spec 2.2).' });
+export type PolicyDetail = z.infer<typeof policyDetailSchema>;
+
+export function presentPolicyListItem(row: PolicyListRow): PolicyListItem {
   return {
     id: row.id,
     client_id: row.client_id,
@@ -81,7 +132,7 @@ export function presentPolicyListItem(row: PolicyListRow) {
   };
 }
 
-export function presentPolicyDetail(row: PolicyDetailRow) {
+export function presentPolicyDetail(row: PolicyDetailRow): PolicyDetail {
   return {
     ...presentPolicyListItem(row),
     inclusions: row.inclusions,
@@ -93,3 +144,17 @@ export function presentPolicyDetail(row: PolicyDetailRow) {
     cd_balance: money(row.cd_balance),
   };
 }
+
+/** Spec 4.2. */
+export const listPoliciesPayload = z
+  .object({
+    policies: z.array(policyListItemSchema),
+    ...pagingOut,
+    ...outcome('Policies fetched successfully'),
+  })
+  .meta({ id: 'ListPoliciesPayload' });
+
+/** Spec 4.3. */
+export const getPolicyPayload = z
+  .object({ policy: policyDetailSchema, ...outcome('Policy fetched successfully') })
+  .meta({ id: 'GetPolicyPayload' });

@@ -5,6 +5,7 @@ import { TOKEN_TTL_SECONDS } from '../auth/tokens.js';
 import { admitTokenRequest, markIssued, RETRY_AFTER_SECONDS } from '../auth/token-requests.js';
 import { ApiError, forbidden } from '../errors.js';
 import { route } from '../route.js';
+import { sessionPayload, tokenPayload } from '../schemas/auth.js';
 
 const requiredString = (max: number) =>
   z
@@ -56,17 +57,28 @@ const rateLimited = () =>
     { 'Retry-After': String(RETRY_AFTER_SECONDS) },
   );
 
+const scopesNotAllowed = (refused: readonly string[]) =>
+  forbidden('Forbidden', `scopes not allowed for this client: ${refused.join(', ')}`);
+
 export const authRoutes = [
   route({
     method: 'POST',
     path: '/v1/auth/token',
     summary: 'Generate token',
+    description:
+      'Scope names are case-insensitive and `_` equals `.` (D2). At most 100 requests per client in any ' +
+      'rolling hour, failed ones included (D4).',
     scopes: 'public',
     body: tokenRequest,
+    response: tokenPayload,
+    errors: [invalidCredentials(), scopesNotAllowed(['policy.all']), rateLimited()],
     handler: async ({ body, em, deps, ctx }) => {
       // Counted before the secret is checked, so failed guesses use up the window too (D4).
       const admission = await admitTokenRequest(em, body.client_id, deps.clock.now());
-      if (admission.kind === 'limited') throw rateLimited();
+      if (admission.kind === 'limited') {
+        deps.metrics.tokenRateLimited();
+        throw rateLimited();
+      }
       // An unknown id still pays for a full scrypt verification: same timing as a wrong secret.
       const stored = admission.kind === 'admitted' ? admission.client.secretHash : DUMMY_HASH;
       const valid = await verifySecret(body.client_secret, stored);
@@ -75,10 +87,10 @@ export const authRoutes = [
 
       const allowed = new Set<string | null>(client.allowedScopes.map(normaliseScope));
       const refused = body.scopes.filter((scope) => !allowed.has(scope) && !allowed.has(familyScope(scope)));
-      if (refused.length > 0)
-        throw forbidden('Forbidden', `scopes not allowed for this client: ${refused.join(', ')}`);
+      if (refused.length > 0) throw scopesNotAllowed(refused);
 
       await markIssued(em, requestId);
+      deps.metrics.tokenIssued();
       ctx.set('Cache-Control', 'no-store');
       return {
         access_token: deps.tokens.issue(client.id, body.scopes, client.secretVersion),
@@ -93,6 +105,7 @@ export const authRoutes = [
     summary: 'Describe the presented token',
     // Any valid token of ours: integrators use it to check a token before a batch of calls.
     scopes: SCOPES,
+    response: sessionPayload,
     handler: async ({ auth }) => ({
       client_id: auth.clientId,
       scopes: auth.scopes,

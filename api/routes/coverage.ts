@@ -7,7 +7,7 @@ import { looksLikeId } from '../../domain/ids.js';
 import { linkSigner } from '../../domain/signed-links.js';
 import type { Auth } from '../auth/tokens.js';
 import { forbidden, notFound } from '../errors.js';
-import { presentCoverageEntry } from '../presenters/coverage.js';
+import { coveragePayload, presentCoverageEntry } from '../presenters/coverage.js';
 import { route, type Handler } from '../route.js';
 
 const employeeNotFound = () => notFound('Employee Not Found');
@@ -17,6 +17,11 @@ const linkInvalid = () =>
 
 const coverageParams = z.object({ employee_id: z.string() });
 const healthCardParams = z.object({ employee_id: z.string(), policy_id: z.string() });
+/** The link's own query; its values are checked with the signature, so any string passes here. */
+const healthCardQuery = z.object({
+  expires: z.string().meta({ description: 'Expiry, Unix seconds' }),
+  signature: z.string().meta({ description: 'HMAC of method, path and expiry' }),
+});
 
 /** The health card's path; this exact string, with the expiry, is what the link's HMAC covers (D10). */
 const healthCardPath = (employeeId: string, policyId: string) =>
@@ -27,8 +32,11 @@ export const coverageRoutes = [
     method: 'GET',
     path: '/v1/policy/coverage/:employee_id',
     summary: 'Policy coverage of an employee (spec 4.11)',
+    description: 'One entry per policy whose active member row for the employee covers today (D10).',
     scopes: ['policy.get', 'policy.all'],
     params: coverageParams,
+    response: coveragePayload,
+    errors: [employeeNotFound(), employeeNotCovered()],
     handler: async ({
       params,
       auth,
@@ -54,14 +62,28 @@ export const coverageRoutes = [
     method: 'GET',
     path: '/v1/policy/coverage/:employee_id/health-card/:policy_id.pdf',
     summary: 'Health card PDF through a pre-signed link (D10); no bearer token',
+    description: 'The pdf_url of a coverage entry: signed, valid for 3600 s, no bearer token (D10).',
     scopes: 'public',
     params: healthCardParams,
+    query: healthCardQuery,
+    invalidQuery: linkInvalid,
+    response: {
+      contentType: 'application/pdf',
+      schema: z.string().meta({ contentMediaType: 'application/pdf' }),
+      description: "The member's health card",
+    },
+    errors: [linkInvalid(), employeeNotFound(), employeeNotCovered()],
     handler: async ({
       params,
       em,
       deps,
       ctx,
-    }: Handler<z.output<typeof healthCardParams>, undefined, undefined, Auth | undefined>) => {
+    }: Handler<
+      z.output<typeof healthCardParams>,
+      z.output<typeof healthCardQuery>,
+      undefined,
+      Auth | undefined
+    >) => {
       // The signature covers the raw request path, so a swapped id or an altered query never gets further.
       const check = linkSigner(deps.config.LINK_SIGNING_KEY).verify(
         'GET',

@@ -2,7 +2,7 @@ import { today } from '../../domain/clock.js';
 import { addDependent } from '../../domain/employees.js';
 import { DependentSchema, EmployeeSchema } from '../../domain/entities/index.js';
 import { validationError } from '../errors.js';
-import { presentDependent } from '../presenters/employee.js';
+import { addDependentPayload, listDependentsPayload, presentDependent } from '../presenters/employee.js';
 import { route } from '../route.js';
 import { createDependentBody, employeePathParams, newDependentFromRequest } from '../schemas/employees.js';
 import { employeeNotFound } from './employees.js';
@@ -20,6 +20,8 @@ export const dependentRoutes = [
     scopes: ['employee.update', 'employee.all'],
     params: employeePathParams,
     body: createDependentBody,
+    response: addDependentPayload,
+    errors: [employeeNotFound()],
     handler: async ({ params, body, auth, em, deps }) => {
       // A child may be added on the day it is born; a future date is not a person yet.
       if (body.date_of_birth > today(deps.clock)) {
@@ -42,6 +44,8 @@ export const dependentRoutes = [
     summary: 'List the dependents of an employee',
     scopes: ['employee.get', 'employee.all'],
     params: employeePathParams,
+    response: listDependentsPayload,
+    errors: [employeeNotFound()],
     handler: async ({ params, em }) => {
       // Both reads go through the tenant filter (D1): another client's employee is unknown here.
       const employee = await em.findOne(EmployeeSchema, { id: params.employee_id }, { fields: ['id'] });

@@ -8,7 +8,12 @@ import {
 } from '../../domain/employees.js';
 import { EmployeeSchema } from '../../domain/entities/index.js';
 import { ApiError, conflict, notFound, payloadTooLarge, validationError } from '../errors.js';
-import { presentEmployee } from '../presenters/employee.js';
+import {
+  bulkUpdatePayload,
+  employeeIdPayload,
+  getEmployeePayload,
+  presentEmployee,
+} from '../presenters/employee.js';
 import { route } from '../route.js';
 import {
   bulkUpdateBody,
@@ -24,6 +29,10 @@ import {
 import { describeIssues } from '../validation.js';
 
 export const employeeNotFound = () => notFound('Employee Not Found');
+const tooManyEmployees = () =>
+  payloadTooLarge('Too Many Employees', `employees: must have at most ${MAX_BULK_ITEMS} items`);
+const emailInUse = () =>
+  conflict('Email Already In Use', 'email: is the official email of another employee of this client');
 
 /** D6: a date of birth is a day before today (Asia/Kolkata, from the injectable clock). */
 export function assertBornBefore(field: string, date: string | undefined, day: string): void {
@@ -49,8 +58,12 @@ export const employeeRoutes = [
     method: 'POST',
     path: '/v1/client/employees',
     summary: 'Create employee (idempotent on employee_id and on the official email)',
+    description:
+      'Idempotent: an employee_id or official email already known to the client answers 200 with ' +
+      '`Employee already exists` and the existing id; nothing is changed (D6).',
     scopes: ['employee.create', 'employee.all'],
     body: createEmployeeBody,
+    response: employeeIdPayload,
     handler: async ({ body, auth, em, deps }) => {
       const day = today(deps.clock);
       assertBornBefore('date_of_birth', body.date_of_birth, day);
@@ -71,6 +84,8 @@ export const employeeRoutes = [
     summary: 'Get employee',
     scopes: ['employee.get', 'employee.all'],
     query: profileQuery,
+    response: getEmployeePayload,
+    errors: [employeeNotFound()],
     invalidQuery: (detail) => new ApiError(400, 'MISSING_EMPLOYEE_ID', 'Employee ID is required', detail),
     handler: async ({ query, em }) => {
       // The tenant filter (D1) answers another client's employee exactly as an unknown one.
@@ -83,11 +98,15 @@ export const employeeRoutes = [
     method: 'PATCH',
     path: '/v1/client/employees/bulk',
     summary: 'Bulk update employees (1..100 items, per-item results in request order)',
+    description:
+      'An item with an unknown or missing emp_id or a bad date fails alone, in `results`; the others are applied (D6).',
     scopes: ['employee.update', 'employee.all'],
     body: bulkUpdateBody,
+    response: bulkUpdatePayload,
+    errors: [tooManyEmployees()],
     handler: async ({ body, auth, em }) => {
       if (body.employees.length > MAX_BULK_ITEMS) {
-        throw payloadTooLarge('Too Many Employees', `employees: must have at most ${MAX_BULK_ITEMS} items`);
+        throw tooManyEmployees();
       }
       const checked = body.employees.map(checkItem);
       const valid = checked.flatMap((c) => (c.item ? [c.item] : []));
@@ -109,6 +128,8 @@ export const employeeRoutes = [
     scopes: ['employee.update', 'employee.all'],
     params: employeePathParams,
     body: updateEmployeeBody,
+    response: employeeIdPayload,
+    errors: [employeeNotFound(), emailInUse()],
     handler: async ({ params, body, auth, em, deps }) => {
       const day = today(deps.clock);
       assertBornBefore('date_of_birth', body.date_of_birth, day);
@@ -126,10 +147,7 @@ export const employeeRoutes = [
         if (!updated) throw employeeNotFound();
       } catch (err) {
         if (err instanceof EmailInUseError) {
-          throw conflict(
-            'Email Already In Use',
-            'email: is the official email of another employee of this client',
-          );
+          throw emailInUse();
         }
         throw err;
       }

@@ -9,13 +9,21 @@ import { looksLikeId } from '../../domain/ids.js';
 import type { Auth } from '../auth/tokens.js';
 import type { AppDeps } from '../deps.js';
 import { conflict, notFound, serviceUnavailable, validationError, type ApiError } from '../errors.js';
-import { withIdempotency } from '../idempotency.js';
+import { IDEMPOTENCY_ERRORS, withIdempotency } from '../idempotency.js';
 import { isUnavailable } from '../middleware/errors.js';
-import { ENDORSEMENT_COLUMNS, presentEndorsement, type EndorsementRow } from '../presenters/endorsement.js';
+import {
+  createEndorsementPayload,
+  ENDORSEMENT_COLUMNS,
+  endorsementPayload,
+  presentEndorsement,
+  type EndorsementRow,
+} from '../presenters/endorsement.js';
 import { route, type Handler } from '../route.js';
 import {
   createEndorsementBody,
   endorsementParams,
+  invalidType,
+  missingAdditionDetails,
   parseEndorsementRequest,
   type CreateEndorsementBody,
   type EndorsementParams,
@@ -25,6 +33,17 @@ type Req<P, B> = Handler<P, undefined, B, Auth>;
 
 const CREATE_ROUTE = 'POST /v1/policy/endorsements';
 const endorsementNotFound = () => notFound('Endorsement Not Found');
+const alreadyDecided = (detail: string) => conflict('Endorsement Already Decided', detail);
+
+/** Every refusal code (a Record, so a new code does not compile until listed), for the API reference. */
+const REFUSALS = Object.keys({
+  EMPLOYEE_NOT_FOUND: true,
+  POLICY_NOT_FOUND: true,
+  INVALID: true,
+  IN_PROGRESS: true,
+  ALREADY_COVERED: true,
+  NOT_COVERED: true,
+} satisfies Record<EndorsementRefused['code'], true>) as EndorsementRefused['code'][];
 
 /** D7's synchronous refusals as the spec's errors. */
 function refusalToApiError(err: EndorsementRefused): ApiError {
@@ -95,7 +114,7 @@ async function cancel(
 ): Promise<EndorsementRow> {
   if (row.status === 'ENDORSEMENT_STATUS_CANCELLED') return row;
   if (row.status === 'ENDORSEMENT_STATUS_APPROVED' || row.status === 'ENDORSEMENT_STATUS_REJECTED') {
-    throw conflict('Endorsement Already Decided', `the endorsement is ${row.status}`);
+    throw alreadyDecided(`the endorsement is ${row.status}`);
   }
   await cancelThroughWorkflow(deps, em, {
     id: row.id,
@@ -110,7 +129,7 @@ async function cancel(
       after.status === 'ENDORSEMENT_STATUS_SENT_TO_INSURER'
         ? "the insurer's decision arrived first and is being applied"
         : `the endorsement is ${after.status}`;
-    throw conflict('Endorsement Already Decided', detail);
+    throw alreadyDecided(detail);
   }
   return after;
 }
@@ -120,8 +139,19 @@ export const endorsementRoutes = [
     method: 'POST',
     path: '/v1/policy/endorsements',
     summary: 'Create endorsement (spec 4.9)',
+    description:
+      'Checked synchronously (D7), then processed by a workflow: PENDING, SENT_TO_INSURER, then APPROVED ' +
+      'or REJECTED (or CANCELLED). Without policy_id the routing of D7 picks the policy. An optional ' +
+      '`Idempotency-Key` header makes a retry return the first answer.',
     scopes: ['policy.all'],
     body: createEndorsementBody,
+    response: createEndorsementPayload,
+    errors: [
+      invalidType(),
+      missingAdditionDetails(['coverage_start_date']),
+      ...REFUSALS.map((code) => refusalToApiError(new EndorsementRefused(code, '…'))),
+      ...IDEMPOTENCY_ERRORS,
+    ],
     handler: async ({ body, auth, em, deps, ctx }: Req<undefined, CreateEndorsementBody>) =>
       withIdempotency(
         { deps, ctx, clientId: auth.clientId, route: CREATE_ROUTE, body: ctx.request.body },
@@ -134,6 +164,8 @@ export const endorsementRoutes = [
     summary: 'Get endorsement (spec 4.10)',
     scopes: ['policy.get', 'policy.all'],
     params: endorsementParams,
+    response: endorsementPayload,
+    errors: [endorsementNotFound()],
     handler: async ({ params, auth, em }: Req<EndorsementParams, undefined>) => {
       const row = await readEndorsement(em, auth.clientId, params.endorsement_id);
       if (!row) throw endorsementNotFound();
@@ -148,8 +180,13 @@ export const endorsementRoutes = [
     method: 'POST',
     path: '/v1/policy/endorsements/:endorsement_id/cancel',
     summary: 'Cancel endorsement (D7)',
+    description:
+      'While PENDING or SENT_TO_INSURER; once submitted, the insurer adapter is told to withdraw. ' +
+      'Cancelling a cancelled endorsement answers it again.',
     scopes: ['policy.all'],
     params: endorsementParams,
+    response: endorsementPayload,
+    errors: [endorsementNotFound(), alreadyDecided('the endorsement is ENDORSEMENT_STATUS_APPROVED')],
     handler: async ({ params, auth, em, deps }: Req<EndorsementParams, undefined>) => {
       const row = await readEndorsement(em, auth.clientId, params.endorsement_id);
       if (!row) throw endorsementNotFound();

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { route } from '../route.js';
 import { serviceUnavailable } from '../errors.js';
 import type { AppDeps } from '../deps.js';
@@ -31,19 +32,30 @@ export async function checkDependencies(deps: AppDeps): Promise<{ database: bool
   return { database, temporal };
 }
 
+const livenessPayload = z.object({ status: z.literal('ok') }).meta({ id: 'LivenessPayload' });
+const readinessPayload = z
+  .object({
+    status: z.literal('ready'),
+    checks: z.object({ database: z.boolean(), temporal: z.boolean() }),
+  })
+  .meta({ id: 'ReadinessPayload' });
+
 export const healthRoutes = [
   route({
     method: 'GET',
     path: '/healthz',
     summary: 'Process liveness',
     scopes: 'public',
+    response: livenessPayload,
     handler: async () => ({ status: 'ok' }),
   }),
   route({
     method: 'GET',
     path: '/readyz',
     summary: 'PostgreSQL and Temporal reachable',
+    description: 'For load balancers: 503 while either dependency is unreachable.',
     scopes: 'public',
+    response: readinessPayload,
     handler: async ({ deps }) => {
       const checks = await checkDependencies(deps);
       if (!checks.database || !checks.temporal) {

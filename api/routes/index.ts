@@ -6,11 +6,13 @@ import { employeeRoutes } from './employees.js';
 import { endorsementRoutes } from './endorsements.js';
 import { grantRoutes } from './grants.js';
 import { healthRoutes } from './health.js';
+import { metricsRoutes } from './metrics.js';
 import { policyRoutes } from './policies.js';
+import { referenceRoutes } from './reference.js';
 
 /** Every route of the service; the OpenAPI document and the contract test read this same list. */
 export function allRoutes(): RouteDef[] {
-  return [
+  const routes: RouteDef[] = [
     ...healthRoutes,
     ...authRoutes,
     ...policyRoutes,
@@ -19,5 +21,9 @@ export function allRoutes(): RouteDef[] {
     ...endorsementRoutes,
     ...coverageRoutes,
     ...grantRoutes,
+    ...metricsRoutes,
   ];
+  // The reference describes every route, its own two included.
+  routes.push(...referenceRoutes(() => routes));
+  return routes;
 }

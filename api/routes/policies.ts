@@ -2,8 +2,16 @@ import { looksLikeId } from '../../domain/ids.js';
 import type { AppDeps } from '../deps.js';
 import { forbidden, notFound } from '../errors.js';
 import { cursorsFor, readPage, type KeysetQuery, type Page } from '../paging.js';
-import { MEMBER_COLUMNS, MEMBER_EMPLOYEE_JOIN, presentMember, type MemberRow } from '../presenters/member.js';
 import {
+  listMembersPayload,
+  MEMBER_COLUMNS,
+  MEMBER_EMPLOYEE_JOIN,
+  presentMember,
+  type MemberRow,
+} from '../presenters/member.js';
+import {
+  getPolicyPayload,
+  listPoliciesPayload,
   POLICY_DETAIL_COLUMNS,
   POLICY_JOINS,
   POLICY_LIST_COLUMNS,
@@ -21,6 +29,7 @@ import type { Auth } from '../auth/tokens.js';
 type Req<P, Q> = Handler<P, Q, undefined, Auth>;
 
 const policyNotFound = () => notFound('Policy Not Found');
+const foreignClient = () => forbidden('Forbidden', 'client_id: is not your client');
 
 /** `%term%` for ILIKE with the pattern characters of the term taken literally. */
 const contains = (term: string) => `%${term.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
@@ -107,10 +116,13 @@ export const policyRoutes = [
     method: 'GET',
     path: '/v1/policy/',
     summary: 'List policies (spec 4.2)',
+    description: 'Newest start_date first; keyset paging with opaque cursors (D5).',
     scopes: ['policy.list', 'policy.all'],
     query: listPoliciesQuery,
+    response: listPoliciesPayload,
+    errors: [foreignClient()],
     handler: async ({ query, auth, em, deps }: Req<undefined, ListPoliciesQuery>) => {
-      if (query.client_id !== auth.clientId) throw forbidden('Forbidden', 'client_id: is not your client');
+      if (query.client_id !== auth.clientId) throw foreignClient();
       const page = await readPage<PolicyListRow>(
         em,
         cursors(deps),
@@ -131,6 +143,8 @@ export const policyRoutes = [
     summary: 'Get policy (spec 4.3)',
     scopes: ['policy.get', 'policy.all'],
     params: policyParams,
+    response: getPolicyPayload,
+    errors: [policyNotFound()],
     handler: async ({ params, auth, em }: Req<PolicyParams, undefined>) => {
       if (!looksLikeId('policy', params.policy_id)) throw policyNotFound();
       const [row] = await em
@@ -147,9 +161,12 @@ export const policyRoutes = [
     method: 'GET',
     path: '/v1/policy/:policy_id/members',
     summary: 'List policy members (spec 4.4)',
+    description: 'By employee name, each employee before their dependents; keyset paging (D5).',
     scopes: ['policy.members.list', 'policy.all'],
     params: policyParams,
     query: listMembersQuery,
+    response: listMembersPayload,
+    errors: [policyNotFound()],
     handler: async ({ params, query, auth, em, deps }: Req<PolicyParams, ListMembersQuery>) => {
       if (!looksLikeId('policy', params.policy_id)) throw policyNotFound();
       const q = membersQuery(auth.clientId, params.policy_id, query);

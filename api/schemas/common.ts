@@ -4,7 +4,8 @@ import { isCalendarDate } from '../../domain/dates.js';
 /** A real calendar date written YYYY-MM-DD. */
 export const calendarDate = z
   .string({ error: 'must be a date string in YYYY-MM-DD form' })
-  .refine(isCalendarDate, { message: 'must be a real calendar date in YYYY-MM-DD form' });
+  .refine(isCalendarDate, { message: 'must be a real calendar date in YYYY-MM-DD form' })
+  .meta({ format: 'date' });
 
 export const email = z
   .email({ error: 'must be a valid email address' })

@@ -19,7 +19,8 @@ const nonEmptyText = (max: number) => text(max).min(1, 'must not be empty');
 
 const calendarDate = z
   .string(rule('must be a date string in YYYY-MM-DD form'))
-  .refine(isCalendarDate, 'must be a real calendar date in YYYY-MM-DD form');
+  .refine(isCalendarDate, 'must be a real calendar date in YYYY-MM-DD form')
+  .meta({ format: 'date' });
 
 const email = z.email(rule('must be a valid email address')).max(254, 'must be at most 254 characters');
 

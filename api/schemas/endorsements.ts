@@ -21,10 +21,38 @@ export const createEndorsementBody = z.strictObject(
   {
     employee_id: id,
     policy_id: id.nullish(),
-    type: z.unknown().optional(),
-    coverage_start_date: z.unknown().optional(),
-    coverage_end_date: z.unknown().optional(),
-    sum_insured: z.unknown().optional(),
+    type: z
+      .unknown()
+      .optional()
+      .meta({
+        type: 'string',
+        enum: ['ADDITION', 'DELETION', 'MODIFICATION'],
+        description: 'Required; the `ENDORSEMENT_TYPE_` prefixed forms are accepted too (D7)',
+      }),
+    coverage_start_date: z
+      .unknown()
+      .optional()
+      .meta({
+        type: 'string',
+        format: 'date',
+        description: 'Required (for an ADDITION: MISSING_ADDITION_DETAILS when absent)',
+      }),
+    coverage_end_date: z
+      .unknown()
+      .optional()
+      .meta({
+        type: 'string',
+        format: 'date',
+        description: 'Required (for an ADDITION: MISSING_ADDITION_DETAILS when absent)',
+      }),
+    sum_insured: z
+      .unknown()
+      .optional()
+      .meta({
+        type: 'number',
+        description:
+          "INR, one of the policy's slabs; default the policy's default. ADDITION and MODIFICATION only",
+      }),
   },
   { error: (iss) => (iss.code === 'invalid_type' ? 'must be a JSON object' : undefined) },
 );
@@ -43,7 +71,7 @@ const TYPES: Record<string, EndorsementType> = {
   ENDORSEMENT_TYPE_MODIFICATION: 'ENDORSEMENT_TYPE_MODIFICATION',
 };
 
-const invalidType = () =>
+export const invalidType = () =>
   new ApiError(
     400,
     'INVALID_ENDORSEMENT_TYPE',
@@ -51,7 +79,7 @@ const invalidType = () =>
     'type: must be one of ADDITION, DELETION, MODIFICATION',
   );
 
-const missingAdditionDetails = (fields: string[]) =>
+export const missingAdditionDetails = (fields: string[]) =>
   new ApiError(
     400,
     'MISSING_ADDITION_DETAILS',

@@ -11,14 +11,16 @@ const search = single()
   .trim()
   .max(100, 'must be at most 100 characters')
   .transform((v) => v || undefined)
-  .optional();
+  .optional()
+  .meta({ description: 'Case-insensitive substring (D5)' });
 
 /** Matched case-insensitively, answered in the spelling the rows use. */
 const statusFilter = <T extends readonly [string, ...string[]]>(values: T) =>
   single()
     .transform((v) => v.toUpperCase())
     .pipe(z.enum(values, { error: `must be one of ${values.join(', ')}` }))
-    .optional();
+    .optional()
+    .meta({ description: `One of ${values.join(', ')} (case-insensitive)` });
 
 /** Spec 4.2. */
 export const listPoliciesQuery = z

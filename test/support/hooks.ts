@@ -1,3 +1,4 @@
+import { assertAnswersMatchContract } from './contract.js';
 import { startStack, stopStack } from './stack.js';
 
 /** Root hooks: one stack for the whole run, shared by every test file. */
@@ -9,5 +10,6 @@ export const mochaHooks = {
   async afterAll(this: Mocha.Context) {
     this.timeout(60_000);
     await stopStack();
+    assertAnswersMatchContract();
   },
 };

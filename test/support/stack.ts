@@ -26,6 +26,7 @@ import {
 } from '../../infra/temporal.js';
 import { createWorker } from '../../worker/create-worker.js';
 import { defaultAdapterRegistry, type AdapterRegistry } from '../../adapters/registry.js';
+import { recordAnswer } from './contract.js';
 
 /**
  * One isolated stack per test run: its own database (on DATABASE_URL's server or an embedded
@@ -131,7 +132,7 @@ export async function startStack(): Promise<TestStack> {
   });
 
   const deps = (overrides: Partial<AppDeps> = {}) =>
-    buildDeps(config, { orm, temporal, logger, ...overrides });
+    buildDeps(config, { orm, temporal, logger, onResponse: recordAnswer, ...overrides });
   current = {
     runId,
     config,

@@ -1,0 +1,158 @@
+import {
+  OpenAPIRegistry,
+  OpenApiGeneratorV31,
+  type ResponseConfig,
+  type RouteConfig,
+} from '@asteasolutions/zod-to-openapi';
+import type { ApiError } from '../errors.js';
+import type { RouteDef } from '../route.js';
+import { errorSchemaFor, routeContract } from './contract.js';
+
+type Parameters = NonNullable<RouteConfig['request']>['params'];
+
+export type OpenApiDocument = ReturnType<OpenApiGeneratorV31['generateDocument']>;
+
+/** `/v1/policy/:policy_id` -> `/v1/policy/{policy_id}` (koa-router's parameters to OpenAPI's). */
+export const openApiPath = (koaPath: string): string => koaPath.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+
+/** A stable, unique operation id from method and path: `GET /v1/policy/{policy_id}` -> `getV1PolicyByPolicyId`. */
+export function operationId(def: RouteDef): string {
+  const words = def.path
+    .split('/')
+    .filter(Boolean)
+    .flatMap((segment) =>
+      segment.startsWith(':')
+        ? ['by', ...segment.slice(1).split(/[_.]/)]
+        : segment.split(/[^A-Za-z0-9]+/).filter(Boolean),
+    );
+  return [def.method.toLowerCase(), ...words.map((w) => w[0]!.toUpperCase() + w.slice(1))].join('');
+}
+
+/** Sections of the reference, matched on path prefixes, most specific first. */
+const TAGS: { prefix: string; name: string; description: string }[] = [
+  { prefix: '/v1/auth', name: 'Authentication', description: 'Tokens (spec 4.1, 5; D2 to D4).' },
+  {
+    prefix: '/v1/policy/endorsements',
+    name: 'Endorsements',
+    description: 'Add or remove an employee on a policy; processed by a workflow (spec 4.9, 4.10; D7, D8).',
+  },
+  {
+    prefix: '/v1/policy/grant',
+    name: 'Grants',
+    description: 'Grant a policy to an employee (spec 4.12; D9).',
+  },
+  {
+    prefix: '/v1/policy/coverage',
+    name: 'Coverage',
+    description: 'Active coverage and health cards (spec 4.11; D10).',
+  },
+  {
+    prefix: '/v1/policy',
+    name: 'Policies',
+    description: 'Policies and their members (spec 4.2 to 4.4; D5).',
+  },
+  {
+    prefix: '/v1/client/employees/:employee_id/dependents',
+    name: 'Dependents',
+    description: 'Dependents of an employee, enrolled beside the employee by an ADDITION.',
+  },
+  { prefix: '/v1/client/employees', name: 'Employees', description: 'Employees (spec 4.5 to 4.8; D6).' },
+];
+const OPERATIONS_TAG = {
+  name: 'Operations',
+  description: 'Health checks, this reference and metrics; no bearer token.',
+};
+
+const tagOf = (def: RouteDef) => TAGS.find((t) => def.path.startsWith(t.prefix))?.name ?? OPERATIONS_TAG.name;
+
+const API_DESCRIPTION = `Group health insurance administration for an employer (the client): policies, members,
+employees, endorsements, grants and coverage.
+
+- Every endpoint except token generation takes \`Authorization: Bearer <access_token>\`; each operation
+  lists the scopes that admit it (any one of them) under **Scopes** and in \`x-scopes\`.
+- A success is HTTP 200 with \`{"payload": ...}\`; an error is \`{type, title, detail, instance}\`.
+- Dates are \`YYYY-MM-DD\` (Asia/Kolkata); money is a JSON number in INR; ids are opaque strings.
+- Every request gets an \`X-Request-Id\` answer header (or keeps the one it sent) for support.`;
+
+/** Names one error for the examples of its status: `Policy Not Found`, `Validation Failed`. */
+function errorResponse(errors: readonly ApiError[], path: string): ResponseConfig {
+  const headers = [...new Set(errors.flatMap((e) => Object.keys(e.headers)))];
+  const examples = Object.fromEntries(
+    errors.map((e) => [
+      e.title,
+      {
+        summary: `${e.type}: ${e.title}`,
+        value: { type: e.type, title: e.title, detail: e.detail, instance: path },
+      },
+    ]),
+  );
+  return {
+    description: errors.map((e) => e.title).join('; '),
+    ...(headers.length > 0 && {
+      headers: Object.fromEntries(headers.map((h) => [h, { schema: { type: 'string' } }])),
+    }),
+    content: { 'application/json': { schema: errorSchemaFor(errors), examples } },
+  };
+}
+
+function scopesText(def: RouteDef): string {
+  return def.scopes === 'public'
+    ? 'Public: no bearer token.'
+    : `**Scopes** (any one of): ${def.scopes.map((s) => `\`${s}\``).join(', ')}`;
+}
+
+function routeConfig(def: RouteDef): RouteConfig {
+  const path = openApiPath(def.path);
+  const contract = routeContract(def);
+  const responses: Record<string, ResponseConfig> = {};
+  if (contract.success) {
+    responses['200'] = {
+      description: contract.success.description,
+      content: { [contract.success.contentType]: { schema: contract.success.body } },
+    };
+  }
+  for (const [status, errors] of contract.errors) responses[String(status)] = errorResponse(errors, path);
+  return {
+    method: def.method.toLowerCase() as RouteConfig['method'],
+    path,
+    operationId: operationId(def),
+    tags: [tagOf(def)],
+    summary: def.summary,
+    description: [def.description, scopesText(def)].filter(Boolean).join('\n\n'),
+    // D2 in the document: the route's scopes as roles of the bearer scheme, one alternative each.
+    security: def.scopes === 'public' ? [] : def.scopes.map((scope) => ({ bearerAuth: [scope] })),
+    'x-scopes': def.scopes === 'public' ? [] : [...def.scopes],
+    request: {
+      params: def.params as Parameters | undefined,
+      query: def.query as Parameters | undefined,
+      body: def.body ? { required: true, content: { 'application/json': { schema: def.body } } } : undefined,
+    },
+    responses,
+  };
+}
+
+export interface DocumentOptions {
+  /** config.baseUrl: where "Try it out" sends requests. */
+  serverUrl: string;
+}
+
+/** The OpenAPI 3.1 document of these routes, generated from the zod schemas the routes validate and answer with. */
+export function buildOpenApiDocument(routes: readonly RouteDef[], options: DocumentOptions): OpenApiDocument {
+  const registry = new OpenAPIRegistry();
+  registry.registerComponent('securitySchemes', 'bearerAuth', {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'JWT',
+    description: 'An access token from POST /v1/auth/token; valid for 3600 s.',
+  });
+  for (const def of routes) registry.registerPath(routeConfig(def));
+  const used = new Set(routes.map(tagOf));
+  return new OpenApiGeneratorV31(registry.definitions).generateDocument({
+    openapi: '3.1.0',
+    info: { title: 'Group Health Insurance Administration API', version: '1', description: API_DESCRIPTION },
+    servers: [{ url: options.serverUrl }],
+    tags: [...TAGS, OPERATIONS_TAG]
+      .filter((t) => used.has(t.name))
+      .map(({ name, description }) => ({ name, description })),
+  });
+}
