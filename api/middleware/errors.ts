@@ -1,4 +1,5 @@
 import type Koa from 'koa';
+import { safeError } from '../../db/errors.js';
 import type { Logger } from '../logger.js';
 import { ApiError, serviceUnavailable, unexpectedError } from '../errors.js';
 
@@ -74,7 +75,9 @@ function toApiError(err: unknown): ApiError {
 }
 
 /** Keeps the log useful without copying query parameters (which may hold personal data) into it. */
-function scrub(err: unknown): unknown {
+function scrub(failure: unknown): unknown {
+  // A database error's message holds the failed statement with its values (db/errors.ts).
+  const err = safeError(failure);
   if (!(err instanceof Error)) return { message: String(err) };
   return {
     name: err.name,
