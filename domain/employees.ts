@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { recordAudit } from './audit.js';
+import type { Employee } from './entities/index.js';
 import type { EmployeeStatus, Gender, Relationship } from './enums.js';
 import { newId } from './ids.js';
 
@@ -364,4 +365,26 @@ export async function addDependent(
     });
     return { id, created: true };
   });
+}
+
+/** Columns of the profile under their entity names, so a raw row presents like an entity. */
+const PROFILE_COLUMNS = `id, user_id as "userId", client_id as "clientId", employee_code as "employeeCode", name, email,
+  phone_number as "phoneNumber", date_of_birth as "dateOfBirth", gender, designation, department,
+  date_of_joining as "dateOfJoining", date_of_leaving as "dateOfLeaving", address, personal_email as "personalEmail",
+  personal_phone_number as "personalPhoneNumber", is_admin as "isAdmin", status, last_active_date as "lastActiveDate"`;
+
+/**
+ * The hot read of Get Employee: one statement by primary key, filtered by the client (D1), without
+ * entity hydration (which costs several times the query on this path).
+ */
+export async function findEmployeeProfile(
+  em: EntityManager,
+  clientId: string,
+  employeeId: string,
+): Promise<Omit<Employee, 'createdAt' | 'updatedAt'> | null> {
+  const rows = await em.execute<Omit<Employee, 'createdAt' | 'updatedAt'>[]>(
+    `select ${PROFILE_COLUMNS} from employees where client_id = ? and id = ?`,
+    [clientId, employeeId],
+  );
+  return rows[0] ?? null;
 }

@@ -59,7 +59,10 @@ export const dependentSchema = z
   .meta({ id: 'Dependent', description: 'A dependent of an employee, in the request spellings.' });
 export type DependentOut = z.infer<typeof dependentSchema>;
 
-export function presentEmployee(e: Employee): EmployeeOut {
+/** The stored fields Get Employee answers with (an entity or a row read by domain/employees.ts). */
+export type EmployeeFields = Omit<Employee, 'createdAt' | 'updatedAt'>;
+
+export function presentEmployee(e: EmployeeFields): EmployeeOut {
   return {
     id: e.id,
     user_id: e.userId,

@@ -3,10 +3,10 @@ import {
   bulkUpdateEmployees,
   createOrFindEmployee,
   EmailInUseError,
+  findEmployeeProfile,
   updateEmployee,
   type BulkItem,
 } from '../../domain/employees.js';
-import { EmployeeSchema } from '../../domain/entities/index.js';
 import { ApiError, conflict, notFound, payloadTooLarge, validationError } from '../errors.js';
 import {
   bulkUpdatePayload,
@@ -87,9 +87,9 @@ export const employeeRoutes = [
     response: getEmployeePayload,
     errors: [employeeNotFound()],
     invalidQuery: (detail) => new ApiError(400, 'MISSING_EMPLOYEE_ID', 'Employee ID is required', detail),
-    handler: async ({ query, em }) => {
-      // The tenant filter (D1) answers another client's employee exactly as an unknown one.
-      const employee = await em.findOne(EmployeeSchema, { id: query.employee_id });
+    handler: async ({ query, em, auth }) => {
+      // Filtered by the token's client (D1): another client's employee answers exactly as an unknown one.
+      const employee = await findEmployeeProfile(em, auth.clientId, query.employee_id);
       if (!employee) throw employeeNotFound();
       return { employee: presentEmployee(employee), message: 'Employee fetched successfully', success: true };
     },
