@@ -3,6 +3,8 @@ import { ApplicationFailure } from '@temporalio/common';
 import { recordAudit } from '../domain/audit.js';
 import { coveredRelationships, OPEN_STATUS_SQL } from '../domain/endorsements.js';
 import { startEndorsementWorkflow } from '../domain/endorsement-workflow.js';
+import { endorsementEventDataSql, outboxSql, recordStatusEvent } from '../domain/events.js';
+import { startDeliveries } from '../domain/webhook-workflow.js';
 import type { CoverageType, EndorsementStatus, EndorsementType } from '../domain/enums.js';
 import { newId } from '../domain/ids.js';
 import { amountAtLeast, formatPaise, toPaise } from '../domain/premium.js';
@@ -44,10 +46,14 @@ export function createEndorsementActivities(deps: ActivityDeps) {
     if (deps.faults?.exitAfterCommit === activity) process.exit(86);
   };
 
+  /** Starts the webhook deliveries a committed change wrote (best effort; the sweeper backs it up). */
+  const deliver = (deliveryIds: readonly string[]) => startDeliveries(deps, deps.orm.em, deliveryIds);
+
   /**
-   * A guarded status change and its audit entry in one statement (atomic). The final select sees
-   * the row as it was before the update, so when nothing moved it tells why: already there (a retry
-   * of an attempt that committed) or in another state.
+   * A guarded status change, its audit entry and its webhook event (outbox) in one statement
+   * (atomic). The row is locked first so the event's old status is the one replaced. The final
+   * select sees the row as it was before the update, so when nothing moved it tells why: already
+   * there (a retry of an attempt that committed, whose event is already recorded) or in another state.
    */
   async function transition(
     id: string,
@@ -56,20 +62,33 @@ export function createEndorsementActivities(deps: ActivityDeps) {
     rejectionReason: string | null = null,
   ): Promise<void> {
     const fields = rejectionReason ? "'{status,rejection_reason}'::text[]" : "'{status}'::text[]";
-    const [row] = await sql<{ moved: boolean; status: EndorsementStatus | null }>(
-      `with moved as (
-         update endorsements
+    const outbox = outboxSql('change', 'endorsement.status_changed');
+    const [row] = await sql<{ moved: boolean; status: EndorsementStatus | null; deliveries: string[] }>(
+      `with before as (select id, status from endorsements where id = ? for update),
+       moved as (
+         update endorsements e
             set status = ?, rejection_reason = ?, updated_at = now(),
-                decided_at = case when ? then now() else decided_at end
-          where id = ? and status in ${OPEN_STATUS_SQL} and status <> ?
-          returning id, client_id),
+                decided_at = case when ? then now() else e.decided_at end
+           from before b
+          where e.id = b.id and e.status in ${OPEN_STATUS_SQL} and e.status <> ?
+          returning e.id, e.client_id, e.policy_id, e.employee_id, b.status as old_status, e.status,
+                    e.rejection_reason),
        audited as (
          insert into audit_events (client_id, entity, entity_id, action, changed_fields)
-         select client_id, 'endorsement', id, ?, ${fields} from moved)
-       select exists (select 1 from moved) as moved, (select status from endorsements where id = ?) as status`,
-      [to, rejectionReason, to !== 'ENDORSEMENT_STATUS_SENT_TO_INSURER', id, to, action, id],
+         select client_id, 'endorsement', id, ?, ${fields} from moved),
+       change as (
+         select client_id, id as entity_id, status as to_status, ${endorsementEventDataSql('moved')} as data
+           from moved),
+       ${outbox.sql}
+       select exists (select 1 from moved) as moved, (select status from before) as status,
+              array(select id from outbox_deliveries) as deliveries`,
+      [id, to, rejectionReason, to !== 'ENDORSEMENT_STATUS_SENT_TO_INSURER', to, action, ...outbox.params],
     );
-    if (row?.moved || row?.status === to) return;
+    if (row?.moved) {
+      await deliver(row.deliveries);
+      return;
+    }
+    if (row?.status === to) return;
     if (!row?.status) throw gone(id);
     throw ApplicationFailure.create({
       type: ENDORSEMENT_STATE_CONFLICT,
@@ -99,24 +118,37 @@ export function createEndorsementActivities(deps: ActivityDeps) {
     /**
      * D7 automated review: the employee is ACTIVE (for an addition) and the policy's CD balance
      * covers the premium. Fails with a non-retryable ReviewRejected whose message starts `Review:`.
-     * Writes nothing but the "workflow runs" mark, so a retry is harmless.
+     * Writes the "workflow runs" mark and, with it, the endorsement's creation event (none ->
+     * PENDING): recorded here rather than at the API's insert because from this mark on the
+     * endorsement stands (an unstarted one may still be discarded). A retry records nothing new.
      */
     async reviewEndorsement(id: string): Promise<void> {
+      const outbox = outboxSql('change', 'endorsement.status_changed');
       const [row] = await sql<{
         status: EndorsementStatus;
         type: EndorsementType;
         premium_impact: string;
         employee_status: string;
         cd_balance: string;
+        deliveries: string[];
       }>(
         `with touched as (
            update endorsements set workflow_started_at = coalesce(workflow_started_at, now())
-            where id = ? returning status, type, premium_impact, employee_id, policy_id)
+            where id = ? returning id, client_id, status, type, premium_impact, employee_id, policy_id),
+         created as (
+           select id, client_id, policy_id, employee_id, null::text as old_status,
+                  'ENDORSEMENT_STATUS_PENDING'::text as status, null::text as rejection_reason
+             from touched),
+         change as (
+           select client_id, id as entity_id, status as to_status, ${endorsementEventDataSql('c')} as data
+             from created c),
+         ${outbox.sql}
          select t.status, t.type, t.premium_impact::text as premium_impact, emp.status as employee_status,
-                p.cd_balance::text as cd_balance
+                p.cd_balance::text as cd_balance, array(select id from outbox_deliveries) as deliveries
            from touched t join employees emp on emp.id = t.employee_id join policies p on p.id = t.policy_id`,
-        [id],
+        [id, ...outbox.params],
       );
+      if (row) await deliver(row.deliveries);
       if (!row) throw gone(id);
       if (row.status !== 'ENDORSEMENT_STATUS_PENDING') return;
       if (row.type === 'ENDORSEMENT_TYPE_ADDITION' && row.employee_status !== 'ACTIVE') {
@@ -161,9 +193,9 @@ export function createEndorsementActivities(deps: ActivityDeps) {
       id: string,
       ids: { insurerMemberId: string | null; uhid: string | null },
     ): Promise<void> {
-      await fork().transactional(async (tx) => {
+      const deliveries = await fork().transactional(async (tx): Promise<string[]> => {
         const e = await lockForApproval(tx, id);
-        if (e.status === 'ENDORSEMENT_STATUS_APPROVED') return;
+        if (e.status === 'ENDORSEMENT_STATUS_APPROVED') return [];
         if (e.status !== 'ENDORSEMENT_STATUS_SENT_TO_INSURER') {
           throw ApplicationFailure.create({
             type: ENDORSEMENT_STATE_CONFLICT,
@@ -188,8 +220,22 @@ export function createEndorsementActivities(deps: ActivityDeps) {
           changedFields: ['status', 'insurer_member_id', 'uhid'],
           actorTokenId: null,
         });
+        return recordStatusEvent(tx, {
+          type: 'endorsement.status_changed',
+          clientId: e.client_id,
+          entityId: id,
+          toStatus: 'ENDORSEMENT_STATUS_APPROVED',
+          data: {
+            endorsement_id: id,
+            policy_id: e.policy_id,
+            employee_id: e.employee_id,
+            old_status: e.status,
+            new_status: 'ENDORSEMENT_STATUS_APPROVED',
+          },
+        });
       });
       afterCommit('applyApproval');
+      await deliver(deliveries);
     },
 
     /**

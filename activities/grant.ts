@@ -3,7 +3,9 @@ import { ApplicationFailure } from '@temporalio/common';
 import { workflowInput } from '../domain/endorsement-workflow.js';
 import { createEndorsement, EndorsementRefused, OPEN_STATUS_SQL } from '../domain/endorsements.js';
 import type { EndorsementStatus, EndorsementType, GrantItemOutcome, GrantStatus } from '../domain/enums.js';
+import { grantEventDataSql, outboxSql } from '../domain/events.js';
 import { startGrantWorkflow } from '../domain/grant-workflow.js';
+import { startDeliveries } from '../domain/webhook-workflow.js';
 import {
   clipToPolicy,
   FINAL_GRANT_STATUSES,
@@ -43,21 +45,38 @@ interface ItemRow {
 export function createGrantActivities(deps: ActivityDeps) {
   const sql = sqlOf(deps.orm.em);
 
-  /** A guarded status change and its audit entry in one statement; see the endorsement transition. */
+  /** Starts the webhook deliveries a committed change wrote (best effort; the sweeper backs it up). */
+  const deliver = (deliveryIds: readonly string[]) => startDeliveries(deps, deps.orm.em, deliveryIds);
+
+  /**
+   * A guarded status change, its audit entry and its webhook event (outbox) in one statement; see
+   * the endorsement transition.
+   */
   async function transition(id: string, from: readonly GrantStatus[], to: GrantStatus): Promise<void> {
     const action = to.replace('GRANT_STATUS_', '').toLowerCase();
-    const [row] = await sql<{ moved: boolean; status: GrantStatus | null }>(
-      `with moved as (
-         update grants set status = ?, updated_at = now()
-          where id = ? and status in (${from.map(() => '?').join(', ')})
-          returning id, client_id),
+    const outbox = outboxSql('change', 'grant.status_changed');
+    const [row] = await sql<{ moved: boolean; status: GrantStatus | null; deliveries: string[] }>(
+      `with before as (select id, status from grants where id = ? for update),
+       moved as (
+         update grants g set status = ?, updated_at = now()
+           from before b
+          where g.id = b.id and g.status in (${from.map(() => '?').join(', ')})
+          returning g.id, g.client_id, g.employee_id, g.policy_id, b.status as old_status, g.status),
        audited as (
          insert into audit_events (client_id, entity, entity_id, action, changed_fields)
-         select client_id, 'grant', id, ?, '{status}'::text[] from moved)
-       select exists (select 1 from moved) as moved, (select status from grants where id = ?) as status`,
-      [to, id, ...from, action, id],
+         select client_id, 'grant', id, ?, '{status}'::text[] from moved),
+       change as (
+         select client_id, id as entity_id, status as to_status, ${grantEventDataSql('moved')} as data from moved),
+       ${outbox.sql}
+       select exists (select 1 from moved) as moved, (select status from before) as status,
+              array(select id from outbox_deliveries) as deliveries`,
+      [id, to, ...from, action, ...outbox.params],
     );
-    if (row?.moved || row?.status === to) return;
+    if (row?.moved) {
+      await deliver(row.deliveries);
+      return;
+    }
+    if (row?.status === to) return;
     if (!row?.status) throw gone(id);
     throw ApplicationFailure.create({
       type: GRANT_STATE_CONFLICT,
@@ -119,15 +138,30 @@ export function createGrantActivities(deps: ActivityDeps) {
     /**
      * D9: the grant's target policies, in a stable order. With policy_id, that policy only (if it
      * is no longer active its item records that); without, every ACTIVE policy of the client
-     * overlapping the period. Marks the grant as taken over by its workflow (no discard after).
+     * overlapping the period. Marks the grant as taken over by its workflow (no discard after),
+     * and with that mark records its creation event (none -> PENDING); a retry records nothing new.
      */
     async resolveGrantPolicies(grantId: string): Promise<string[]> {
-      const [g] = await sql<GrantRow>(
-        `update grants set workflow_started_at = coalesce(workflow_started_at, now()) where id = ?
-         returning client_id, employee_id, policy_id, start_date::text as start_date, end_date::text as end_date`,
-        [grantId],
+      const outbox = outboxSql('change', 'grant.status_changed');
+      const [g] = await sql<GrantRow & { deliveries: string[] }>(
+        `with touched as (
+           update grants set workflow_started_at = coalesce(workflow_started_at, now()) where id = ?
+           returning id, client_id, employee_id, policy_id, start_date, end_date),
+         created as (
+           select id, client_id, employee_id, policy_id, null::text as old_status,
+                  'GRANT_STATUS_PENDING'::text as status
+             from touched),
+         change as (
+           select client_id, id as entity_id, status as to_status, ${grantEventDataSql('c')} as data
+             from created c),
+         ${outbox.sql}
+         select client_id, employee_id, policy_id, start_date::text as start_date, end_date::text as end_date,
+                array(select id from outbox_deliveries) as deliveries
+           from touched`,
+        [grantId, ...outbox.params],
       );
       if (!g) throw gone(grantId);
+      await deliver(g.deliveries);
       if (g.policy_id) return [g.policy_id];
       const rows = await sql<{ id: string }>(
         `select p.id from policies p

@@ -5,6 +5,7 @@ import type { Logger } from '../api/logger.js';
 import type { Client as TemporalClient } from '@temporalio/client';
 import type { AdapterRegistry } from '../adapters/registry.js';
 import { createEndorsementActivities } from './endorsement.js';
+import { createWebhookActivities } from './webhook.js';
 import { createGrantActivities } from './grant.js';
 
 export interface ActivityDeps {
@@ -24,6 +25,7 @@ export interface ActivityDeps {
 export function createActivities(deps: ActivityDeps) {
   return {
     ...createEndorsementActivities(deps),
+    ...createWebhookActivities(deps),
     ...createGrantActivities(deps),
     async ping(name: string): Promise<string> {
       const rows = await deps.orm.em.getConnection().execute<{ ok: number }[]>('select 1 as ok');

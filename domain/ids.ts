@@ -14,6 +14,9 @@ export const ID_PREFIXES = {
   product: 'prd',
   ledger: 'cdl',
   audit: 'aud',
+  webhook: 'whk',
+  event: 'evt',
+  delivery: 'dlv',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

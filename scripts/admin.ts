@@ -2,6 +2,7 @@ import fs from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import YAML from 'yaml';
 import { AdminError, createClient, parseScopes, rotateSecret } from '../admin/clients.js';
+import { addWebhook, listDeliveries, listWebhooks, removeWebhook } from '../admin/webhooks.js';
 import { loadReferenceData } from '../admin/load.js';
 import { loadFileSchema } from '../admin/load-schema.js';
 import { requireDatabaseUrl } from '../api/server.js';
@@ -13,6 +14,10 @@ const USAGE = `usage:
   admin client:create --name NAME [--scopes a,b] [--json]
   admin client:rotate-secret CLIENT_ID [--json]
   admin load FILE --client CLIENT_ID [--json]
+  admin webhook:add CLIENT_ID URL [--events a,b] [--json]
+  admin webhook:list CLIENT_ID [--json]
+  admin webhook:remove WEBHOOK_ID [--json]
+  admin webhook:deliveries CLIENT_ID [--event EVENT_ID] [--json]
   admin migrate`;
 
 /** Operator commands against the same database as a running API (D3, D12). */
@@ -24,10 +29,12 @@ async function main(argv: string[]): Promise<unknown> {
       name: { type: 'string' },
       scopes: { type: 'string' },
       client: { type: 'string' },
+      events: { type: 'string' },
+      event: { type: 'string' },
       json: { type: 'boolean', default: false },
     },
   });
-  const [command, arg] = positionals;
+  const [command, arg, arg2] = positionals;
   const config = loadConfig();
   const orm = await initOrm({ databaseUrl: requireDatabaseUrl(config), poolMax: 2 });
   try {
@@ -47,6 +54,18 @@ async function main(argv: string[]): Promise<unknown> {
         if (!parsed.success) throw new AdminError(`invalid file: ${describeIssues(parsed.error.issues)}`);
         return await loadReferenceData(em, values.client, parsed.data);
       }
+      case 'webhook:add':
+        if (!arg || !arg2) throw new AdminError('CLIENT_ID and URL are required');
+        return await addWebhook(em, config, { clientId: arg, url: arg2, events: values.events });
+      case 'webhook:list':
+        if (!arg) throw new AdminError('CLIENT_ID is required');
+        return await listWebhooks(em, arg);
+      case 'webhook:remove':
+        if (!arg) throw new AdminError('WEBHOOK_ID is required');
+        return await removeWebhook(em, arg);
+      case 'webhook:deliveries':
+        if (!arg) throw new AdminError('CLIENT_ID is required');
+        return await listDeliveries(em, arg, values.event);
       case 'migrate':
         return { migrated: true };
       default:

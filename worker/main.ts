@@ -6,8 +6,10 @@ import { systemClock } from '../domain/clock.js';
 import { connectWorkerConnection, createTemporalClient } from '../infra/temporal-client.js';
 import { defaultAdapterRegistry } from '../adapters/registry.js';
 import { ensureEndorsementReconciler } from '../domain/endorsement-workflow.js';
+import { ensureWebhookSweeper } from '../domain/webhook-workflow.js';
 import { ensureGrantReconciler } from '../domain/grant-workflow.js';
 import { createWorker } from './create-worker.js';
+import { createWebhookWorker } from './webhook-worker.js';
 
 /** Production entry point of the Temporal worker; scale by running more copies. */
 const config = loadConfig();
@@ -17,7 +19,7 @@ const connection = await connectWorkerConnection(config);
 const temporal = createTemporalClient(config);
 // Crash tests only: exit right after the named activity's commit (see activities/endorsement.ts).
 const exitAfterCommit = config.NODE_ENV === 'test' ? process.env.TEST_EXIT_AFTER_COMMIT : undefined;
-const worker = await createWorker({
+const workerDeps = {
   config,
   orm,
   clock: systemClock,
@@ -28,12 +30,15 @@ const worker = await createWorker({
   connection,
   namespace: config.TEMPORAL_NAMESPACE,
   taskQueue: config.TEMPORAL_TASK_QUEUE,
-});
+};
+const worker = await createWorker(workerDeps);
+const webhookWorker = await createWebhookWorker(workerDeps);
 await ensureEndorsementReconciler(temporal, config.TEMPORAL_TASK_QUEUE);
+await ensureWebhookSweeper(temporal, config.TEMPORAL_TASK_QUEUE);
 await ensureGrantReconciler(temporal, config.TEMPORAL_TASK_QUEUE);
 logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE }, 'worker running');
 // The SDK installs SIGINT/SIGTERM handlers that drain in-flight tasks before run() resolves.
-await worker.run();
+await Promise.all([worker.run(), webhookWorker.run()]);
 await connection.close();
 await temporal.connection.close();
 await orm.close();

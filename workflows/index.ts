@@ -5,3 +5,5 @@ export { endorsementReconcilerWorkflow } from './endorsement/reconciler.js';
 export { simulatedInsurerWorkflow } from './endorsement/simulated-insurer.js';
 export { grantWorkflow } from './grant/workflow.js';
 export { grantReconcilerWorkflow } from './grant/reconciler.js';
+export { webhookDeliveryWorkflow } from './webhook/workflow.js';
+export { webhookSweeperWorkflow } from './webhook/sweeper.js';

@@ -1,4 +1,5 @@
 import type { RouteDef } from '../route.js';
+import { auditRoutes } from './audit.js';
 import { authRoutes } from './auth.js';
 import { coverageRoutes } from './coverage.js';
 import { dependentRoutes } from './dependents.js';
@@ -20,6 +21,7 @@ export function allRoutes(): RouteDef[] {
     ...dependentRoutes,
     ...endorsementRoutes,
     ...coverageRoutes,
+    ...auditRoutes,
     ...grantRoutes,
     ...metricsRoutes,
   ];

@@ -2,10 +2,12 @@ import type { MigrationObject } from '@mikro-orm/core';
 import { Migration0001Initial } from './0001-initial.js';
 import { Migration0002DependentPersonKey } from './0002-dependent-person-key.js';
 import { Migration0003MemberSearch } from './0003-member-search.js';
+import { Migration0004Webhooks } from './0004-webhooks.js';
 
 /** Listed explicitly so migrations run the same under tsx, compiled JS and bundlers. */
 export const migrationsList: MigrationObject[] = [
   { name: '0001-initial', class: Migration0001Initial },
   { name: '0002-dependent-person-key', class: Migration0002DependentPersonKey },
   { name: '0003-member-search', class: Migration0003MemberSearch },
+  { name: '0004-webhooks', class: Migration0004Webhooks },
 ];

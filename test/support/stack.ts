@@ -25,6 +25,7 @@ import {
   type RunningDevServer,
 } from '../../infra/temporal.js';
 import { createWorker } from '../../worker/create-worker.js';
+import { createWebhookWorker } from '../../worker/webhook-worker.js';
 import { defaultAdapterRegistry, type AdapterRegistry } from '../../adapters/registry.js';
 import { recordAnswer } from './contract.js';
 
@@ -129,6 +130,22 @@ export async function startStack(): Promise<TestStack> {
     if (worker.getState() === 'RUNNING') worker.shutdown();
     await running;
     await workerConnection.close();
+  });
+  const webhookWorker = await createWebhookWorker({
+    config,
+    orm,
+    clock: systemClock,
+    logger,
+    temporal,
+    adapters,
+    connection: workerConnection,
+    namespace: config.TEMPORAL_NAMESPACE,
+    taskQueue,
+  });
+  const webhooksRunning = webhookWorker.run();
+  cleanups.push(async () => {
+    if (webhookWorker.getState() === 'RUNNING') webhookWorker.shutdown();
+    await webhooksRunning;
   });
 
   const deps = (overrides: Partial<AppDeps> = {}) =>
