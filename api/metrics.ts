@@ -19,6 +19,8 @@ export interface MetricsSource {
   orm: Orm;
   /** Process metrics (CPU, memory, event loop); off in tests, where many apps share one process. */
   processMetrics?: boolean;
+  /** How far behind PostgreSQL's clock decisions are read, so a commit in flight is not skipped. */
+  decisionLagMs?: number;
 }
 
 /** How long a scrape reuses the endorsement counts: a grouped count over the table is not free. */
@@ -136,15 +138,16 @@ function registerEndorsementMetrics(registry: Registry, source: MetricsSource): 
 
   // Watermarks in PostgreSQL's clock, which stamps decided_at. The first scrape looks back to the
   // moment the metrics were created, so a restarted API does not observe old decisions again; a lag
-  // of two seconds lets a decision whose transaction began before the mark commit first.
+  // (decisionLagMs, two seconds) lets a decision whose transaction began before the mark commit first.
   const createdAt = performance.now();
+  const lagMs = source.decisionLagMs ?? 2_000;
   let since: Date | null = null;
   let previous: Promise<unknown> = Promise.resolve();
   const observeNewDecisions = async () => {
     const uptimeMs = Math.round(performance.now() - createdAt);
     const [mark] = await sql<{ until: Date; start: Date }>(
-      `select now() - interval '2 seconds' as until, now() - ? * interval '1 millisecond' as start`,
-      [uptimeMs],
+      `select now() - ? * interval '1 millisecond' as until, now() - ? * interval '1 millisecond' as start`,
+      [lagMs, uptimeMs],
     );
     const rows = await sql<{ type: string; status: string; seconds: number }>(
       `select type, status, extract(epoch from decided_at - created_at)::float8 as seconds

@@ -9,11 +9,13 @@ import { ensureEndorsementReconciler } from '../domain/endorsement-workflow.js';
 import { ensureWebhookSweeper } from '../domain/webhook-workflow.js';
 import { ensureGrantReconciler } from '../domain/grant-workflow.js';
 import { createWorker } from './create-worker.js';
+import { installWorkerRuntime } from './telemetry.js';
 import { createWebhookWorker } from './webhook-worker.js';
 
 /** Production entry point of the Temporal worker; scale by running more copies. */
 const config = loadConfig();
 const logger = createLogger(config.LOG_LEVEL);
+installWorkerRuntime(config, logger);
 const orm = await initOrm({ databaseUrl: requireDatabaseUrl(config), poolMax: config.DATABASE_POOL_MAX });
 const connection = await connectWorkerConnection(config);
 const temporal = createTemporalClient(config);

@@ -6,6 +6,7 @@ import {
   startEndorsementWorkflow,
 } from '../../domain/endorsement-workflow.js';
 import { looksLikeId } from '../../domain/ids.js';
+import { endorsementWorkflowId } from '../../workflows/endorsement/contract.js';
 import type { Auth } from '../auth/tokens.js';
 import type { AppDeps } from '../deps.js';
 import { conflict, notFound, serviceUnavailable, validationError, type ApiError } from '../errors.js';
@@ -83,7 +84,13 @@ async function readEndorsement(
  * same request (503 when Temporal is unreachable), so the client never holds an id without a
  * workflow; a crash between the two is healed by the reconciler workflow.
  */
-async function accept(deps: AppDeps, em: EntityManager, auth: Auth, body: CreateEndorsementBody) {
+async function accept(
+  deps: AppDeps,
+  em: EntityManager,
+  auth: Auth,
+  body: CreateEndorsementBody,
+  requestId: string,
+) {
   let created: CreatedEndorsement;
   try {
     created = await createEndorsement(em, auth.clientId, parseEndorsementRequest(body), {
@@ -102,6 +109,11 @@ async function accept(deps: AppDeps, em: EntityManager, auth: Auth, body: Create
     }
     // The workflow (or the reconciler) has taken the endorsement over: it stands.
   }
+  // Links the request's log lines to the workflow's (which carry the same endorsementId).
+  deps.logger.info(
+    { requestId, endorsementId: created.id, workflowId: endorsementWorkflowId(created.id) },
+    'endorsement accepted',
+  );
   return { endorsement_id: created.id, message: 'Endorsement created successfully', success: true };
 }
 
@@ -155,7 +167,7 @@ export const endorsementRoutes = [
     handler: async ({ body, auth, em, deps, ctx }: Req<undefined, CreateEndorsementBody>) =>
       withIdempotency(
         { deps, ctx, clientId: auth.clientId, route: CREATE_ROUTE, body: ctx.request.body },
-        () => accept(deps, em, auth, body),
+        () => accept(deps, em, auth, body, String(ctx.state.requestId)),
       ),
   }),
   route({

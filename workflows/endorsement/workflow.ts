@@ -4,6 +4,7 @@ import {
   ApplicationFailure,
   CancellationScope,
   condition,
+  log,
   proxyActivities,
   setHandler,
   upsertSearchAttributes,
@@ -120,6 +121,8 @@ export async function endorsementWorkflow(input: EndorsementWorkflowInput): Prom
   const setStatus = (status: Status) => {
     state.status = status;
     upsertSearchAttributes([{ key: EndorsementStatus, value: status }]);
+    // The workflow logger adds workflowId and runId; ids only, no personal data.
+    log.info('endorsement status changed', { endorsementId: id, status });
   };
   const finish = async () => {
     await condition(allHandlersFinished);
@@ -191,7 +194,12 @@ async function waitForDecision(stuckAfterMs: number, state: EndorsementState, de
   if (await condition(settled, stuckAfterMs)) return;
   state.stuck = true;
   upsertSearchAttributes([{ key: EndorsementStuck, value: true }]);
+  log.warn('endorsement stuck: no insurer decision within the SLA', {
+    endorsementId: state.endorsementId,
+    stuckAfterMs,
+  });
   await condition(settled);
   state.stuck = false;
   upsertSearchAttributes([{ key: EndorsementStuck, value: false }]);
+  log.info('endorsement no longer stuck', { endorsementId: state.endorsementId });
 }

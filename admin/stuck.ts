@@ -1,0 +1,219 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Client } from '@temporalio/client';
+import type { Config } from '../config/index.js';
+import { cancelThroughWorkflow } from '../domain/endorsement-workflow.js';
+import type { EndorsementStatus, EndorsementType } from '../domain/enums.js';
+import { OPEN_ENDORSEMENT_STATUSES } from '../domain/enums.js';
+import { ENDORSEMENT_WORKFLOW, endorsementWorkflowId } from '../workflows/endorsement/contract.js';
+import { EndorsementStuck } from '../workflows/search-attributes.js';
+import { AdminError } from './clients.js';
+
+/** One open endorsement an operator should look at: Temporal's view joined with PostgreSQL's. */
+export interface StuckEndorsement {
+  endorsement_id: string;
+  workflow_id: string;
+  client_id: string;
+  employee_id: string;
+  policy_id: string;
+  policy_number: string;
+  type: EndorsementType;
+  /** The status in PostgreSQL, the source of truth (D7). */
+  status: EndorsementStatus;
+  created_at: string;
+  age_seconds: number;
+  /** EndorsementStuck: no insurer decision within ENDORSEMENT_STUCK_AFTER. */
+  stuck: boolean;
+  /** RUNNING, or NOT_RUNNING for an open row whose workflow visibility does not list as running. */
+  workflow: 'RUNNING' | 'NOT_RUNNING';
+}
+
+export interface StuckQuery {
+  /** Also list open endorsements whose workflow started before now minus this. */
+  olderThanMs?: number;
+  clientId?: string;
+  policyId?: string;
+  now: Date;
+  /** Visibility rows read at most (the list is for people, not for bulk jobs). */
+  limit?: number;
+}
+
+const quote = (value: string) => `'${value.replace(/'/g, "\\'")}'`;
+
+/** The visibility query; the operators' guide shows the same ones for the Web UI. */
+export function stuckVisibilityQuery(q: StuckQuery): string {
+  const open = OPEN_ENDORSEMENT_STATUSES.map(quote).join(', ');
+  const conditions = [`${EndorsementStuck.name} = true`];
+  if (q.olderThanMs !== undefined) {
+    const before = new Date(q.now.getTime() - q.olderThanMs).toISOString();
+    conditions.push(`(EndorsementStatus IN (${open}) AND StartTime < ${quote(before)})`);
+  }
+  const filters = [
+    `WorkflowType = ${quote(ENDORSEMENT_WORKFLOW)}`,
+    `ExecutionStatus = 'Running'`,
+    ...(q.clientId ? [`ClientId = ${quote(q.clientId)}`] : []),
+    ...(q.policyId ? [`PolicyId = ${quote(q.policyId)}`] : []),
+    `(${conditions.join(' OR ')})`,
+  ];
+  return filters.join(' AND ');
+}
+
+interface Row {
+  id: string;
+  client_id: string;
+  employee_id: string;
+  policy_id: string;
+  policy_number: string;
+  type: EndorsementType;
+  status: EndorsementStatus;
+  created_at: Date;
+}
+
+/** `?, ?, ?`: knex binds one value per mark. */
+const marks = (n: number) => Array.from({ length: n }, () => '?').join(', ');
+
+const ROW_SQL = `select e.id, e.client_id, e.employee_id, e.policy_id, p.policy_number, e.type, e.status, e.created_at
+  from endorsements e join policies p on p.id = e.policy_id and p.client_id = e.client_id`;
+
+/**
+ * Stuck and old open endorsements: the running workflows visibility lists (EndorsementStuck, or
+ * open and started before the threshold) joined with their rows, plus open rows past the threshold
+ * that have no running workflow (the reconciler should have started one: worth a look). Oldest first.
+ */
+export async function findStuckEndorsements(
+  temporal: Client,
+  em: EntityManager,
+  q: StuckQuery,
+): Promise<StuckEndorsement[]> {
+  const limit = q.limit ?? 1000;
+  const stuck = new Map<string, boolean>();
+  for await (const wf of temporal.workflow.list({ query: stuckVisibilityQuery(q) })) {
+    stuck.set(
+      wf.workflowId.replace(/^endorsement-/, ''),
+      wf.typedSearchAttributes.get(EndorsementStuck) === true,
+    );
+    if (stuck.size >= limit) break;
+  }
+  const conn = em.getConnection();
+  const listed = stuck.size
+    ? await conn.execute<Row[]>(`${ROW_SQL} where e.id in (${marks(stuck.size)})`, [...stuck.keys()])
+    : [];
+  const orphans = q.olderThanMs === undefined ? [] : await openRowsWithoutWorkflow(temporal, em, q, stuck);
+  return [...listed, ...orphans]
+    .map((row) => present(row, q.now, stuck.get(row.id)))
+    .sort((a, b) => b.age_seconds - a.age_seconds);
+}
+
+/** Open rows older than the threshold whose workflow visibility does not list as running. */
+async function openRowsWithoutWorkflow(
+  temporal: Client,
+  em: EntityManager,
+  q: StuckQuery,
+  listed: Map<string, boolean>,
+): Promise<Row[]> {
+  const filters = [`e.status in (${marks(OPEN_ENDORSEMENT_STATUSES.length)})`, 'e.created_at < ?'];
+  const params: unknown[] = [...OPEN_ENDORSEMENT_STATUSES, new Date(q.now.getTime() - q.olderThanMs!)];
+  if (q.clientId) {
+    filters.push('e.client_id = ?');
+    params.push(q.clientId);
+  }
+  if (q.policyId) {
+    filters.push('e.policy_id = ?');
+    params.push(q.policyId);
+  }
+  const rows = await em
+    .getConnection()
+    .execute<Row[]>(`${ROW_SQL} where ${filters.join(' and ')} order by e.created_at limit ?`, [
+      ...params,
+      q.limit ?? 1000,
+    ]);
+  const unlisted = rows.filter((row) => !listed.has(row.id));
+  const running = await Promise.all(unlisted.map((row) => isRunning(temporal, row.id)));
+  return unlisted.filter((_, i) => !running[i]);
+}
+
+async function isRunning(temporal: Client, endorsementId: string): Promise<boolean> {
+  try {
+    const info = await temporal.workflow.getHandle(endorsementWorkflowId(endorsementId)).describe();
+    return info.status.name === 'RUNNING';
+  } catch {
+    return false;
+  }
+}
+
+function present(row: Row, now: Date, stuck: boolean | undefined): StuckEndorsement {
+  return {
+    endorsement_id: row.id,
+    workflow_id: endorsementWorkflowId(row.id),
+    client_id: row.client_id,
+    employee_id: row.employee_id,
+    policy_id: row.policy_id,
+    policy_number: row.policy_number,
+    type: row.type,
+    status: row.status,
+    created_at: new Date(row.created_at).toISOString(),
+    age_seconds: Math.max(0, Math.round((now.getTime() - new Date(row.created_at).getTime()) / 1000)),
+    stuck: stuck ?? false,
+    workflow: stuck === undefined ? 'NOT_RUNNING' : 'RUNNING',
+  };
+}
+
+/** `3d 4h`, `2h 5m`, `40s`: the two largest units of an age. */
+export function formatAge(seconds: number): string {
+  const units: [string, number][] = [
+    ['d', 86_400],
+    ['h', 3_600],
+    ['m', 60],
+    ['s', 1],
+  ];
+  const parts: string[] = [];
+  let rest = seconds;
+  for (const [unit, size] of units) {
+    if (rest >= size || (unit === 's' && parts.length === 0)) {
+      parts.push(`${Math.floor(rest / size)}${unit}`);
+      rest %= size;
+    }
+    if (parts.length === 2) break;
+  }
+  return parts.join(' ');
+}
+
+export interface CancelResult {
+  endorsement_id: string;
+  status: EndorsementStatus;
+  message: string;
+}
+
+/**
+ * An operator's cancel (D7), through the same workflow update as the API's cancel: the workflow
+ * decides, so a cancel racing the insurer's decision gets the truth. Refused once decided.
+ */
+export async function cancelAsOperator(
+  deps: { temporal: Client; config: Config },
+  em: EntityManager,
+  endorsementId: string,
+): Promise<CancelResult> {
+  const read = async () => {
+    const [row] = await em.getConnection().execute<Row[]>(`${ROW_SQL} where e.id = ?`, [endorsementId]);
+    return row;
+  };
+  const row = await read();
+  if (!row) throw new AdminError(`unknown endorsement: ${endorsementId}`);
+  if (row.status === 'ENDORSEMENT_STATUS_CANCELLED') {
+    return { endorsement_id: row.id, status: row.status, message: 'already cancelled' };
+  }
+  if (!OPEN_ENDORSEMENT_STATUSES.includes(row.status)) {
+    throw new AdminError(`cannot cancel: the endorsement is ${row.status}`);
+  }
+  await cancelThroughWorkflow(deps, em, {
+    id: row.id,
+    clientId: row.client_id,
+    policyId: row.policy_id,
+    employeeId: row.employee_id,
+    type: row.type,
+  });
+  const after = (await read())!;
+  if (after.status !== 'ENDORSEMENT_STATUS_CANCELLED') {
+    throw new AdminError(`cannot cancel: the insurer's decision came first (${after.status})`);
+  }
+  return { endorsement_id: after.id, status: after.status, message: 'cancelled' };
+}

@@ -1,0 +1,97 @@
+import { parseArgs } from 'node:util';
+import { AdminError } from '../admin/clients.js';
+import { cancelAsOperator, findStuckEndorsements, formatAge, type StuckEndorsement } from '../admin/stuck.js';
+import { requireDatabaseUrl } from '../api/server.js';
+import { loadConfig } from '../config/index.js';
+import { initOrm } from '../db/orm.js';
+import { looksLikeId } from '../domain/ids.js';
+import { createTemporalClient } from '../infra/temporal-client.js';
+import { durationMs } from '../workflows/endorsement/contract.js';
+
+const USAGE = `usage:
+  ops stuck [--older-than 3d] [--client CLIENT_ID] [--policy POLICY_ID] [--json]
+  ops cancel <endorsement_id> [--json]
+(decisions: npm run -s insurer -- approve|reject <endorsement_id> …; see docs/operations.md)`;
+
+class UsageError extends Error {}
+
+const COLUMNS: [keyof StuckEndorsement | 'age', string][] = [
+  ['endorsement_id', 'ENDORSEMENT'],
+  ['status', 'STATUS'],
+  ['age', 'AGE'],
+  ['stuck', 'STUCK'],
+  ['workflow', 'WORKFLOW'],
+  ['type', 'TYPE'],
+  ['employee_id', 'EMPLOYEE'],
+  ['policy_number', 'POLICY'],
+  ['client_id', 'CLIENT'],
+];
+
+/** A plain table for a terminal; ids and statuses only (no personal data). */
+function table(rows: StuckEndorsement[]): string {
+  if (rows.length === 0) return 'no stuck or old open endorsements';
+  const cell = (r: StuckEndorsement, key: (typeof COLUMNS)[number][0]): string => {
+    if (key === 'age') return formatAge(r.age_seconds);
+    if (key === 'stuck') return r.stuck ? 'yes' : 'no';
+    return String(r[key]).replace(/^ENDORSEMENT_(STATUS|TYPE)_/, '');
+  };
+  const cells = rows.map((r) => COLUMNS.map(([key]) => cell(r, key)));
+  const header = COLUMNS.map(([, title]) => title);
+  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
+  return [header, ...cells].map((line) => line.map((c, i) => c.padEnd(widths[i]!)).join('  ')).join('\n');
+}
+
+/** Operators' commands on stuck endorsements: Temporal visibility joined with PostgreSQL. */
+async function main(argv: string[]): Promise<string> {
+  const { positionals, values } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      'older-than': { type: 'string' },
+      client: { type: 'string' },
+      policy: { type: 'string' },
+      json: { type: 'boolean', default: false },
+    },
+  });
+  const [command, id] = positionals;
+  if (command !== 'stuck' && command !== 'cancel') throw new UsageError(USAGE);
+  if (command === 'cancel' && (!id || !looksLikeId('endorsement', id)))
+    throw new UsageError(`cancel needs an endorsement id\n${USAGE}`);
+  let olderThanMs: number | undefined;
+  try {
+    olderThanMs = values['older-than'] === undefined ? undefined : durationMs(values['older-than']);
+  } catch {
+    throw new UsageError(`--older-than: not a duration such as 3d, 12h or 30m`);
+  }
+
+  const config = loadConfig();
+  const orm = await initOrm({ databaseUrl: requireDatabaseUrl(config), poolMax: 2 });
+  const temporal = createTemporalClient(config);
+  try {
+    const em = orm.em.fork();
+    if (command === 'cancel') {
+      const result = await cancelAsOperator({ temporal, config }, em, id!);
+      return values.json ? JSON.stringify(result) : `${result.endorsement_id}: ${result.message}`;
+    }
+    const rows = await findStuckEndorsements(temporal, em, {
+      olderThanMs,
+      clientId: values.client,
+      policyId: values.policy,
+      now: new Date(),
+    });
+    return values.json ? JSON.stringify(rows, null, 2) : table(rows);
+  } finally {
+    await temporal.connection.close();
+    await orm.close();
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (out) => process.stdout.write(`${out}\n`),
+  (err: unknown) => {
+    const message = err instanceof Error ? err.message : String(err);
+    const known = err instanceof UsageError || err instanceof AdminError;
+    process.stderr.write(`${known ? message : `failed: ${message}`}\n`);
+    process.exitCode = err instanceof UsageError ? 2 : 1;
+  },
+);

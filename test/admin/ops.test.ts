@@ -1,0 +1,180 @@
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { expect } from 'chai';
+import { findStuckEndorsements, formatAge, stuckVisibilityQuery } from '../../admin/stuck.js';
+import { newId } from '../../domain/ids.js';
+import { makeEmployee, sql } from '../support/factories.js';
+import { stack } from '../support/stack.js';
+import {
+  createEndorsement,
+  decide,
+  endorsementApi,
+  makeWorld,
+  waitFor,
+  waitForStatus,
+  workflowHandle,
+  type World,
+} from '../workflows/endorsement-support.js';
+
+const ROOT = path.resolve(import.meta.dirname, '..', '..');
+const HOUR_MS = 3_600_000;
+
+/** Runs `npm run -s ops -- …` the way an operator would, against this run's database and Temporal. */
+async function ops(...args: string[]): Promise<{ code: number; out: string; err: string }> {
+  const s = stack();
+  try {
+    const { stdout, stderr } = await promisify(execFile)(
+      process.execPath,
+      ['--import', 'tsx', 'scripts/ops.ts', ...args],
+      {
+        cwd: ROOT,
+        env: {
+          ...process.env,
+          DATABASE_URL: s.databaseUrl,
+          TEMPORAL_ADDRESS: s.temporalAddress,
+          TEMPORAL_TASK_QUEUE: s.taskQueue,
+          LOG_LEVEL: 'silent',
+        },
+      },
+    );
+    return { code: 0, out: stdout, err: stderr };
+  } catch (e) {
+    const failure = e as { code: number; stdout: string; stderr: string };
+    return { code: failure.code, out: failure.stdout, err: failure.stderr };
+  }
+}
+
+describe('ops: stuck endorsements from Temporal visibility joined with PostgreSQL', function () {
+  this.timeout(60_000);
+  let world: World;
+  let stuckId: string;
+  let openId: string;
+
+  before(async () => {
+    // An SLA of one second: the first endorsement is flagged EndorsementStuck almost at once.
+    const impatient = await endorsementApi({ config: { ...stack().config, ENDORSEMENT_STUCK_AFTER: '1s' } });
+    world = await makeWorld({ api: impatient });
+    stuckId = await createEndorsement(world);
+    const patient = {
+      ...world,
+      api: await endorsementApi(),
+      employee: await makeEmployee(world.client.clientId),
+    };
+    openId = await createEndorsement(patient);
+    await waitForStatus(openId, 'ENDORSEMENT_STATUS_SENT_TO_INSURER');
+  });
+
+  const find = (o: { olderThanMs?: number; now?: Date } = {}) =>
+    findStuckEndorsements(stack().temporal, stack().orm.em.fork(), {
+      clientId: world.client.clientId,
+      now: new Date(),
+      ...o,
+    });
+
+  it('lists an endorsement flagged EndorsementStuck with its row: employee, policy, status, age', async () => {
+    const rows = await waitFor(
+      () => find(),
+      (r) => r.some((e) => e.endorsement_id === stuckId),
+      'the stuck endorsement in visibility',
+    );
+    expect(rows.map((r) => r.endorsement_id)).to.deep.equal([stuckId]);
+    expect(rows[0]).to.deep.include({
+      workflow_id: `endorsement-${stuckId}`,
+      client_id: world.client.clientId,
+      employee_id: world.employee.id,
+      policy_id: world.policy.id,
+      policy_number: world.policy.policyNumber,
+      type: 'ENDORSEMENT_TYPE_ADDITION',
+      status: 'ENDORSEMENT_STATUS_SENT_TO_INSURER',
+      stuck: true,
+      workflow: 'RUNNING',
+    });
+    expect(rows[0]!.age_seconds).to.be.within(0, 60);
+  });
+
+  it('with --older-than also lists open endorsements started before the threshold, and rows without a workflow', async () => {
+    // A row left open without a running workflow (as if its workflow had been terminated by hand).
+    const orphan = newId('endorsement');
+    const employee = await makeEmployee(world.client.clientId);
+    await sql(
+      `insert into endorsements (id, client_id, policy_id, employee_id, type, status, coverage_start_date,
+         coverage_end_date, premium_impact, sum_insured, workflow_started_at, created_at)
+       values (?, ?, ?, ?, 'ENDORSEMENT_TYPE_ADDITION', 'ENDORSEMENT_STATUS_SENT_TO_INSURER', '2026-12-01',
+         '2027-03-31', 1000, 300000, now(), now() - interval '3 hours')`,
+      [orphan, world.client.clientId, world.policy.id, employee.id],
+    );
+    const recent = await find({ olderThanMs: 2 * HOUR_MS });
+    expect(recent.map((r) => r.endorsement_id)).to.deep.equal([orphan, stuckId]);
+    expect(recent[0]).to.deep.include({ workflow: 'NOT_RUNNING', stuck: false });
+    expect(recent[0]!.age_seconds).to.be.within(3 * 3600 - 60, 3 * 3600 + 60);
+
+    // Seen from two hours on, every open one has started more than an hour before.
+    const later = await find({ olderThanMs: HOUR_MS, now: new Date(Date.now() + 2 * HOUR_MS) });
+    expect(later.map((r) => r.endorsement_id)).to.have.members([orphan, stuckId, openId]);
+    expect(later.find((r) => r.endorsement_id === openId)).to.deep.include({
+      stuck: false,
+      workflow: 'RUNNING',
+    });
+    await sql("update endorsements set status = 'ENDORSEMENT_STATUS_CANCELLED' where id = ?", [orphan]);
+  });
+
+  it('builds the visibility query the operators guide shows', () => {
+    const now = new Date('2026-11-22T06:00:00Z');
+    expect(stuckVisibilityQuery({ now, olderThanMs: 3 * 24 * HOUR_MS, policyId: 'pol_x' })).to.equal(
+      "WorkflowType = 'endorsementWorkflow' AND ExecutionStatus = 'Running' AND PolicyId = 'pol_x' AND " +
+        "(EndorsementStuck = true OR (EndorsementStatus IN ('ENDORSEMENT_STATUS_PENDING', " +
+        "'ENDORSEMENT_STATUS_SENT_TO_INSURER') AND StartTime < '2026-11-19T06:00:00.000Z'))",
+    );
+    expect(formatAge(3 * 86_400 + 4 * 3600 + 59)).to.equal('3d 4h');
+    expect(formatAge(42)).to.equal('42s');
+  });
+
+  it('npm run ops -- stuck prints the list as a table and as JSON', async () => {
+    const json = await ops('stuck', '--client', world.client.clientId, '--json');
+    expect(json.code, json.err).to.equal(0);
+    const rows = JSON.parse(json.out) as { endorsement_id: string; stuck: boolean }[];
+    expect(rows.map((r) => [r.endorsement_id, r.stuck])).to.deep.equal([[stuckId, true]]);
+
+    const text = await ops('stuck', '--client', world.client.clientId, '--older-than', '0s');
+    expect(text.code, text.err).to.equal(0);
+    const lines = text.out.trim().split('\n');
+    expect(lines[0]).to.match(
+      /^ENDORSEMENT\s+STATUS\s+AGE\s+STUCK\s+WORKFLOW\s+TYPE\s+EMPLOYEE\s+POLICY\s+CLIENT/,
+    );
+    expect(lines.find((l) => l.startsWith(stuckId))).to.match(
+      /SENT_TO_INSURER\s+\S+( \S+)?\s+yes\s+RUNNING\s+ADDITION/,
+    );
+    expect(lines.find((l) => l.startsWith(openId))).to.match(/\sno\s+RUNNING\s/);
+
+    const bad = await ops('stuck', '--older-than', 'three days');
+    expect(bad.code).to.equal(2);
+    expect(bad.err).to.contain('--older-than');
+  });
+
+  it('npm run ops -- cancel cancels through the workflow, like the API; refused once decided', async () => {
+    const res = await ops('cancel', stuckId, '--json');
+    expect(res.code, res.err).to.equal(0);
+    expect(JSON.parse(res.out)).to.deep.equal({
+      endorsement_id: stuckId,
+      status: 'ENDORSEMENT_STATUS_CANCELLED',
+      message: 'cancelled',
+    });
+    await waitForStatus(stuckId, 'ENDORSEMENT_STATUS_CANCELLED');
+    expect((await workflowHandle(stuckId).describe()).status.name).to.equal('COMPLETED');
+
+    const again = await ops('cancel', stuckId);
+    expect(again.code).to.equal(0);
+    expect(again.out.trim()).to.equal(`${stuckId}: already cancelled`);
+
+    await decide(openId, { decision: 'APPROVED', uhid: 'UH-1' });
+    await waitForStatus(openId, 'ENDORSEMENT_STATUS_APPROVED');
+    const refused = await ops('cancel', openId);
+    expect(refused.code).to.equal(1);
+    expect(refused.err.trim()).to.equal('cannot cancel: the endorsement is ENDORSEMENT_STATUS_APPROVED');
+
+    const unknown = await ops('cancel', newId('endorsement'));
+    expect(unknown.code).to.equal(1);
+    expect(unknown.err).to.contain('unknown endorsement');
+  });
+});

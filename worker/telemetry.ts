@@ -1,0 +1,37 @@
+import { Runtime, type LogLevel, type LogMetadata, type Logger as SdkLogger } from '@temporalio/worker';
+import type { Logger } from '../api/logger.js';
+import type { Config } from '../config/index.js';
+
+const LEVELS = { TRACE: 'trace', DEBUG: 'debug', INFO: 'info', WARN: 'warn', ERROR: 'error' } as const;
+
+/**
+ * The SDK's logs as the service's JSON lines: workflow `log` calls carry workflowId, runId and
+ * workflowType, activity `log` calls also activityType and attempt, and the endorsement code adds
+ * endorsementId, so a request's endorsement can be followed from the API's log into its workflow.
+ */
+export function sdkLogger(logger: Logger): SdkLogger {
+  const at = (level: LogLevel) => (message: string, meta?: LogMetadata) =>
+    logger[LEVELS[level]]({ ...meta }, message);
+  return {
+    log: (level, message, meta) => at(level)(message, meta),
+    trace: at('TRACE'),
+    debug: at('DEBUG'),
+    info: at('INFO'),
+    warn: at('WARN'),
+    error: at('ERROR'),
+  };
+}
+
+/**
+ * Configures the worker process's Temporal runtime, once, before its first connection: the logger
+ * above and, unless WORKER_METRICS_PORT is 0, the SDK's own Prometheus metrics (task slots, poll and
+ * schedule-to-start latency, workflow and activity outcomes) on that port.
+ */
+export function installWorkerRuntime(config: Config, logger: Logger): void {
+  const bindAddress = `${config.HOST}:${config.WORKER_METRICS_PORT}`;
+  Runtime.install({
+    logger: sdkLogger(logger),
+    ...(config.WORKER_METRICS_PORT > 0 && { telemetryOptions: { metrics: { prometheus: { bindAddress } } } }),
+  });
+  if (config.WORKER_METRICS_PORT > 0) logger.info({ bindAddress }, 'worker metrics listening');
+}
