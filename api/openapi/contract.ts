@@ -49,20 +49,18 @@ export interface RouteContract {
 const SAMPLE_RULE = '<field>: <rule>';
 
 /**
- * Whether a path's parameters can fail their schema at all (most accept any string and answer an
- * unknown id with 404): probed with an over-long value, which every bounded schema refuses.
+ * Whether the input outside a body schema can fail validation: every path parameter is refused
+ * when it holds a NUL character (api/validation.ts), and a write without a body schema refuses a
+ * body with fields (parseNoBody).
  */
-function paramsCanFail(params: RouteDef['params']): boolean {
-  if (!params || !('shape' in params)) return false;
-  const keys = Object.keys((params as z.ZodObject).shape);
-  return !params.safeParse(Object.fromEntries(keys.map((k) => [k, 'x'.repeat(10_000)]))).success;
-}
+const inputCanFail = (def: RouteDef): boolean =>
+  def.params !== undefined || (def.method !== 'GET' && def.body === undefined);
 
 /** The errors a route gives by how it is declared, before its own: auth, input, infrastructure (D2, D11). */
 export function sharedErrors(def: RouteDef): ApiError[] {
   const errors: ApiError[] = [];
   if (def.scopes !== 'public') errors.push(unauthorized(), insufficientScope(def.scopes));
-  if (paramsCanFail(def.params)) errors.push(validationError(SAMPLE_RULE));
+  if (inputCanFail(def)) errors.push(validationError(SAMPLE_RULE));
   if (def.query) errors.push(def.invalidQuery ? def.invalidQuery(SAMPLE_RULE) : validationError(SAMPLE_RULE));
   if (def.body) {
     errors.push(validationError(SAMPLE_RULE), malformedJson(), bodyTooLarge(), unsupportedMediaType());

@@ -188,7 +188,8 @@ export async function runFigures(world: RunWorld): Promise<RunFigures> {
   );
   const [dupRows] = await sql(
     `select count(*)::int as n from (select endorsement_id, dependent_id from policy_members
-        where client_id = ? group by endorsement_id, dependent_id having count(*) > 1) d`,
+        where client_id = ? and endorsement_id is not null
+        group by endorsement_id, dependent_id having count(*) > 1) d`,
     [c],
   );
   const [dupActive] = await sql(
@@ -229,7 +230,8 @@ export interface Disagreement {
 
 /**
  * For every endorsement of the run: the API's GET, the workflow's result and its EndorsementStatus
- * search attribute must name the same final status, and the workflow must have completed.
+ * search attribute must name the same final status, and the workflow must complete (within 60 s of
+ * the check).
  */
 export async function compareWithTemporal(
   api: HttpClient,
@@ -246,12 +248,13 @@ export async function compareWithTemporal(
     while (next < ids.length) {
       const id = ids[next++]!;
       const handle = temporal.workflow.getHandle(endorsementWorkflowId(id));
+      // The row turns final in the activity; the workflow completes right after (bounded wait).
+      const result = (handle.result() as Promise<EndorsementState>).catch(() => null);
+      const state = await within(result, 60_000);
       const [res, described] = await Promise.all([
         api.get(`/v1/policy/endorsements/${id}`, { token: world.token }),
         handle.describe(),
       ]);
-      const state =
-        described.status.name === 'COMPLETED' ? ((await handle.result()) as EndorsementState) : null;
       const workflow = state?.status ?? `workflow ${described.status.name}`;
       const attribute = described.typedSearchAttributes.get(EndorsementStatus);
       const apiStatus = res.body?.payload?.endorsement?.status as string | undefined;
@@ -262,6 +265,41 @@ export async function compareWithTemporal(
   };
   await Promise.all(Array.from({ length: 16 }, check));
   return disagreements;
+}
+
+/**
+ * Activity attempts beyond the first across the run's workflows (from ActivityTaskStarted events):
+ * how much retrying the fault caused.
+ */
+export async function retriedAttempts(
+  world: RunWorld,
+  temporal: TemporalClient = stack().temporal,
+): Promise<number> {
+  const rows = await sqlOn(world.orm)('select id from endorsements where client_id = ?', [
+    world.client.clientId,
+  ]);
+  let retries = 0;
+  for (const { id } of rows) {
+    const history = await temporal.workflow.getHandle(endorsementWorkflowId(id as string)).fetchHistory();
+    for (const event of history.events ?? []) {
+      const attempt = event.activityTaskStartedEventAttributes?.attempt ?? 1;
+      retries += Math.max(0, attempt - 1);
+    }
+  }
+  return retries;
+}
+
+/** The promise's value, or null when it has not settled within `ms`. */
+async function within<T>(promise: Promise<T>, ms: number): Promise<T | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<null>((resolve) => {
+    timer = setTimeout(() => resolve(null), ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** A fresh id of the right shape that nobody has (for "unknown id" comparisons). */
