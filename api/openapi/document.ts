@@ -31,6 +31,7 @@ export function operationId(def: RouteDef): string {
 /** Sections of the reference, matched on path prefixes, most specific first. */
 const TAGS: { prefix: string; name: string; description: string }[] = [
   { prefix: '/v1/auth', name: 'Authentication', description: 'Tokens (spec 4.1, 5; D2 to D4).' },
+  { prefix: '/v1/audit', name: 'Audit', description: 'Who changed what, when.' },
   {
     prefix: '/v1/policy/endorsements',
     name: 'Endorsements',

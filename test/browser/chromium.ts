@@ -1,0 +1,58 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+
+/** Debian's chromium package (installed by .ci/run); playwright-core drives it, it downloads no browser. */
+export const CHROMIUM = '/usr/bin/chromium';
+
+/** Where screenshots go for a person to look at (gitignored). */
+export const OUTPUT_DIR = path.resolve(import.meta.dirname, '..', '..', 'test-output', 'browser');
+
+export interface Browser {
+  page: Page;
+  /** Saves a full-page screenshot as test-output/browser/<name>.png and returns its path. */
+  screenshot(name: string): Promise<string>;
+  /** Console errors and uncaught page errors seen so far. */
+  errors: string[];
+  close(): Promise<void>;
+}
+
+/** Headless Chromium with a fresh profile: no sync, no updates, no first-run screens, nothing shared. */
+export async function openBrowser(): Promise<Browser> {
+  const profile = await fs.mkdtemp(path.join(os.tmpdir(), 'ghi-chromium-'));
+  await fs.mkdir(OUTPUT_DIR, { recursive: true });
+  const context: BrowserContext = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    viewport: { width: 1440, height: 900 },
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
+  });
+  const page = context.pages()[0] ?? (await context.newPage());
+  const errors: string[] = [];
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') errors.push(msg.text());
+  });
+  page.on('pageerror', (err) => errors.push(err.message));
+  return {
+    page,
+    errors,
+    async screenshot(name) {
+      const file = path.join(OUTPUT_DIR, `${name}.png`);
+      await page.screenshot({ path: file, fullPage: true });
+      return file;
+    },
+    async close() {
+      await context.close();
+      await fs.rm(profile, { recursive: true, force: true });
+    },
+  };
+}
