@@ -114,7 +114,7 @@ export async function startStack(): Promise<TestStack> {
   const logger = createLogger(config.LOG_LEVEL);
   const workerConnection = await NativeConnection.connect({ address: temporalAddress });
   const adapters = defaultAdapterRegistry({ temporal, config });
-  const worker = await createWorker({
+  const workerDeps = {
     config,
     orm,
     clock: systemClock,
@@ -124,24 +124,15 @@ export async function startStack(): Promise<TestStack> {
     connection: workerConnection,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue,
-  });
+  };
+  const worker = await createWorker(workerDeps);
   const running = worker.run();
   cleanups.push(async () => {
     if (worker.getState() === 'RUNNING') worker.shutdown();
     await running;
     await workerConnection.close();
   });
-  const webhookWorker = await createWebhookWorker({
-    config,
-    orm,
-    clock: systemClock,
-    logger,
-    temporal,
-    adapters,
-    connection: workerConnection,
-    namespace: config.TEMPORAL_NAMESPACE,
-    taskQueue,
-  });
+  const webhookWorker = await createWebhookWorker(workerDeps);
   const webhooksRunning = webhookWorker.run();
   cleanups.push(async () => {
     if (webhookWorker.getState() === 'RUNNING') webhookWorker.shutdown();
