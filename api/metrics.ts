@@ -1,3 +1,4 @@
+import type { Client as TemporalClient } from '@temporalio/client';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Orm } from '../db/orm.js';
 import { ENDORSEMENT_STATUSES, ENDORSEMENT_TYPES } from '../domain/enums.js';
@@ -17,6 +18,8 @@ export interface Metrics {
 
 export interface MetricsSource {
   orm: Orm;
+  /** For the count of workflows flagged EndorsementStuck (visibility); omitted, that series is absent. */
+  temporal?: TemporalClient;
   /** Process metrics (CPU, memory, event loop); off in tests, where many apps share one process. */
   processMetrics?: boolean;
   /** How far behind PostgreSQL's clock decisions are read, so a commit in flight is not skipped. */
@@ -55,8 +58,16 @@ export function createMetrics(source: MetricsSource): Metrics {
     help: 'Token requests refused with 429 A4290 (over 100 per client in a rolling hour, D4)',
     registers: [registry],
   });
+  // A scrape while PostgreSQL or Temporal is down still answers (request metrics matter most then):
+  // the series read from them keep their last values and this counter says they are stale.
+  const failures = new Counter({
+    name: 'ghi_metrics_collect_errors_total',
+    help: 'Scrapes whose PostgreSQL- or Temporal-derived series could not be refreshed',
+    registers: [registry],
+  });
   registerPoolGauge(registry, source.orm);
-  registerEndorsementMetrics(registry, source);
+  registerEndorsementMetrics(registry, source, failures);
+  if (source.temporal) registerStuckGauge(registry, source.temporal, failures);
 
   return {
     registry,
@@ -101,16 +112,9 @@ function registerPoolGauge(registry: Registry, orm: Orm): void {
  * from PostgreSQL, the source of truth (D7); every API copy reports the same values, so aggregate
  * across instances with max, not sum.
  */
-function registerEndorsementMetrics(registry: Registry, source: MetricsSource): void {
+function registerEndorsementMetrics(registry: Registry, source: MetricsSource, failures: Counter): void {
   const sql = <T>(query: string, params: unknown[] = []) =>
     source.orm.em.getConnection().execute<T[]>(query, params);
-  // A scrape while PostgreSQL is down still answers (request metrics matter most then): the
-  // database-derived series keep their last values and this counter says they are stale.
-  const failures = new Counter({
-    name: 'ghi_metrics_collect_errors_total',
-    help: 'Scrapes whose PostgreSQL-derived series could not be refreshed',
-    registers: [registry],
-  });
   const guarded = (collect: () => Promise<void>) => () => collect().catch(() => failures.inc());
   let cached: { at: number; rows: { type: string; status: string; n: string }[] } | null = null;
   const refreshCounts = guarded(async () => {
@@ -168,6 +172,38 @@ function registerEndorsementMetrics(registry: Registry, source: MetricsSource): 
       const run = previous.then(guarded(observeNewDecisions));
       previous = run.catch(() => undefined);
       await run;
+    },
+  });
+}
+
+/** Visibility is Temporal's to serve: counted at most every 30 s, waiting at most 2 s for an answer. */
+const STUCK_CACHE_MS = 30_000;
+const STUCK_QUERY =
+  "WorkflowType = 'endorsementWorkflow' AND ExecutionStatus = 'Running' AND EndorsementStuck = true";
+
+/**
+ * Running endorsement workflows flagged EndorsementStuck (no insurer decision within
+ * ENDORSEMENT_STUCK_AFTER, D7): the number the stuck-endorsement alert watches.
+ */
+function registerStuckGauge(registry: Registry, temporal: TemporalClient, failures: Counter): void {
+  let cached: { at: number; count: number } | null = null;
+  new Gauge({
+    name: 'ghi_endorsements_stuck',
+    help: 'Running endorsement workflows flagged EndorsementStuck (Temporal visibility, cached for 30 s)',
+    registers: [registry],
+    async collect() {
+      const now = performance.now();
+      if (!cached || now - cached.at > STUCK_CACHE_MS) {
+        try {
+          const { count } = await temporal.withDeadline(Date.now() + 2_000, () =>
+            temporal.workflow.count(STUCK_QUERY),
+          );
+          cached = { at: now, count };
+        } catch {
+          failures.inc();
+        }
+      }
+      if (cached) this.set(cached.count);
     },
   });
 }

@@ -16,12 +16,13 @@ export async function buildDeps(config: Config, overrides: Partial<AppDeps> = {}
     overrides.orm ??
     (await initOrm({ databaseUrl: requireDatabaseUrl(config), poolMax: config.DATABASE_POOL_MAX }));
   const logger: Logger = overrides.logger ?? createLogger(config.LOG_LEVEL);
+  const temporal = overrides.temporal ?? createTemporalClient(config);
   return {
     config,
     orm,
     clock,
     logger,
-    temporal: overrides.temporal ?? createTemporalClient(config),
+    temporal,
     tokens:
       overrides.tokens ??
       createTokenService({
@@ -31,7 +32,8 @@ export async function buildDeps(config: Config, overrides: Partial<AppDeps> = {}
         clock,
       }),
     credentials: overrides.credentials ?? createCredentialStore(orm, { logger }),
-    metrics: overrides.metrics ?? createMetrics({ orm, processMetrics: config.NODE_ENV !== 'test' }),
+    metrics:
+      overrides.metrics ?? createMetrics({ orm, temporal, processMetrics: config.NODE_ENV !== 'test' }),
     ...overrides,
   };
 }

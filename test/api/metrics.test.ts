@@ -4,6 +4,7 @@ import { newId } from '../../domain/ids.js';
 import { makeClient, makeEmployee, makePolicy, sql, type TestClient } from '../support/factories.js';
 import { client, type HttpClient } from '../support/http.js';
 import { stack } from '../support/stack.js';
+import { createEndorsement, endorsementApi, makeWorld, waitFor } from '../workflows/endorsement-support.js';
 
 interface Sample {
   name: string;
@@ -141,6 +142,28 @@ describe('GET /metrics (Prometheus)', () => {
     expect(slow(first)).to.equal(3);
     // Each decision is observed once: the next scrape only reads decisions made after this one.
     expect(slow(await scrape(api))).to.equal(3);
+  });
+
+  it('reports the running endorsement workflows flagged EndorsementStuck (Temporal visibility)', async function () {
+    this.timeout(60_000);
+    const { temporal, config } = stack();
+    // A one-second SLA: the workflow flags itself stuck while it waits for the (manual) insurer.
+    const impatient = await endorsementApi({ config: { ...config, ENDORSEMENT_STUCK_AFTER: '1s' } });
+    const world = await makeWorld({ api: impatient });
+    const id = await createEndorsement(world);
+    const query = `EndorsementStuck = true AND ClientId = '${world.client.clientId}'`;
+    await waitFor(
+      async () => (await temporal.workflow.count(query)).count,
+      (n) => n === 1,
+      `${id} flagged stuck in visibility`,
+    );
+    const stuckQuery =
+      "WorkflowType = 'endorsementWorkflow' AND ExecutionStatus = 'Running' AND EndorsementStuck = true";
+    const before = (await temporal.workflow.count(stuckQuery)).count;
+    const samples = await scrape(client((await stack().startApi()).url));
+    const after = (await temporal.workflow.count(stuckQuery)).count;
+    expect(value(samples, 'ghi_endorsements_stuck')).to.be.within(Math.max(1, before), after);
+    await world.api.post(`/v1/policy/endorsements/${id}/cancel`, { token: world.token });
   });
 
   it('asks for METRICS_TOKEN when one is configured, and is absent when disabled', async () => {
