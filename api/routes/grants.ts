@@ -5,9 +5,15 @@ import { looksLikeId } from '../../domain/ids.js';
 import type { Auth } from '../auth/tokens.js';
 import type { AppDeps } from '../deps.js';
 import { notFound, serviceUnavailable } from '../errors.js';
-import { withIdempotency } from '../idempotency.js';
+import { IDEMPOTENCY_ERRORS, withIdempotency } from '../idempotency.js';
 import { isUnavailable } from '../middleware/errors.js';
-import { presentGrant, type GrantItemRow, type GrantRow } from '../presenters/grant.js';
+import {
+  grantAcceptedPayload,
+  grantPayload,
+  presentGrant,
+  type GrantItemRow,
+  type GrantRow,
+} from '../presenters/grant.js';
 import { route, type Handler } from '../route.js';
 import {
   grantBody,
@@ -20,6 +26,7 @@ import {
 type Req<P, B> = Handler<P, undefined, B, Auth>;
 
 const CREATE_ROUTE = 'POST /v1/policy/grant';
+const grantNotFound = () => notFound('Grant Not Found');
 
 /**
  * Stores the grant, then starts its workflow. If the start fails the row is removed in the same
@@ -74,6 +81,8 @@ export const grantRoutes = [
     summary: 'Grant policy (spec 4.12, D9)',
     scopes: ['policy.all'],
     body: grantBody,
+    response: grantAcceptedPayload,
+    errors: [notFound('Employee Not Found'), notFound('Policy Not Found'), ...IDEMPOTENCY_ERRORS],
     handler: async ({ body, auth, em, deps, ctx }: Req<undefined, GrantBody>) =>
       withIdempotency(
         { deps, ctx, clientId: auth.clientId, route: CREATE_ROUTE, body: ctx.request.body },
@@ -86,9 +95,11 @@ export const grantRoutes = [
     summary: 'Get grant request (D9)',
     scopes: ['policy.get', 'policy.all'],
     params: grantParams,
+    response: grantPayload,
+    errors: [grantNotFound()],
     handler: async ({ params, auth, em }: Req<GrantParams, undefined>) => {
       const grant = await readGrant(em, auth.clientId, params.request_id);
-      if (!grant) throw notFound('Grant Not Found');
+      if (!grant) throw grantNotFound();
       return { grant, message: 'Grant fetched successfully', success: true };
     },
   }),

@@ -199,6 +199,27 @@ describe('responses validate against the OpenAPI document: one success per route
     expect(valid, `${route}: ${ajv.errorsText(validate.errors)}`).to.equal(true);
   }
 
+  it("refuses, by the document's JSON Schema, bodies that break it", () => {
+    const { op } = operations(doc).find((o) => o.key === 'GET /v1/policy/{policy_id}')!;
+    const validate = ajv.compile({
+      ...op.responses['200']!.content!['application/json']!.schema,
+      components: doc.components,
+    });
+    expect(validate({ payload: { policy: { id: 1 }, message: 'x', success: true } })).to.equal(false);
+    expect(validate({ policy: {} })).to.equal(false);
+    const { op: token } = operations(doc).find((o) => o.key === 'POST /v1/auth/token')!;
+    const tokenSchema = ajv.compile({
+      ...token.responses['200']!.content!['application/json']!.schema,
+      components: doc.components,
+    });
+    expect(
+      tokenSchema({ payload: { access_token: 'a.b.c', expires_in: 3600, token_type: 'Bearer' } }),
+    ).to.equal(true);
+    expect(
+      tokenSchema({ payload: { access_token: 'a.b.c', expires_in: 60, token_type: 'Bearer' } }),
+    ).to.equal(false);
+  });
+
   it('answers every route with a body its documented schema accepts', async function () {
     this.timeout(60_000);
     const policy = await makePolicy(c.clientId);
@@ -343,7 +364,8 @@ describe('responses validate against the OpenAPI document: one success per route
       const def = byKey.get(route)!;
       const res = await call();
       expect(res.status, `${route}: ${res.text.slice(0, 300)}`).to.equal(200);
-      const success = routeContract(def).success!;
+      const success = routeContract(def).success;
+      if (!success) throw new Error(`${route}: the route declares no response schema`);
       expect(res.headers.get('content-type'), route).to.contain(success.contentType);
       if (success.contentType !== 'application/json') {
         expect(res.text.length, route).to.be.greaterThan(0);
