@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { recordAudit } from '../domain/audit.js';
 import { coveredRelationships, OPEN_STATUS_SQL } from '../domain/endorsements.js';
@@ -20,6 +21,20 @@ const sqlOf =
   (em: EntityManager) =>
   <T>(query: string, params: unknown[] = []): Promise<T[]> =>
     em.getConnection().execute<T[]>(query, params, 'all', em.getTransactionContext());
+
+/**
+ * A line through the activity's context logger, which adds workflowId, activityType and attempt;
+ * the endorsement id is added here. Ids only, never personal data. Nothing outside an activity.
+ */
+function note(message: string, meta: Record<string, unknown>): void {
+  let context: Context;
+  try {
+    context = Context.current();
+  } catch {
+    return;
+  }
+  context.log.info(message, meta);
+}
 
 /** Business outcomes, not faults: BENIGN keeps them out of the worker's error logs. */
 const gone = (id: string) =>
@@ -177,11 +192,13 @@ export function createEndorsementActivities(deps: ActivityDeps) {
     async submitToInsurer(id: string): Promise<void> {
       const submission = await loadSubmission(id);
       await deps.adapters.get(submission.adapter).submit(submission);
+      note('endorsement submitted to insurer', { endorsementId: id, adapter: submission.adapter });
     },
 
     async withdrawFromInsurer(id: string): Promise<void> {
       const submission = await loadSubmission(id);
       await deps.adapters.get(submission.adapter).withdraw(submission);
+      note('endorsement withdrawn from insurer', { endorsementId: id, adapter: submission.adapter });
     },
 
     /**
@@ -235,6 +252,7 @@ export function createEndorsementActivities(deps: ActivityDeps) {
         });
       });
       afterCommit('applyApproval');
+      note('endorsement approval applied', { endorsementId: id });
       await deliver(deliveries);
     },
 

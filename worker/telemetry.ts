@@ -10,8 +10,11 @@ const LEVELS = { TRACE: 'trace', DEBUG: 'debug', INFO: 'info', WARN: 'warn', ERR
  * endorsementId, so a request's endorsement can be followed from the API's log into its workflow.
  */
 export function sdkLogger(logger: Logger): SdkLogger {
-  const at = (level: LogLevel) => (message: string, meta?: LogMetadata) =>
-    logger[LEVELS[level]]({ ...meta }, message);
+  const at = (level: LogLevel) => (message: string, meta?: LogMetadata) => {
+    // An activity's task token completes that activity through the API: a credential, not a log field.
+    const { taskToken: _token, ...fields } = meta ?? {};
+    logger[LEVELS[level]](fields, message);
+  };
   return {
     log: (level, message, meta) => at(level)(message, meta),
     trace: at('TRACE'),
@@ -29,9 +32,18 @@ export function sdkLogger(logger: Logger): SdkLogger {
  */
 export function installWorkerRuntime(config: Config, logger: Logger): void {
   const bindAddress = `${config.HOST}:${config.WORKER_METRICS_PORT}`;
-  Runtime.install({
-    logger: sdkLogger(logger),
-    ...(config.WORKER_METRICS_PORT > 0 && { telemetryOptions: { metrics: { prometheus: { bindAddress } } } }),
-  });
-  if (config.WORKER_METRICS_PORT > 0) logger.info({ bindAddress }, 'worker metrics listening');
+  if (config.WORKER_METRICS_PORT > 0) {
+    try {
+      Runtime.install({
+        logger: sdkLogger(logger),
+        telemetryOptions: { metrics: { prometheus: { bindAddress } } },
+      });
+      logger.info({ bindAddress }, 'worker metrics listening');
+      return;
+    } catch (err) {
+      // A second worker on the same host (same port): it works on, without its own metrics.
+      logger.warn({ bindAddress, error: (err as Error).message }, 'worker metrics not exposed');
+    }
+  }
+  Runtime.install({ logger: sdkLogger(logger) });
 }

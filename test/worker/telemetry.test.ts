@@ -41,10 +41,16 @@ describe('worker SDK logger', () => {
     expect(lines[1]).to.include({ level: 40, endorsementId: 'end_abc' });
   });
 
-  it('keeps the service redaction: personal data in log metadata is censored', async () => {
+  it('keeps the service redaction, and leaves out the activity task token', async () => {
     const { lines, logger } = capture();
-    logger.error('activity failed', { workflowId: 'endorsement-end_abc', body: { email: 'a@example.com' } });
+    logger.error('activity failed', {
+      workflowId: 'endorsement-end_abc',
+      activityType: 'submitToInsurer',
+      taskToken: 'CiQwMWEy',
+      body: { email: 'a@example.com' },
+    });
     await new Promise((resolve) => setImmediate(resolve));
-    expect(lines[0]).to.include({ level: 50, body: '[redacted]', workflowId: 'endorsement-end_abc' });
+    expect(lines[0]).to.include({ level: 50, body: '[redacted]', activityType: 'submitToInsurer' });
+    expect(lines[0]).to.not.have.property('taskToken');
   });
 });
