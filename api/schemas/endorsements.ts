@@ -29,30 +29,21 @@ export const createEndorsementBody = z.strictObject(
         enum: ['ADDITION', 'DELETION', 'MODIFICATION'],
         description: 'Required; the `ENDORSEMENT_TYPE_` prefixed forms are accepted too (D7)',
       }),
-    coverage_start_date: z
-      .unknown()
-      .optional()
-      .meta({
-        type: 'string',
-        format: 'date',
-        description: 'Required (for an ADDITION: MISSING_ADDITION_DETAILS when absent)',
-      }),
-    coverage_end_date: z
-      .unknown()
-      .optional()
-      .meta({
-        type: 'string',
-        format: 'date',
-        description: 'Required (for an ADDITION: MISSING_ADDITION_DETAILS when absent)',
-      }),
-    sum_insured: z
-      .unknown()
-      .optional()
-      .meta({
-        type: 'number',
-        description:
-          "INR, one of the policy's slabs; default the policy's default. ADDITION and MODIFICATION only",
-      }),
+    coverage_start_date: z.unknown().optional().meta({
+      type: 'string',
+      format: 'date',
+      description: 'Required (for an ADDITION: MISSING_ADDITION_DETAILS when absent)',
+    }),
+    coverage_end_date: z.unknown().optional().meta({
+      type: 'string',
+      format: 'date',
+      description: 'Required (for an ADDITION: MISSING_ADDITION_DETAILS when absent)',
+    }),
+    sum_insured: z.unknown().optional().meta({
+      type: 'number',
+      description:
+        "INR, one of the policy's slabs; default the policy's default. ADDITION and MODIFICATION only",
+    }),
   },
   { error: (iss) => (iss.code === 'invalid_type' ? 'must be a JSON object' : undefined) },
 );
