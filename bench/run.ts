@@ -15,7 +15,7 @@ import { endorsementScenarios } from './endorsements.js';
 const quick = process.argv.includes('--quick');
 export const PLAN = quick
   ? { employees: 10_000, rounds: 3, seconds: 1, warmup: 0.5, connections: 10, endorsements: 200 }
-  : { employees: 10_000, rounds: 3, seconds: 8, warmup: 2, connections: 10, endorsements: 600 };
+  : { employees: 10_000, rounds: 3, seconds: 5, warmup: 1, connections: 10, endorsements: 500 };
 
 export interface Row {
   scenario: string;
