@@ -32,11 +32,12 @@ describe('resilience: personal data stays out of Temporal and the logs', () => {
   let worker: Child;
   const apiLog: string[] = [];
   const people: Person[] = Array.from({ length: PEOPLE }, (_, i) => person(i, i === 1 ? 'REJECT' : 'PD'));
-  const since = new Date();
+  let since: Date;
   let taskQueue: string;
 
   before(async function () {
     this.timeout(180_000);
+    since = new Date();
     taskQueue = `pii-${stack().runId}`;
     const logger = createLogger('debug', { write: (line: string) => void apiLog.push(line) });
     http = client(
