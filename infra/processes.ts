@@ -4,7 +4,11 @@ import path from 'node:path';
 export const ROOT = path.resolve(import.meta.dirname, '..');
 
 /** Starts one of the project's TypeScript entry points as its own Node process. */
-export function spawnEntry(script: string, env: NodeJS.ProcessEnv, stdio: StdioOptions = ['ignore', 'inherit', 'inherit']): ChildProcess {
+export function spawnEntry(
+  script: string,
+  env: NodeJS.ProcessEnv,
+  stdio: StdioOptions = ['ignore', 'inherit', 'inherit'],
+): ChildProcess {
   return spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, script)], { env, stdio });
 }
 
