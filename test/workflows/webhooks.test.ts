@@ -367,6 +367,12 @@ describe('webhooks', function () {
       data: { endorsement_id: 'end_sweeper_test', old_status: null, new_status: PENDING },
     });
     expect(deliveryId).to.match(/^dlv_/);
+    // The sweeper's id is namespace-wide: a worker process of another test may have started one on its own
+    // queue (30 s cadence, maybe no longer polled). Take it over with a fast one on this run's queue.
+    await stack()
+      .temporal.workflow.getHandle(WEBHOOK_SWEEPER_ID)
+      .terminate('test takes over the sweeper')
+      .catch(() => undefined);
     await ensureWebhookSweeper(stack().temporal, stack().taskQueue, { intervalMs: 100, graceMs: 0 });
     try {
       await waitFor(
