@@ -1,7 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { createTokenService } from '../api/auth/tokens.js';
@@ -9,10 +8,10 @@ import { loadConfig } from '../config/index.js';
 import { initOrm, migrate, type Orm } from '../db/orm.js';
 import { systemClock } from '../domain/clock.js';
 import { SCOPES } from '../domain/scopes.js';
-import { dropDatabase, ensureDatabase, startEmbeddedPostgres } from '../infra/postgres.js';
 import { spawnEntry, waitForHttp } from '../infra/processes.js';
-import { freePort, resolveTemporalCli, startDevServer, stopChild } from '../infra/temporal.js';
+import { freePort, stopChild } from '../infra/temporal.js';
 import { loadBenchDataset, type BenchDataset } from './dataset.js';
+import { startBackingServices } from './stack.js';
 
 /**
  * `npm run soak [-- --minutes N]`: mixed load at half the measured capacity for N minutes (default
@@ -190,25 +189,9 @@ async function drain(orm: Orm, timeoutMs: number): Promise<number> {
 async function main(): Promise<void> {
   const stops: (() => Promise<void>)[] = [];
   try {
-    const runId = randomBytes(4).toString('hex');
-    let serverUrl = process.env.DATABASE_URL;
-    if (!serverUrl) {
-      const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'ghi-soak-pg-'));
-      const pg = await startEmbeddedPostgres(dir, await freePort());
-      stops.push(async () => {
-        await pg.stop();
-        await fs.rm(dir, { recursive: true, force: true });
-      });
-      serverUrl = pg.url;
-    }
-    const dbName = `ghi_soak_${runId}`;
-    const databaseUrl = await ensureDatabase(serverUrl, dbName);
-    stops.push(() => dropDatabase(serverUrl, dbName));
-    const dev = await startDevServer({
-      cli: await resolveTemporalCli(process.env.TEMPORAL_CLI_PATH),
-      port: await freePort(),
-    });
-    stops.push(() => dev.stop());
+    const services = await startBackingServices('soak');
+    stops.push(...services.stops);
+    const { runId, databaseUrl, temporalAddress } = services;
 
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
@@ -218,7 +201,7 @@ async function main(): Promise<void> {
       JWT_SIGNING_KEYS: `soak:${randomBytes(32).toString('hex')}`,
       LINK_SIGNING_KEY: randomBytes(32).toString('hex'),
       DATABASE_URL: databaseUrl,
-      TEMPORAL_ADDRESS: dev.address,
+      TEMPORAL_ADDRESS: temporalAddress,
       TEMPORAL_TASK_QUEUE: `soak-${runId}`,
       SIMULATED_INSURER_DELAY_MS: '1000',
       WORKER_METRICS_PORT: '0',

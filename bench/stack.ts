@@ -36,13 +36,21 @@ export interface BenchStack {
   stop(): Promise<void>;
 }
 
-/** Its own database, its own Temporal dev server, and the API, worker and peers as separate processes. */
-export async function startBenchStack(employees: number): Promise<BenchStack> {
+export interface BackingServices {
+  runId: string;
+  databaseUrl: string;
+  temporalAddress: string;
+  /** Cleanups in start order; run them last to first. */
+  stops: (() => Promise<void>)[];
+}
+
+/** A fresh database (on DATABASE_URL's server or an embedded PostgreSQL) and an in-memory dev server. */
+export async function startBackingServices(label: string): Promise<BackingServices> {
   const stops: (() => Promise<void>)[] = [];
   const runId = randomBytes(4).toString('hex');
   let serverUrl = process.env.DATABASE_URL;
   if (!serverUrl) {
-    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'ghi-bench-pg-'));
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), `ghi-${label}-pg-`));
     const pg = await startEmbeddedPostgres(dir, await freePort());
     stops.push(async () => {
       await pg.stop();
@@ -50,15 +58,20 @@ export async function startBenchStack(employees: number): Promise<BenchStack> {
     });
     serverUrl = pg.url;
   }
-  const dbName = `ghi_bench_${runId}`;
+  const dbName = `ghi_${label}_${runId}`;
   const databaseUrl = await ensureDatabase(serverUrl, dbName);
   stops.push(() => dropDatabase(serverUrl, dbName));
-
   const dev = await startDevServer({
     cli: await resolveTemporalCli(process.env.TEMPORAL_CLI_PATH),
     port: await freePort(),
   });
   stops.push(() => dev.stop());
+  return { runId, databaseUrl, temporalAddress: dev.address, stops };
+}
+
+/** Its own database, its own Temporal dev server, and the API, worker and peers as separate processes. */
+export async function startBenchStack(employees: number): Promise<BenchStack> {
+  const { runId, databaseUrl, temporalAddress, stops } = await startBackingServices('bench');
 
   const taskQueue = `bench-${runId}`;
   const [apiPort, peerPort] = [await freePort(), await freePort()];
@@ -68,7 +81,7 @@ export async function startBenchStack(employees: number): Promise<BenchStack> {
     JWT_SIGNING_KEYS: `bench:${randomBytes(32).toString('hex')}`,
     LINK_SIGNING_KEY: randomBytes(32).toString('hex'),
     DATABASE_URL: databaseUrl,
-    TEMPORAL_ADDRESS: dev.address,
+    TEMPORAL_ADDRESS: temporalAddress,
     TEMPORAL_TASK_QUEUE: taskQueue,
     SIMULATED_INSURER_DELAY_MS: '0',
     LOG_LEVEL: 'warn',
@@ -118,7 +131,7 @@ export async function startBenchStack(employees: number): Promise<BenchStack> {
     apiUrl,
     peerUrl,
     databaseUrl,
-    temporalAddress: dev.address,
+    temporalAddress,
     taskQueue,
     dataset,
     token,
