@@ -1,5 +1,7 @@
 import { Context } from '@temporalio/activity';
+import { webhookSecretKeys } from '../config/index.js';
 import { isoSql } from '../domain/events.js';
+import { openSecret } from '../domain/sealed-secrets.js';
 import { ID_HEADER, SIGNATURE_HEADER, signWebhook } from '../domain/webhook-signature.js';
 import { postSigned, type PostResult } from '../domain/webhook-send.js';
 import { urlPolicy } from '../domain/webhook-url.js';
@@ -112,7 +114,10 @@ export function createWebhookActivities(deps: ActivityDeps) {
       const result = await postSigned({
         url: row.url,
         body,
-        headers: { [SIGNATURE_HEADER]: signWebhook(row.secret, body, t), [ID_HEADER]: row.event_id },
+        headers: {
+          [SIGNATURE_HEADER]: signWebhook(openSecret(row.secret, webhookSecretKeys(deps.config)), body, t),
+          [ID_HEADER]: row.event_id,
+        },
         policy: urlPolicy(deps.config),
         timeoutMs: ATTEMPT_TIMEOUT_MS,
         signal: Context.current().cancellationSignal,

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Config } from '../config/index.js';
+import { webhookSecretKeys, type Config } from '../config/index.js';
+import { needsResealing, openSecret, sealSecret } from '../domain/sealed-secrets.js';
 import { EVENT_TYPES, isoSql, type EventType } from '../domain/events.js';
 import { newId } from '../domain/ids.js';
 import { newWebhookSecret } from '../domain/webhook-signature.js';
@@ -59,7 +60,7 @@ export async function addWebhook(
     const [row] = await sql<{ created_at: string }>(
       `insert into webhook_endpoints (id, client_id, url, events, secret) values (?, ?, ?, string_to_array(?, ','), ?)
        returning ${isoSql('created_at')} as created_at`,
-      [id, input.clientId, url.href, events.join(','), secret],
+      [id, input.clientId, url.href, events.join(','), sealSecret(secret, webhookSecretKeys(config))],
     );
     return {
       webhook_id: id,
@@ -88,6 +89,30 @@ export async function listWebhooks(em: EntityManager, clientId: string) {
       created_at: r.created_at,
     })),
   };
+}
+
+/**
+ * `webhook:reseal`: after a new key is put first in WEBHOOK_SECRET_KEYS, rewrites every stored
+ * secret sealed with another key (or stored before sealing existed) under it; then the old key can be
+ * dropped. Idempotent: a secret already under the current key is left alone. Each row is rewritten
+ * only if it still holds the value read (`where secret = ?`), so a concurrent remove is not undone.
+ */
+export async function resealWebhookSecrets(em: EntityManager, config: Config) {
+  const keys = webhookSecretKeys(config);
+  const rows = await sqlOf(em)<{ id: string; secret: string }>(
+    'select id, secret from webhook_endpoints where secret is not null',
+  );
+  let resealed = 0;
+  for (const row of rows.filter((r) => needsResealing(r.secret, keys))) {
+    const sealed = sealSecret(openSecret(row.secret, keys), keys);
+    const done = await sqlOf(em)('update webhook_endpoints set secret = ? where id = ? and secret = ? returning id', [
+      sealed,
+      row.id,
+      row.secret,
+    ]);
+    resealed += done.length;
+  }
+  return { key_id: keys[0]!.kid, endpoints: rows.length, resealed };
 }
 
 /**

@@ -8,7 +8,7 @@ import type { AppDeps } from './deps.js';
 import { errorMiddleware } from './middleware/errors.js';
 import { docsAssets } from './middleware/docs-assets.js';
 import { observe } from './middleware/observe.js';
-import { jsonBody, requestLog } from './middleware/request.js';
+import { jsonOnly, readJsonBody, requestLog } from './middleware/request.js';
 import type { RouteDef } from './route.js';
 import { allRoutes } from './routes/index.js';
 import { parseInput, parseNoBody } from './validation.js';
@@ -23,7 +23,7 @@ export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes()): Koa 
   app.use(observe(deps));
   app.use(errorMiddleware(deps.logger));
   app.use(docsAssets());
-  app.use(jsonBody());
+  app.use(jsonOnly());
   app.use((ctx, next) => RequestContext.create(deps.orm.em, next));
   app.use(router.routes());
   app.use(router.allowedMethods());
@@ -35,6 +35,8 @@ function mount(router: Router, def: RouteDef, deps: AppDeps): void {
   router[method](def.path, async (ctx) => {
     ctx.state.route = def;
     const auth = def.scopes === 'public' ? undefined : await authenticate(ctx, deps, def.scopes);
+    // The body is read only now: after authentication on protected routes, within the route's limit.
+    if (def.method !== 'GET') await readJsonBody(ctx, def.bodyLimit);
     const params = def.params ? parseInput(def.params, ctx.params) : undefined;
     const query = def.query ? parseInput(def.query, ctx.query, def.invalidQuery) : undefined;
     const body = def.body

@@ -1,8 +1,10 @@
 import type { Client as TemporalClient } from '@temporalio/client';
-import type { Config } from '../config/index.js';
+import type { ApiConfig } from '../config/index.js';
 import type { Orm } from '../db/orm.js';
 import type { Clock } from '../domain/clock.js';
+import type { BlockList } from 'node:net';
 import type { CredentialStore } from './auth/credentials.js';
+import type { SecretChecks } from './auth/secret-checks.js';
 import type { TokenService } from './auth/tokens.js';
 import type { Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
@@ -13,13 +15,17 @@ export type ResponseObserver = (route: RouteDef, status: number, body: unknown) 
 
 /** Everything the HTTP app needs, passed in explicitly; the app keeps no module-level state. */
 export interface AppDeps {
-  config: Config;
+  config: ApiConfig;
   orm: Orm;
   temporal: TemporalClient;
   clock: Clock;
   logger: Logger;
   tokens: TokenService;
   credentials: CredentialStore;
+  /** Client-secret verification with its concurrency bound (token route). */
+  secretChecks: SecretChecks;
+  /** TRUSTED_PROXIES, ready to match a peer address. */
+  trustedProxies: BlockList;
   /** This app's own Prometheus registry and recorders (GET /metrics). */
   metrics: Metrics;
   onResponse?: ResponseObserver;

@@ -41,8 +41,8 @@ export const insufficientScope = (accepted: readonly string[]): ApiError =>
 
 export const malformedJson = (): ApiError => validationError('body: must be valid JSON', 'Malformed JSON');
 
-export const bodyTooLarge = (): ApiError =>
-  payloadTooLarge('Payload Too Large', 'request body exceeds 1 MiB');
+export const bodyTooLarge = (limit = '1 MiB'): ApiError =>
+  payloadTooLarge('Payload Too Large', `request body exceeds ${limit}`);
 
 export const unsupportedMediaType = (): ApiError =>
   new ApiError(

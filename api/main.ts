@@ -1,14 +1,18 @@
-import { loadConfig } from '../config/index.js';
+import { apiConfig, loadConfig } from '../config/index.js';
 import { migrate } from '../db/orm.js';
+import { listenMetrics } from './metrics-server.js';
 import { buildDeps, listen } from './server.js';
 
 /** Production entry point of the HTTP API; run any number of copies behind a load balancer. */
-const config = loadConfig();
+const config = apiConfig(loadConfig());
 const deps = await buildDeps(config);
 // Every copy may start at once: migrate() serialises on an advisory lock and skips applied migrations.
 await migrate(deps.orm);
 const server = await listen(deps);
 deps.logger.info({ port: config.PORT }, 'api listening');
+const metricsServer = config.METRICS_ENABLED ? await listenMetrics(deps) : null;
+if (metricsServer)
+  deps.logger.info({ host: config.METRICS_HOST, port: config.METRICS_PORT }, 'metrics listening');
 
 let stopping = false;
 async function shutdown(signal: string): Promise<void> {
@@ -16,6 +20,7 @@ async function shutdown(signal: string): Promise<void> {
   stopping = true;
   deps.logger.info({ signal }, 'api stopping');
   await new Promise<void>((resolve) => server.close(() => resolve()));
+  metricsServer?.close();
   await deps.temporal.connection.close();
   await deps.orm.close();
   process.exit(0);

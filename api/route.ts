@@ -32,6 +32,8 @@ interface RouteBase<PS, QS, BS> {
   body?: BS;
   /** Error to answer when the query fails its schema (default 400 VALIDATION_ERROR naming the field). */
   invalidQuery?: (detail: string) => ApiError;
+  /** Largest body this route reads, in bytes (default 1 MiB); public routes keep theirs small. */
+  bodyLimit?: number;
   /** Longer text for the API reference (the summary is its title). */
   description?: string;
   /** What a success answers, for the API reference and the contract test. */

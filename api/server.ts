@@ -1,5 +1,5 @@
 import type { Server } from 'node:http';
-import type { Config } from '../config/index.js';
+import type { ApiConfig, Config } from '../config/index.js';
 import { initOrm, type Orm } from '../db/orm.js';
 import { systemClock, type Clock } from '../domain/clock.js';
 import { createTemporalClient } from '../infra/temporal-client.js';
@@ -9,8 +9,10 @@ import { createTokenService } from './auth/tokens.js';
 import type { AppDeps } from './deps.js';
 import { createLogger, type Logger } from './logger.js';
 import { createMetrics } from './metrics.js';
+import { trustedProxies } from './auth/client-address.js';
+import { createSecretChecks } from './auth/secret-checks.js';
 
-export async function buildDeps(config: Config, overrides: Partial<AppDeps> = {}): Promise<AppDeps> {
+export async function buildDeps(config: ApiConfig, overrides: Partial<AppDeps> = {}): Promise<AppDeps> {
   const clock: Clock = overrides.clock ?? systemClock;
   const orm: Orm =
     overrides.orm ??
@@ -32,6 +34,8 @@ export async function buildDeps(config: Config, overrides: Partial<AppDeps> = {}
         clock,
       }),
     credentials: overrides.credentials ?? createCredentialStore(orm, { logger }),
+    secretChecks: overrides.secretChecks ?? createSecretChecks(),
+    trustedProxies: overrides.trustedProxies ?? trustedProxies(config.TRUSTED_PROXIES),
     metrics:
       overrides.metrics ?? createMetrics({ orm, temporal, processMetrics: config.NODE_ENV !== 'test' }),
     ...overrides,

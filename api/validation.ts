@@ -20,24 +20,55 @@ export function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
 export const MAX_INPUT_DEPTH = 32;
 
 /**
+ * More values (objects, arrays, strings, numbers…) than any request of the API carries. A 1 MiB body
+ * can hold ~350,000 empty arrays; refusing past this bound keeps every later reader (zod, the
+ * idempotency hash) cheap whatever the body.
+ */
+export const MAX_INPUT_NODES = 50_000;
+
+export const tooManyValues = () => `body: must hold at most ${MAX_INPUT_NODES} values in one request`;
+
+/**
  * Input no schema should have to think about: a string holding U+0000 (PostgreSQL text cannot store
- * it) and JSON nested deeper than MAX_INPUT_DEPTH (recursive readers such as the idempotency hash
- * would overflow the stack). Walked iteratively, so the check itself cannot overflow.
+ * it), JSON nested deeper than MAX_INPUT_DEPTH (recursive readers such as the idempotency hash would
+ * overflow the stack) and more than MAX_INPUT_NODES values. Walked iteratively over three parallel
+ * stacks and one shared path (the walk is depth-first, so `path[0..depth)` is always the current
+ * node's ancestry): no allocation per node, so a hostile body costs time linear in its size only.
  */
 export function unsafeInput(input: unknown): string | null {
-  const pending: { value: unknown; path: string[] }[] = [{ value: input, path: [] }];
-  while (pending.length > 0) {
-    const { value, path } = pending.pop()!;
-    const field = path.length > 0 ? path.join('.') : 'body';
+  const values: unknown[] = [input];
+  const depths: number[] = [0];
+  const keys: (string | number)[] = [''];
+  const path: (string | number)[] = [];
+  const field = () => (path.length > 0 ? path.join('.') : 'body');
+  let nodes = 0;
+  while (values.length > 0) {
+    const value = values.pop();
+    const depth = depths.pop()!;
+    const key = keys.pop()!;
+    path.length = Math.max(0, depth - 1);
+    if (depth > 0) path[depth - 1] = key;
+    if (++nodes > MAX_INPUT_NODES) {
+      return tooManyValues();
+    }
     if (typeof value === 'string') {
-      if (value.includes('\u0000')) return `${field}: must not contain NUL characters`;
+      if (value.includes('\u0000')) return `${field()}: must not contain NUL characters`;
     } else if (value !== null && typeof value === 'object') {
-      if (path.length >= MAX_INPUT_DEPTH) {
-        return `${path[0]}: must not nest deeper than ${MAX_INPUT_DEPTH} levels`;
-      }
-      for (const [key, child] of Object.entries(value)) {
-        if (key.includes('\u0000')) return `${field}: must not contain NUL characters`;
-        pending.push({ value: child, path: [...path, key] });
+      if (depth >= MAX_INPUT_DEPTH) return `${path[0]}: must not nest deeper than ${MAX_INPUT_DEPTH} levels`;
+      if (Array.isArray(value)) {
+        for (let i = value.length - 1; i >= 0; i--) {
+          values.push(value[i]);
+          depths.push(depth + 1);
+          keys.push(i);
+        }
+      } else {
+        for (const child in value) {
+          if (!Object.hasOwn(value, child)) continue;
+          if (child.includes('\u0000')) return `${field()}: must not contain NUL characters`;
+          values.push((value as Record<string, unknown>)[child]);
+          depths.push(depth + 1);
+          keys.push(child);
+        }
       }
     }
   }

@@ -4,7 +4,8 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { createTokenService } from '../api/auth/tokens.js';
-import { loadConfig } from '../config/index.js';
+import { newLocalKeys } from '../infra/local-keys.js';
+import { apiConfig, loadConfig } from '../config/index.js';
 import { initOrm, migrate, type Orm } from '../db/orm.js';
 import { systemClock } from '../domain/clock.js';
 import { SCOPES } from '../domain/scopes.js';
@@ -198,8 +199,7 @@ async function main(): Promise<void> {
     const env = {
       ...process.env,
       NODE_ENV: 'production',
-      JWT_SIGNING_KEYS: `soak:${randomBytes(32).toString('hex')}`,
-      LINK_SIGNING_KEY: randomBytes(32).toString('hex'),
+      ...newLocalKeys('soak'),
       DATABASE_URL: databaseUrl,
       TEMPORAL_ADDRESS: temporalAddress,
       TEMPORAL_TASK_QUEUE: `soak-${runId}`,
@@ -209,7 +209,7 @@ async function main(): Promise<void> {
       HOST: '127.0.0.1',
       BASE_URL: url,
     };
-    const config = loadConfig(env);
+    const config = apiConfig(loadConfig(env));
     const orm = await initOrm({ databaseUrl, poolMax: 4 });
     stops.push(() => orm.close());
     await migrate(orm);

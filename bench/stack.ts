@@ -4,7 +4,8 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { createTokenService } from '../api/auth/tokens.js';
-import { loadConfig, type Config } from '../config/index.js';
+import { newLocalKeys } from '../infra/local-keys.js';
+import { apiConfig, loadConfig, type Config } from '../config/index.js';
 import { initOrm, migrate, type Orm } from '../db/orm.js';
 import { systemClock } from '../domain/clock.js';
 import { SCOPES } from '../domain/scopes.js';
@@ -78,15 +79,14 @@ export async function startBenchStack(employees: number): Promise<BenchStack> {
   const env = {
     ...process.env,
     NODE_ENV: 'production',
-    JWT_SIGNING_KEYS: `bench:${randomBytes(32).toString('hex')}`,
-    LINK_SIGNING_KEY: randomBytes(32).toString('hex'),
+    ...newLocalKeys('bench'),
     DATABASE_URL: databaseUrl,
     TEMPORAL_ADDRESS: temporalAddress,
     TEMPORAL_TASK_QUEUE: taskQueue,
     SIMULATED_INSURER_DELAY_MS: '0',
     LOG_LEVEL: 'warn',
   };
-  const config = loadConfig(env);
+  const config = apiConfig(loadConfig(env));
   const orm = await initOrm({ databaseUrl, poolMax: 5 });
   stops.push(() => orm.close());
   await migrate(orm);

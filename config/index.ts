@@ -1,7 +1,13 @@
+import { isIPv4, isIPv6 } from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
 
-const signingKey = z.object({ kid: z.string().min(1), secret: z.string().min(32) });
+/** At least 256 bits of key material (D3): a shorter HMAC key is refused, not padded. */
+const KEY_BYTES = 32;
+const strongKey = z
+  .string()
+  .refine((key) => Buffer.byteLength(key) >= KEY_BYTES, `must be at least 256 bits (${KEY_BYTES} bytes)`);
+const signingKey = z.object({ kid: z.string().min(1), secret: strongKey });
 
 /** Signing keys arrive as `kid:secret,kid2:secret2`; the first one signs, all of them verify (D3). */
 const signingKeys = z
@@ -17,13 +23,44 @@ const signingKeys = z
       if (!parsed.success) {
         ctx.addIssue({
           code: 'custom',
-          message: 'each key must be kid:secret with a secret of 32+ characters',
+          message: `each key must be kid:secret with a secret of at least 256 bits (${KEY_BYTES} bytes)`,
         });
         return z.NEVER;
       }
     }
     return keys;
   });
+
+/** `10.0.0.0/8, 192.168.1.7, fd00::/8`: addresses or CIDR blocks, checked one by one. */
+const cidrList = z.string().transform((raw, ctx) => {
+  const entries = raw
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+  for (const entry of entries) {
+    const [address = '', bits, extra] = entry.split('/');
+    const max = isIPv4(address) ? 32 : isIPv6(address) ? 128 : 0;
+    const okBits = bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= max);
+    if (max === 0 || !okBits || extra !== undefined) {
+      ctx.addIssue({ code: 'custom', message: `"${entry}" is not an IP address or CIDR block` });
+      return z.NEVER;
+    }
+  }
+  return entries;
+});
+
+/** `kid:<64 hex>[,kid2:<64 hex>]`: AES-256 keys; the first seals, every one opens (rotation). */
+const sealingKeys = z.string().transform((raw, ctx) => {
+  const keys = raw.split(',').map((pair) => {
+    const at = pair.indexOf(':');
+    return { kid: pair.slice(0, at).trim(), hex: pair.slice(at + 1).trim() };
+  });
+  if (keys.some((k) => !/^[A-Za-z0-9_.-]{1,32}$/.test(k.kid) || !/^[0-9a-fA-F]{64}$/.test(k.hex))) {
+    ctx.addIssue({ code: 'custom', message: 'each key must be kid:<64 hex characters> (a 256-bit key)' });
+    return z.NEVER;
+  }
+  return keys.map((k) => ({ kid: k.kid, key: Buffer.from(k.hex, 'hex') }));
+});
 
 const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 
@@ -45,12 +82,11 @@ export const configSchema = z.object({
   TEMPORAL_CLI_PATH: z.string().min(1).optional(),
   TEMPORAL_DEV_PORT: z.coerce.number().int().min(1).max(65535).default(7233),
   TEMPORAL_UI_PORT: z.coerce.number().int().min(1).max(65535).default(8233),
-  JWT_SIGNING_KEYS: signingKeys.default([
-    { kid: 'dev-1', secret: 'development-only-signing-key-change-me-0001' },
-  ]),
+  /** Required by the API (see apiConfig); `npm start` and the tests generate their own. */
+  JWT_SIGNING_KEYS: signingKeys.optional(),
   JWT_ISSUER: z.string().min(1).default('group-health-admin'),
   JWT_AUDIENCE: z.string().min(1).default('group-health-api'),
-  LINK_SIGNING_KEY: z.string().min(32).default('development-only-link-signing-key-change-me'),
+  LINK_SIGNING_KEY: strongKey.optional(),
   PAYLOAD_ENCRYPTION_KEY: z
     .string()
     .regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex characters (a 256-bit key)')
@@ -60,17 +96,27 @@ export const configSchema = z.object({
     .regex(/^\d+\s*(ms|s|m|h|d)$/, 'must be a duration such as 7d')
     .default('7d'),
   SIMULATED_INSURER_DELAY_MS: z.coerce.number().int().min(0).default(2000),
-  /** GET /metrics on the API port; with METRICS_TOKEN set it needs `Authorization: Bearer <token>`. */
+  /** GET /metrics on its own port and address; with METRICS_TOKEN set it needs `Authorization: Bearer <token>`. */
   METRICS_ENABLED: bool.default(true),
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9400),
+  METRICS_HOST: z.string().min(1).default('127.0.0.1'),
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   /** The worker's Temporal SDK metrics (Prometheus) listen here; 0 turns them off. */
   WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
+  WORKER_METRICS_HOST: z.string().min(1).default('127.0.0.1'),
   /** Worker tuning (0: derived from DATABASE_POOL_MAX). */
   WORKER_ACTIVITY_CONCURRENCY: z.coerce.number().int().min(0).max(1000).default(0),
   WORKER_WORKFLOW_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(40),
   WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(0).max(100000).default(1000),
+  /** Proxies whose X-Forwarded-For names the caller (token-request budgets); empty: none is trusted. */
+  TRUSTED_PROXIES: cidrList.default([]),
+  /** Failed token requests allowed per rolling hour per (client_id, source address) and per source (D4). */
+  TOKEN_FAILURES_PER_CLIENT_SOURCE: z.coerce.number().int().min(1).default(10),
+  TOKEN_FAILURES_PER_SOURCE: z.coerce.number().int().min(1).default(100),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   WEBHOOK_ALLOW_PRIVATE: bool.default(false),
+  /** Seals webhook signing secrets at rest; required where they are written or used (see webhookSecretKeys). */
+  WEBHOOK_SECRET_KEYS: sealingKeys.optional(),
   /** Webhook retries: the first delay, doubled per attempt up to the maximum, jittered, for 24 h. */
   WEBHOOK_RETRY_INITIAL_MS: z.coerce.number().int().min(10).default(10_000),
   WEBHOOK_RETRY_MAX_MS: z.coerce.number().int().min(10).default(3_600_000),
@@ -79,6 +125,46 @@ export const configSchema = z.object({
 export type Config = z.infer<typeof configSchema> & { baseUrl: string; dataDir: string };
 
 export class ConfigError extends Error {}
+
+/**
+ * The keys that seal webhook signing secrets, required by the worker (it signs deliveries) and by the
+ * admin webhook commands; no default, like the API's signing keys.
+ */
+export function webhookSecretKeys(cfg: Config): { kid: string; key: Buffer }[] {
+  if (!cfg.WEBHOOK_SECRET_KEYS) {
+    throw new ConfigError(
+      'Invalid configuration:\n  WEBHOOK_SECRET_KEYS: is required (kid:<64 hex characters>[,kid2:…]); npm start generates a local one',
+    );
+  }
+  return cfg.WEBHOOK_SECRET_KEYS;
+}
+
+/** What the API needs beyond the shared settings: its signing keys, never a default. */
+export type ApiConfig = Config & {
+  JWT_SIGNING_KEYS: { kid: string; secret: string }[];
+  LINK_SIGNING_KEY: string;
+};
+
+/**
+ * The API signs tokens, links and cursors, so it refuses to start without real keys, naming each
+ * missing variable. There is no development key in the source: `npm start` generates local keys
+ * once per DATA_DIR and the tests generate their own per run.
+ */
+export function apiConfig(cfg: Config): ApiConfig {
+  const { JWT_SIGNING_KEYS: jwtKeys, LINK_SIGNING_KEY: linkKey } = cfg;
+  const missing = [
+    jwtKeys
+      ? null
+      : 'JWT_SIGNING_KEYS: is required (kid:secret[,kid2:secret2], secrets of at least 256 bits)',
+    linkKey ? null : 'LINK_SIGNING_KEY: is required (at least 256 bits)',
+  ].filter(Boolean);
+  if (!jwtKeys || !linkKey) {
+    throw new ConfigError(
+      `Invalid configuration:\n  ${missing.join('\n  ')}\n  (npm start generates local keys; npm run api needs them set)`,
+    );
+  }
+  return { ...cfg, JWT_SIGNING_KEYS: jwtKeys, LINK_SIGNING_KEY: linkKey };
+}
 
 /** Reads the environment once; a bad value stops the start with the variable named. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -89,14 +175,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`Invalid configuration:\n  ${lines.join('\n  ')}`);
   }
   const cfg = parsed.data;
-  if (cfg.NODE_ENV === 'production') {
-    const usesDevKey = cfg.JWT_SIGNING_KEYS.some((k) => k.secret.startsWith('development-only'));
-    if (usesDevKey || cfg.LINK_SIGNING_KEY.startsWith('development-only')) {
-      throw new ConfigError(
-        'Invalid configuration:\n  JWT_SIGNING_KEYS/LINK_SIGNING_KEY: must be set in production',
-      );
-    }
-  }
   return {
     ...cfg,
     baseUrl: (cfg.BASE_URL ?? `http://localhost:${cfg.PORT}`).replace(/\/$/, ''),

@@ -67,11 +67,18 @@ export async function findCoverage(
  * The client an employee belongs to. Only for a request that carries no token but a verified signed
  * path (the health-card link): everything read afterwards is filtered by this client explicitly.
  */
-export async function clientOfEmployee(em: EntityManager, employeeId: string): Promise<string | null> {
+/** The employee's client and that client's secret version (health-card links are bound to it). */
+export async function clientOfEmployee(
+  em: EntityManager,
+  employeeId: string,
+): Promise<{ clientId: string; secretVersion: number } | null> {
   const [row] = await em
     .getConnection()
-    .execute<{ client_id: string }[]>('select client_id from employees where id = ?', [employeeId]);
-  return row?.client_id ?? null;
+    .execute<{ client_id: string; secret_version: number }[]>(
+      'select e.client_id, c.secret_version from employees e join clients c on c.id = e.client_id where e.id = ?',
+      [employeeId],
+    );
+  return row ? { clientId: row.client_id, secretVersion: row.secret_version } : null;
 }
 
 export interface CoveredPerson {

@@ -14,26 +14,27 @@ export type LinkCheck = { ok: true } | { ok: false; reason: 'malformed' | 'signa
  */
 export function linkSigner(secret: string) {
   const key = Buffer.from(hkdfSync('sha256', secret, 'signed-links', 'health-card-link/v1', 32));
-  const mac = (method: string, path: string, expires: number): Buffer =>
-    createHmac('sha256', key).update(`${method}\n${path}\n${expires}`).digest();
+  // `boundTo` ties a link to state that ends it when it changes (the client's secret version).
+  const mac = (method: string, path: string, expires: number, boundTo: string): Buffer =>
+    createHmac('sha256', key).update(`${method}\n${path}\n${expires}\n${boundTo}`).digest();
 
   return {
     /** `path?expires=…&signature=…`, valid for `ttl` seconds from `now`; nothing personal is encoded. */
-    sign(method: string, path: string, now: Date, ttl = LINK_TTL_SECONDS): string {
+    sign(method: string, path: string, now: Date, boundTo = '', ttl = LINK_TTL_SECONDS): string {
       const expires = Math.floor(now.getTime() / 1000) + ttl;
-      return `${path}?expires=${expires}&signature=${mac(method, path, expires).toString('hex')}`;
+      return `${path}?expires=${expires}&signature=${mac(method, path, expires, boundTo).toString('hex')}`;
     },
 
     /**
      * Checks the raw query string exactly: `expires` and `signature` once each and nothing else, so a
      * repeated, extra or missing parameter is refused rather than guessed at. Compared in constant time.
      */
-    verify(method: string, path: string, rawQuery: string, now: Date): LinkCheck {
+    verify(method: string, path: string, rawQuery: string, now: Date, boundTo = ''): LinkCheck {
       const params = parseExact(rawQuery);
       if (!params) return { ok: false, reason: 'malformed' };
       const expires = Number(params.expires);
       const given = Buffer.from(params.signature, 'hex');
-      const expected = mac(method, path, expires);
+      const expected = mac(method, path, expires, boundTo);
       if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
         return { ok: false, reason: 'signature' };
       }

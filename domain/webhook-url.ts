@@ -53,6 +53,7 @@ const V4_RANGES: Range[] = [
   ['172.16.0.0', 12, 'private'],
   ['192.0.0.0', 24, 'reserved'],
   ['192.0.2.0', 24, 'reserved'],
+  ['192.88.99.0', 24, 'reserved'],
   ['192.168.0.0', 16, 'private'],
   ['198.18.0.0', 15, 'reserved'],
   ['198.51.100.0', 24, 'reserved'],
@@ -61,11 +62,21 @@ const V4_RANGES: Range[] = [
   ['240.0.0.0', 4, 'reserved'],
 ];
 
+/**
+ * IPv6 is an allow-list: only global unicast (2000::/3) passes, less the parts of it that are not a
+ * host on the internet. Everything outside it is refused, named by the first range that matches.
+ */
+const V6_GLOBAL_UNICAST: [string, number] = ['2000::', 3];
 const V6_RANGES: Range[] = [
   ['::', 128, 'unspecified'],
   ['::1', 128, 'loopback'],
+  ['64:ff9b::', 96, 'NAT64'],
+  ['64:ff9b:1::', 48, 'NAT64 (local use)'],
   ['100::', 64, 'reserved'],
+  ['2001::', 32, 'Teredo tunnel'],
+  ['2001::', 23, 'reserved (IETF protocol assignments)'],
   ['2001:db8::', 32, 'reserved'],
+  ['3fff::', 20, 'reserved'],
   ['fc00::', 7, 'private'],
   ['fe80::', 10, 'link-local'],
   ['fec0::', 10, 'private'],
@@ -74,9 +85,7 @@ const V6_RANGES: Range[] = [
 
 /** IPv6 prefixes that carry an IPv4 address, checked as that address: [prefix, bits, its bit offset]. */
 const V4_CARRIERS: [string, number, number][] = [
-  ['::ffff:0:0', 96, 96], // IPv4-mapped
-  ['::', 96, 96], // IPv4-compatible (deprecated)
-  ['64:ff9b::', 96, 96], // NAT64
+  ['::ffff:0:0', 96, 96], // IPv4-mapped: the socket goes to that IPv4 address
   ['2002::', 16, 16], // 6to4
 ];
 
@@ -118,7 +127,10 @@ export function nonPublicReason(address: string): string | null {
       return nonPublicReason([24n, 16n, 8n, 0n].map((s) => String((v4 >> s) & 0xffn)).join('.'));
     }
   }
-  return V6_RANGES.find(([p, bits]) => within(value, v6Value(p), bits, 128))?.[2] ?? null;
+  const named = V6_RANGES.find(([p, bits]) => within(value, v6Value(p), bits, 128))?.[2];
+  if (named) return named;
+  const [globalPrefix, globalBits] = V6_GLOBAL_UNICAST;
+  return within(value, v6Value(globalPrefix), globalBits, 128) ? null : 'not global unicast';
 }
 
 function refuseAny(host: string, addresses: readonly string[], policy: UrlPolicy): void {

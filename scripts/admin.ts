@@ -2,7 +2,13 @@ import fs from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import YAML from 'yaml';
 import { AdminError, createClient, parseScopes, rotateSecret } from '../admin/clients.js';
-import { addWebhook, listDeliveries, listWebhooks, removeWebhook } from '../admin/webhooks.js';
+import {
+  addWebhook,
+  listDeliveries,
+  listWebhooks,
+  removeWebhook,
+  resealWebhookSecrets,
+} from '../admin/webhooks.js';
 import { loadReferenceData } from '../admin/load.js';
 import { loadFileSchema } from '../admin/load-schema.js';
 import { requireDatabaseUrl } from '../api/server.js';
@@ -16,6 +22,7 @@ const USAGE = `usage:
   admin load FILE --client CLIENT_ID [--json]
   admin webhook:add CLIENT_ID URL [--events a,b] [--json]
   admin webhook:list CLIENT_ID [--json]
+  admin webhook:reseal [--json]              # after a new key is put first in WEBHOOK_SECRET_KEYS
   admin webhook:remove WEBHOOK_ID [--json]
   admin webhook:deliveries CLIENT_ID [--event EVENT_ID] [--json]
   admin migrate`;
@@ -60,6 +67,8 @@ async function main(argv: string[]): Promise<unknown> {
       case 'webhook:list':
         if (!arg) throw new AdminError('CLIENT_ID is required');
         return await listWebhooks(em, arg);
+      case 'webhook:reseal':
+        return await resealWebhookSecrets(em, config);
       case 'webhook:remove':
         if (!arg) throw new AdminError('WEBHOOK_ID is required');
         return await removeWebhook(em, arg);

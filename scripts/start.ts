@@ -9,6 +9,7 @@ import { loadConfig } from '../config/index.js';
 import { initOrm, migrate } from '../db/orm.js';
 import { SCOPES } from '../domain/scopes.js';
 import { startEmbeddedPostgres, type RunningPostgres } from '../infra/postgres.js';
+import { localSigningKeys } from '../infra/local-keys.js';
 import { ROOT, spawnEntry } from '../infra/processes.js';
 import { resolveTemporalCli, startDevServer, stopChild, type RunningDevServer } from '../infra/temporal.js';
 
@@ -105,7 +106,14 @@ async function main(): Promise<void> {
     temporalAddress = temporal.address;
   }
   const creds = await demoCredentials(databaseUrl);
-  const env = { ...process.env, DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporalAddress };
+  const env = {
+    ...process.env,
+    DATABASE_URL: databaseUrl,
+    TEMPORAL_ADDRESS: temporalAddress,
+    ...(await localSigningKeys(config.dataDir, process.env)),
+    // A laptop's stack answers on loopback only, unless HOST says otherwise.
+    HOST: process.env.HOST || '127.0.0.1',
+  };
   launch('worker', 'worker/main.ts', env);
   launch('api', 'api/main.ts', env);
   console.log(

@@ -1,4 +1,4 @@
-import { loadConfig } from '../config/index.js';
+import { loadConfig, webhookSecretKeys } from '../config/index.js';
 import { createLogger } from '../api/logger.js';
 import { requireDatabaseUrl } from '../api/server.js';
 import { initOrm } from '../db/orm.js';
@@ -14,6 +14,8 @@ import { createWebhookWorker } from './webhook-worker.js';
 
 /** Production entry point of the Temporal worker; scale by running more copies. */
 const config = loadConfig();
+// Deliveries open sealed signing secrets: without the keys the worker must not start at all.
+webhookSecretKeys(config);
 const logger = createLogger(config.LOG_LEVEL);
 installWorkerRuntime(config, logger);
 const orm = await initOrm({ databaseUrl: requireDatabaseUrl(config), poolMax: config.DATABASE_POOL_MAX });

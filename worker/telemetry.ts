@@ -31,7 +31,7 @@ export function sdkLogger(logger: Logger): SdkLogger {
  * schedule-to-start latency, workflow and activity outcomes) on that port.
  */
 export function installWorkerRuntime(config: Config, logger: Logger): void {
-  const bindAddress = `${config.HOST}:${config.WORKER_METRICS_PORT}`;
+  const bindAddress = `${config.WORKER_METRICS_HOST}:${config.WORKER_METRICS_PORT}`;
   if (config.WORKER_METRICS_PORT > 0) {
     try {
       Runtime.install({

@@ -1,12 +1,21 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 
-/** D4: at most this many token requests per client in any rolling window, shared by every instance. */
+/**
+ * D4 (revised): successful token generations are limited per client; failed ones have their own
+ * budgets per (client_id as sent, source address) and per source address, checked before any secret
+ * hashing, for known and unknown ids alike. Every count is in PostgreSQL, shared by every instance.
+ */
+export interface FailureBudgets {
+  perClientAndSource: number;
+  perSource: number;
+}
+
 export const TOKEN_REQUEST_LIMIT = 100;
 export const TOKEN_REQUEST_WINDOW_MS = 60 * 60 * 1000;
-export const RETRY_AFTER_SECONDS = 60;
 
-/** Advisory-lock namespace (first key of the two-key form) for per-client token request counting. */
-const LOCK_NAMESPACE = 4101;
+/** Advisory-lock namespaces (first key of the two-key form): successes per client, failures per source. */
+const CLIENT_LOCK = 4101;
+const SOURCE_LOCK = 4102;
 
 export interface ClientCredentials {
   id: string;
@@ -15,10 +24,10 @@ export interface ClientCredentials {
   allowedScopes: string[];
 }
 
-export type Admission =
-  | { kind: 'unknown' }
-  | { kind: 'limited' }
-  | { kind: 'admitted'; client: ClientCredentials; requestId: string };
+export type Limited = { kind: 'limited'; retryAfterSeconds: number };
+
+/** An attempt admitted to the secret check; it counts as a failure until `recordSuccess`. */
+export type Attempt = Limited | { kind: 'admitted'; attemptId: string; client: ClientCredentials | null };
 
 interface ClientRow {
   id: string;
@@ -27,59 +36,105 @@ interface ClientRow {
   allowed_scopes: string[];
 }
 
+/** Whole seconds until the oldest counted row leaves the window (at least 1). */
+const secondsUntilFree = (oldest: Date, now: Date) =>
+  Math.max(1, Math.ceil((oldest.getTime() + TOKEN_REQUEST_WINDOW_MS - now.getTime()) / 1000));
+
 /**
- * Looks the client up and counts this request against its rolling window, race-free: a per-client
- * transaction-scoped advisory lock serialises count-then-insert across every API instance, and the
- * count runs in a statement after the lock is held, so it sees every row committed before us.
- * Unknown ids take the same lock and count (timing), but nothing is recorded for them.
- * Rows that have left the window are pruned here, keeping the table at about the limit per client.
+ * Checks the source's failure budgets and, when admitted, records the attempt as a failure before the
+ * secret is checked (so concurrent guesses cannot all pass a count of N-1). Race-free across instances:
+ * a per-source advisory lock serialises count-then-insert. Known and unknown ids run the same
+ * statements (timing), and the client row is read in the same transaction.
  */
-export async function admitTokenRequest(em: EntityManager, clientId: string, now: Date): Promise<Admission> {
+export async function admitAttempt(
+  em: EntityManager,
+  clientKey: string,
+  source: string,
+  now: Date,
+  budgets: FailureBudgets,
+): Promise<Attempt> {
   const windowStart = new Date(now.getTime() - TOKEN_REQUEST_WINDOW_MS);
   return em.transactional(async (tx) => {
-    // The count is not worth a WAL flush, and without the wait a known id costs what an unknown one does.
     await tx.execute('set local synchronous_commit = off');
-    await tx.execute('select pg_advisory_xact_lock(?, hashtext(?))', [LOCK_NAMESPACE, clientId]);
+    await tx.execute('select pg_advisory_xact_lock(?, hashtext(?))', [SOURCE_LOCK, source]);
+    await tx.execute('delete from token_failures where source = ? and created_at <= ?', [
+      source,
+      windowStart,
+    ]);
+    const [counts] = await tx.execute<
+      { pair: number; source: number; pair_oldest: Date; source_oldest: Date }[]
+    >(
+      `select count(*) filter (where client_key = ?)::int as pair, count(*)::int as source,
+              min(created_at) filter (where client_key = ?) as pair_oldest, min(created_at) as source_oldest
+         from token_failures where source = ?`,
+      [clientKey, clientKey, source],
+    );
+    if (counts && counts.pair >= budgets.perClientAndSource) {
+      return { kind: 'limited', retryAfterSeconds: secondsUntilFree(new Date(counts.pair_oldest), now) };
+    }
+    if (counts && counts.source >= budgets.perSource) {
+      return { kind: 'limited', retryAfterSeconds: secondsUntilFree(new Date(counts.source_oldest), now) };
+    }
+    const [row] = await tx.execute<{ id: string }[]>(
+      'insert into token_failures (client_key, source, created_at) values (?, ?, ?) returning id',
+      [clientKey, source, now],
+    );
     const [client] = await tx.execute<ClientRow[]>(
       'select id, secret_hash, secret_version, allowed_scopes from clients where id = ?',
-      [clientId],
-    );
-    const [counts] = await tx.execute<{ recent: number; stale: number }[]>(
-      `select count(*) filter (where created_at > ?)::int as recent,
-              count(*) filter (where created_at <= ?)::int as stale
-         from token_issues where client_id = ?`,
-      [windowStart, windowStart, clientId],
-    );
-    if (!client) {
-      // Nothing to record, but the same number of round trips as the insert below (timing).
-      await tx.execute('select null::bigint as id');
-      return { kind: 'unknown' };
-    }
-    if (counts && counts.stale > 0) {
-      await tx.execute('delete from token_issues where client_id = ? and created_at <= ?', [
-        clientId,
-        windowStart,
-      ]);
-    }
-    if ((counts?.recent ?? 0) >= TOKEN_REQUEST_LIMIT) return { kind: 'limited' };
-    const [row] = await tx.execute<{ id: string }[]>(
-      'insert into token_issues (client_id, succeeded, created_at) values (?, false, ?) returning id',
-      [clientId, now],
+      [clientKey],
     );
     return {
       kind: 'admitted',
-      requestId: String(row!.id),
-      client: {
-        id: client.id,
-        secretHash: client.secret_hash,
-        secretVersion: client.secret_version,
-        allowedScopes: client.allowed_scopes,
-      },
+      attemptId: String(row!.id),
+      client: client
+        ? {
+            id: client.id,
+            secretHash: client.secret_hash,
+            secretVersion: client.secret_version,
+            allowedScopes: client.allowed_scopes,
+          }
+        : null,
     };
   });
 }
 
-/** Records that the counted request ended in a token (for operators; the count does not depend on it). */
-export async function markIssued(em: EntityManager, requestId: string): Promise<void> {
-  await em.execute('update token_issues set succeeded = true where id = ?', [requestId]);
+/** The secret was right: the attempt is not a failure (a request refused for its scopes is neither). */
+export async function forgetAttempt(em: EntityManager, attemptId: string): Promise<void> {
+  await em.execute('delete from token_failures where id = ?', [attemptId]);
+}
+
+/**
+ * Counts a successful generation against the client's rolling hour, race-free across instances (a
+ * per-client advisory lock around count-then-insert), and forgets the attempt's failure row in the
+ * same transaction. Rows that have left the window are pruned here, keeping about the limit per client.
+ * Idempotency: none needed; each call is one new token.
+ */
+export async function recordSuccess(
+  em: EntityManager,
+  clientId: string,
+  attemptId: string,
+  now: Date,
+): Promise<Limited | { kind: 'recorded' }> {
+  const windowStart = new Date(now.getTime() - TOKEN_REQUEST_WINDOW_MS);
+  return em.transactional(async (tx) => {
+    await tx.execute('set local synchronous_commit = off');
+    await tx.execute('delete from token_failures where id = ?', [attemptId]);
+    await tx.execute('select pg_advisory_xact_lock(?, hashtext(?))', [CLIENT_LOCK, clientId]);
+    await tx.execute('delete from token_issues where client_id = ? and created_at <= ?', [
+      clientId,
+      windowStart,
+    ]);
+    const [counts] = await tx.execute<{ recent: number; oldest: Date }[]>(
+      'select count(*)::int as recent, min(created_at) as oldest from token_issues where client_id = ?',
+      [clientId],
+    );
+    if (counts && counts.recent >= TOKEN_REQUEST_LIMIT) {
+      return { kind: 'limited', retryAfterSeconds: secondsUntilFree(new Date(counts.oldest), now) };
+    }
+    await tx.execute('insert into token_issues (client_id, succeeded, created_at) values (?, true, ?)', [
+      clientId,
+      now,
+    ]);
+    return { kind: 'recorded' };
+  });
 }

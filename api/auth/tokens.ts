@@ -89,6 +89,8 @@ export function createTokenService({ keys, issuer, audience, clock }: TokenServi
         return null;
       // A token from the future (beyond the skew) is not valid yet.
       if (typeof iat !== 'number' || iat > nowSeconds + CLOCK_TOLERANCE_SECONDS) return null;
+      // We never issue a longer-lived token: one that claims more was not made by this service's rules.
+      if (exp - iat > TOKEN_TTL_SECONDS) return null;
       const scopes = scope.split(' ').map(normaliseScope);
       if (scopes.some((s) => s === null)) return null;
       return { auth: { clientId: sub, tokenId: jti, scopes: scopes as Scope[], secretVersion: sv }, exp };

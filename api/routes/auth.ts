@@ -1,8 +1,10 @@
 import { z } from 'zod';
-import { DUMMY_HASH, verifySecret } from '../../domain/credentials.js';
+import { DUMMY_HASH } from '../../domain/credentials.js';
 import { normaliseScope, SCOPES, type Scope } from '../../domain/scopes.js';
 import { TOKEN_TTL_SECONDS } from '../auth/tokens.js';
-import { admitTokenRequest, markIssued, RETRY_AFTER_SECONDS } from '../auth/token-requests.js';
+import { clientAddress } from '../auth/client-address.js';
+import { admitAttempt, forgetAttempt, recordSuccess } from '../auth/token-requests.js';
+import type { AppDeps } from '../deps.js';
 import { ApiError, forbidden } from '../errors.js';
 import { route } from '../route.js';
 import { sessionPayload, tokenPayload } from '../schemas/auth.js';
@@ -48,17 +50,26 @@ const familyScope = (scope: Scope) => `${scope.split('.')[0]}.all`;
 const invalidCredentials = () =>
   new ApiError(401, 'A4001', 'Invalid Authentication Credentials', 'client_id or client_secret is not valid');
 
-const rateLimited = () =>
+/** D4: the detail keeps its fixed advice; `Retry-After` gives the real seconds until a slot frees. */
+const rateLimited = (retryAfterSeconds = 60) =>
   new ApiError(
     429,
     'A4290',
     'Rate Limit Exceeded',
-    `Too many token requests for this client in the last hour; retry in ${RETRY_AFTER_SECONDS} seconds.`,
-    { 'Retry-After': String(RETRY_AFTER_SECONDS) },
+    'Too many token requests for this client in the last hour; retry in 60 seconds.',
+    { 'Retry-After': String(retryAfterSeconds) },
   );
+
+const limited = (deps: AppDeps, retryAfterSeconds: number) => {
+  deps.metrics.tokenRateLimited();
+  return rateLimited(retryAfterSeconds);
+};
 
 const scopesNotAllowed = (refused: readonly string[]) =>
   forbidden('Forbidden', `scopes not allowed for this client: ${refused.join(', ')}`);
+
+/** client_id (128) + client_secret (256) + 32 scope names fit in well under this. */
+export const TOKEN_BODY_LIMIT = 4 * 1024;
 
 export const authRoutes = [
   route({
@@ -66,30 +77,39 @@ export const authRoutes = [
     path: '/v1/auth/token',
     summary: 'Generate token',
     description:
-      'Scope names are case-insensitive and `_` equals `.` (D2). At most 100 requests per client in any ' +
-      'rolling hour, failed ones included (D4).',
+      'Scope names are case-insensitive and `_` equals `.` (D2). At most 100 tokens per client in any ' +
+      'rolling hour; failed requests have their own budget per client_id and source address (D4). ' +
+      '`Retry-After` on a 429 gives the seconds until a slot frees.',
     scopes: 'public',
+    // Anyone may call this route: its body is a few hundred bytes, so nothing larger is ever read.
+    bodyLimit: TOKEN_BODY_LIMIT,
     body: tokenRequest,
     response: tokenPayload,
     errors: [invalidCredentials(), scopesNotAllowed(['policy.all']), rateLimited()],
     handler: async ({ body, em, deps, ctx }) => {
-      // Counted before the secret is checked, so failed guesses use up the window too (D4).
-      const admission = await admitTokenRequest(em, body.client_id, deps.clock.now());
-      if (admission.kind === 'limited') {
-        deps.metrics.tokenRateLimited();
-        throw rateLimited();
-      }
+      const now = deps.clock.now();
+      // Failure budgets first, before any hashing, for known and unknown ids alike (D4).
+      const attempt = await admitAttempt(em, body.client_id, clientAddress(ctx, deps.trustedProxies), now, {
+        perClientAndSource: deps.config.TOKEN_FAILURES_PER_CLIENT_SOURCE,
+        perSource: deps.config.TOKEN_FAILURES_PER_SOURCE,
+      });
+      if (attempt.kind === 'limited') throw limited(deps, attempt.retryAfterSeconds);
       // An unknown id still pays for a full scrypt verification: same timing as a wrong secret.
-      const stored = admission.kind === 'admitted' ? admission.client.secretHash : DUMMY_HASH;
-      const valid = await verifySecret(body.client_secret, stored);
-      if (admission.kind !== 'admitted' || !valid) throw invalidCredentials();
-      const { client, requestId } = admission;
+      const valid = await deps.secretChecks.check(
+        body.client_secret,
+        attempt.client?.secretHash ?? DUMMY_HASH,
+      );
+      if (!attempt.client || !valid) throw invalidCredentials();
+      const { client, attemptId } = attempt;
 
       const allowed = new Set<string | null>(client.allowedScopes.map(normaliseScope));
       const refused = body.scopes.filter((scope) => !allowed.has(scope) && !allowed.has(familyScope(scope)));
-      if (refused.length > 0) throw scopesNotAllowed(refused);
-
-      await markIssued(em, requestId);
+      if (refused.length > 0) {
+        await forgetAttempt(em, attemptId);
+        throw scopesNotAllowed(refused);
+      }
+      const success = await recordSuccess(em, client.id, attemptId, now);
+      if (success.kind === 'limited') throw limited(deps, success.retryAfterSeconds);
       deps.metrics.tokenIssued();
       ctx.set('Cache-Control', 'no-store');
       return {

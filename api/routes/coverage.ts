@@ -27,6 +27,9 @@ const healthCardQuery = z.object({
 const healthCardPath = (employeeId: string, policyId: string) =>
   `/v1/policy/coverage/${employeeId}/health-card/${policyId}.pdf`;
 
+/** What a health-card link is bound to besides its path and expiry. */
+const linkBinding = (secretVersion: number) => `client-secret-version:${secretVersion}`;
+
 export const coverageRoutes = [
   route({
     method: 'GET',
@@ -53,7 +56,13 @@ export const coverageRoutes = [
       return found.entries.map((entry) =>
         presentCoverageEntry(
           entry,
-          deps.config.baseUrl + signer.sign('GET', healthCardPath(params.employee_id, entry.policy_id), now),
+          deps.config.baseUrl +
+            signer.sign(
+              'GET',
+              healthCardPath(params.employee_id, entry.policy_id),
+              now,
+              linkBinding(auth.secretVersion),
+            ),
         ),
       );
     },
@@ -72,7 +81,7 @@ export const coverageRoutes = [
       schema: z.string().meta({ contentMediaType: 'application/pdf' }),
       description: "The member's health card",
     },
-    errors: [linkInvalid(), employeeNotFound(), employeeNotCovered()],
+    errors: [linkInvalid(), employeeNotCovered()],
     handler: async ({
       params,
       em,
@@ -84,20 +93,24 @@ export const coverageRoutes = [
       undefined,
       Auth | undefined
     >) => {
+      if (!looksLikeId('employee', params.employee_id) || !looksLikeId('policy', params.policy_id))
+        throw linkInvalid();
+      // The link is bound to its client's secret version, read through the employee it names: a rotation
+      // ends every outstanding link. An unknown employee leaves nothing to verify against.
+      const owner = await clientOfEmployee(em, params.employee_id);
+      if (!owner) throw linkInvalid();
       // The signature covers the raw request path, so a swapped id or an altered query never gets further.
       const check = linkSigner(deps.config.LINK_SIGNING_KEY).verify(
         'GET',
         ctx.path,
         ctx.querystring,
         deps.clock.now(),
+        linkBinding(owner.secretVersion),
       );
       if (!check.ok) throw linkInvalid();
-      if (!looksLikeId('employee', params.employee_id) || !looksLikeId('policy', params.policy_id))
-        throw linkInvalid();
 
       // No token names the tenant: it comes from the verified employee id, and every read below is filtered by it (D1).
-      const clientId = await clientOfEmployee(em, params.employee_id);
-      if (!clientId) throw employeeNotFound();
+      const { clientId } = owner;
       em.setFilterParams(TENANT_FILTER, { clientId });
       const card = await findHealthCard(
         em,

@@ -7,7 +7,6 @@ import { employeeRoutes } from './employees.js';
 import { endorsementRoutes } from './endorsements.js';
 import { grantRoutes } from './grants.js';
 import { healthRoutes } from './health.js';
-import { metricsRoutes } from './metrics.js';
 import { policyRoutes } from './policies.js';
 import { referenceRoutes } from './reference.js';
 
@@ -23,7 +22,6 @@ export function allRoutes(): RouteDef[] {
     ...coverageRoutes,
     ...auditRoutes,
     ...grantRoutes,
-    ...metricsRoutes,
   ];
   // The reference describes every route, its own two included.
   routes.push(...referenceRoutes(() => routes));

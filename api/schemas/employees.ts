@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { isCalendarDate } from '../../domain/dates.js';
+import { unsafeTextReason } from '../../domain/text.js';
 import type { EmployeeChanges, NewDependent, NewEmployee } from '../../domain/employees.js';
 import type { EmployeeStatus, Gender } from '../../domain/enums.js';
 
@@ -13,8 +14,16 @@ const rule = (message: string) => ({
   error: (issue: { input?: unknown }) => (issue.input === undefined ? 'is required' : message),
 });
 
-const text = (max: number) =>
-  z.string(rule('must be a string')).trim().max(max, `must be at most ${max} characters`);
+/** Free text and names: bounded, and refused when they carry controls, bidi overrides or lone surrogates. */
+const text = (max: number, multiline = false) =>
+  z
+    .string(rule('must be a string'))
+    .trim()
+    .max(max, `must be at most ${max} characters`)
+    .superRefine((value, ctx) => {
+      const reason = unsafeTextReason(value, multiline);
+      if (reason) ctx.addIssue({ code: 'custom', message: reason });
+    });
 const nonEmptyText = (max: number) => text(max).min(1, 'must not be empty');
 
 const calendarDate = z
@@ -42,7 +51,7 @@ const employeeFields = {
   designation: text(200),
   department: text(200),
   date_of_joining: calendarDate,
-  address: text(1000),
+  address: text(1000, true),
   personal_email: email,
   personal_phone_number: phone,
   last_active_date: calendarDate,

@@ -3,14 +3,14 @@ import pg from 'pg';
 import { createTokenService } from '../../api/auth/tokens.js';
 import { pageSql } from '../../api/paging.js';
 import { membersQuery, policiesQuery } from '../../api/routes/policies.js';
-import { loadConfig } from '../../config/index.js';
+import { apiConfig, loadConfig } from '../../config/index.js';
 import { systemClock } from '../../domain/clock.js';
 
 /**
  * The bare peers of the benchmark: the same work as the service's routes with the least machinery —
  * plain Koa, plain `pg`, the same JWT check, the same SQL, no ORM, router, validation or presenters.
  */
-const config = loadConfig();
+const config = apiConfig(loadConfig());
 const pool = new pg.Pool({ connectionString: config.DATABASE_URL, max: config.DATABASE_POOL_MAX });
 const tokens = createTokenService({
   keys: config.JWT_SIGNING_KEYS,

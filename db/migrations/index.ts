@@ -3,6 +3,7 @@ import { Migration0001Initial } from './0001-initial.js';
 import { Migration0002DependentPersonKey } from './0002-dependent-person-key.js';
 import { Migration0003MemberSearch } from './0003-member-search.js';
 import { Migration0004Webhooks } from './0004-webhooks.js';
+import { Migration0005TokenFailures } from './0005-token-failures.js';
 
 /** Listed explicitly so migrations run the same under tsx, compiled JS and bundlers. */
 export const migrationsList: MigrationObject[] = [
@@ -10,4 +11,5 @@ export const migrationsList: MigrationObject[] = [
   { name: '0002-dependent-person-key', class: Migration0002DependentPersonKey },
   { name: '0003-member-search', class: Migration0003MemberSearch },
   { name: '0004-webhooks', class: Migration0004Webhooks },
+  { name: '0005-token-failures', class: Migration0005TokenFailures },
 ];

@@ -109,8 +109,8 @@ export function otherAlgorithmToken(clientId: string): string {
   return jwt.sign(claims(clientId), key.secret, { algorithm: 'HS512', keyid: key.kid });
 }
 
-export function requestToken(http: HttpClient, body: unknown) {
-  return http.post('/v1/auth/token', { body });
+export function requestToken(http: HttpClient, body: unknown, headers: Record<string, string> = {}) {
+  return http.post('/v1/auth/token', { body, headers });
 }
 
 export const unauthorizedBody = (instance: string) => ({

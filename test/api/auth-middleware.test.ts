@@ -46,6 +46,14 @@ describe('authentication of protected routes (spec 5, D2, D3)', () => {
       authorization: () => `Bearer ${issuedAgo(TTL_MS + 40_000)}`,
     },
     {
+      // Signed with the real key (as a leaked key or a bug elsewhere would), but living longer than ours do.
+      name: 'a token living longer than the one-hour lifetime',
+      authorization: () => {
+        const iat = Math.floor(Date.now() / 1000);
+        return `Bearer ${signedWith(realSecret(), { iat, exp: iat + 2 * 3600 })}`;
+      },
+    },
+    {
       name: 'a token signed with a wrong secret',
       authorization: () => `Bearer ${signedWith('x'.repeat(40))}`,
     },

@@ -10,6 +10,12 @@ async function tokenRows(clientId: string): Promise<{ succeeded: boolean }[]> {
   return sql('select succeeded from token_issues where client_id = ? order by id', [clientId]);
 }
 
+/** Failed attempts recorded under the client_id as sent (D4: their own budget). */
+async function failureCount(clientKey: string): Promise<number> {
+  const [row] = await sql('select count(*)::int as n from token_failures where client_key = ?', [clientKey]);
+  return row.n as number;
+}
+
 describe('POST /v1/auth/token', () => {
   let api: ProbeApi;
   let acme: TestClient;
@@ -167,7 +173,7 @@ describe('POST /v1/auth/token', () => {
   });
 
   describe('wrong credentials: 401 A4001, one body whether or not the client exists', () => {
-    it('answers a wrong secret and an unknown client_id identically, counting only the existing client', async () => {
+    it('answers a wrong secret and an unknown client_id identically, each counted as a failure', async () => {
       const client = await makeClient();
       const wrongSecret = await requestToken(api.http, {
         client_id: client.clientId,
@@ -190,8 +196,9 @@ describe('POST /v1/auth/token', () => {
       expect(wrongSecret.body).to.deep.equal(expected);
       expect(unknownId.status).to.equal(401);
       expect(unknownId.body).to.deep.equal(expected);
-      expect(await tokenRows(client.clientId)).to.deep.equal([{ succeeded: false }]);
-      expect(await tokenRows(`${client.clientId}x`)).to.deep.equal([]);
+      expect(await tokenRows(client.clientId)).to.deep.equal([]);
+      expect(await failureCount(client.clientId)).to.equal(1);
+      expect(await failureCount(`${client.clientId}x`)).to.equal(1);
     });
 
     it('checks the secret before the client’s allowed scopes', async () => {
@@ -244,7 +251,9 @@ describe('POST /v1/auth/token', () => {
         detail: 'scopes not allowed for this client: employee.get, policy.all',
         instance: TOKEN_PATH,
       });
-      expect(await tokenRows(narrow.clientId)).to.deep.equal([{ succeeded: false }]);
+      // The right secret with refused scopes is neither a token nor a failed guess.
+      expect(await tokenRows(narrow.clientId)).to.deep.equal([]);
+      expect(await failureCount(narrow.clientId)).to.equal(0);
 
       const allowed = await requestToken(api.http, {
         client_id: narrow.clientId,

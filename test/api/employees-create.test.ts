@@ -281,6 +281,31 @@ describe('POST /v1/client/employees', () => {
       expect(res.body.instance).to.equal(PATH);
     });
 
+    const unsafe: [string, string, string][] = [
+      ['name', 'Asha \u202egnp.exe', 'name: must not contain bidirectional formatting characters'],
+      ['name', 'Asha \u2066Rao\u2069', 'name: must not contain bidirectional formatting characters'],
+      ['name', 'Asha\u0007Rao', 'name: must not contain control characters'],
+      ['name', 'Asha\nRao', 'name: must not contain control characters'],
+      ['name', 'Asha \ud800Rao', 'name: must not contain unpaired surrogate characters'],
+      ['designation', 'Lead\u009b', 'designation: must not contain control characters'],
+      ['department', 'Ops\udc00', 'department: must not contain unpaired surrogate characters'],
+      ['address', '12 MG Road\u001b[2J', 'address: must not contain control characters'],
+      ['address', '12 MG Road \u202d', 'address: must not contain bidirectional formatting characters'],
+      ['employee_id', 'E-1\u0008', 'employee_id: must not contain control characters'],
+    ];
+    for (const [field, value, detail] of unsafe) {
+      it(`rejects ${field} ${JSON.stringify(value)} naming the field`, async () => {
+        await expectValidationError(validBody({ [field]: value }), detail);
+      });
+    }
+
+    it('keeps line breaks in an address and names written in any script', async () => {
+      const res = await create(
+        validBody({ name: 'आशा राव ‏עברית 名前 😀', address: '12 MG Road,\r\nBengaluru\t560001' }),
+      );
+      expect(res.status).to.equal(200);
+    });
+
     it('rejects an over-long address naming the limit', async () => {
       await expectValidationError(
         validBody({ address: 'x'.repeat(1001) }),

@@ -1,3 +1,5 @@
+import { rotateSecret } from '../../admin/clients.js';
+import { createTokenService } from '../../api/auth/tokens.js';
 import { expect } from 'chai';
 import { fixedClock } from '../../domain/clock.js';
 import {
@@ -41,6 +43,11 @@ async function fetchLink(
 const pathOf = (pdfUrl: string) => {
   const url = new URL(pdfUrl);
   return { path: url.pathname, query: url.search.slice(1), full: `${url.pathname}${url.search}` };
+};
+
+const tokenSettings = () => {
+  const cfg = stack().config;
+  return { keys: cfg.JWT_SIGNING_KEYS, issuer: cfg.JWT_ISSUER, audience: cfg.JWT_AUDIENCE };
 };
 
 describe('health card through the pre-signed pdf_url (D10)', () => {
@@ -168,6 +175,31 @@ describe('health card through the pre-signed pdf_url (D10)', () => {
       authorization: `Bearer ${c.token(['policy.all'], clock)}`,
     });
     expect(withToken.status).to.equal(403);
+  });
+
+  it('ends every outstanding link when the client rotates its secret', async () => {
+    const own = await makeClient();
+    const person = await makeEmployee(own.clientId);
+    const cover = await makePolicy(own.clientId);
+    await makeMember(own.clientId, cover.id, person);
+    const linkOf = async (secretVersion: number) => {
+      const token = createTokenService({ ...tokenSettings(), clock }).issue(
+        own.clientId,
+        ['policy.get'],
+        secretVersion,
+      );
+      const res = await client(apiUrl).get(`/v1/policy/coverage/${person.id}`, { token });
+      expect(res.status).to.equal(200);
+      return pathOf(res.body.payload[0].pdf_url as string);
+    };
+    const before = await linkOf(1);
+    expect((await fetchLink(apiUrl, before.full)).status).to.equal(200);
+
+    await rotateSecret(stack().orm.em.fork(), own.clientId);
+    const res = await fetchLink(apiUrl, before.full);
+    expect(res.status).to.equal(403);
+    expect(res.json).to.include({ title: 'Link Expired or Invalid' });
+    expect((await fetchLink(apiUrl, (await linkOf(2)).full)).status).to.equal(200);
   });
 
   it('works for the whole hour and is 403 once the link is 3601 s old', async () => {

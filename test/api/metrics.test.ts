@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { createMetrics } from '../../api/metrics.js';
+import { loadConfig } from '../../config/index.js';
 import { newId } from '../../domain/ids.js';
 import { makeClient, makeEmployee, makePolicy, sql, type TestClient } from '../support/factories.js';
 import { client, type HttpClient } from '../support/http.js';
@@ -36,10 +37,12 @@ function value(samples: Sample[], name: string, labels: Record<string, string> =
   return found[0]?.value ?? 0;
 }
 
-describe('GET /metrics (Prometheus)', () => {
+describe('GET /metrics (Prometheus), on its own port', () => {
   let http: HttpClient;
+  let metrics: HttpClient;
   let c: TestClient;
-  const scrape = async (h = http) => {
+  const metricsOf = (api: { metricsUrl: string | null }) => client(api.metricsUrl!);
+  const scrape = async (h = metrics) => {
     const res = await h.get('/metrics');
     expect(res.status).to.equal(200);
     expect(res.headers.get('content-type')).to.match(/^text\/plain; version=0\.0\.4/);
@@ -47,7 +50,9 @@ describe('GET /metrics (Prometheus)', () => {
   };
 
   before(async () => {
-    http = client((await stack().startApi()).url);
+    const api = await stack().startApi();
+    http = client(api.url);
+    metrics = metricsOf(api);
     c = await makeClient();
   });
 
@@ -107,7 +112,7 @@ describe('GET /metrics (Prometheus)', () => {
   it('reports endorsements by type and status, and the time from create to decision of new decisions', async () => {
     const { orm } = stack();
     // Its own registry with no read lag, created before the decisions below are written.
-    const api = client((await stack().startApi({ metrics: createMetrics({ orm, decisionLagMs: 0 }) })).url);
+    const api = metricsOf(await stack().startApi({ metrics: createMetrics({ orm, decisionLagMs: 0 }) }));
     const policy = await makePolicy(c.clientId);
     const combo = { type: 'ENDORSEMENT_TYPE_MODIFICATION', status: 'ENDORSEMENT_STATUS_CANCELLED' };
     const countCombo = async () =>
@@ -160,7 +165,7 @@ describe('GET /metrics (Prometheus)', () => {
     const stuckQuery =
       "WorkflowType = 'endorsementWorkflow' AND ExecutionStatus = 'Running' AND EndorsementStuck = true";
     const before = (await temporal.workflow.count(stuckQuery)).count;
-    const samples = await scrape(client((await stack().startApi()).url));
+    const samples = await scrape(metricsOf(await stack().startApi()));
     const after = (await temporal.workflow.count(stuckQuery)).count;
     expect(value(samples, 'ghi_endorsements_stuck')).to.be.within(Math.max(1, before), after);
     await world.api.post(`/v1/policy/endorsements/${id}/cancel`, { token: world.token });
@@ -168,8 +173,8 @@ describe('GET /metrics (Prometheus)', () => {
 
   it('asks for METRICS_TOKEN when one is configured, and is absent when disabled', async () => {
     const base = stack().config;
-    const guarded = client(
-      (await stack().startApi({ config: { ...base, METRICS_TOKEN: 'scrape-token-0123456789' } })).url,
+    const guarded = metricsOf(
+      await stack().startApi({ config: { ...base, METRICS_TOKEN: 'scrape-token-0123456789' } }),
     );
     expect((await guarded.get('/metrics')).status).to.equal(401);
     expect((await guarded.get('/metrics', { headers: { authorization: 'Bearer wrong' } })).status).to.equal(
@@ -180,9 +185,19 @@ describe('GET /metrics (Prometheus)', () => {
     });
     expect(ok.status).to.equal(200);
 
-    const off = client((await stack().startApi({ config: { ...base, METRICS_ENABLED: false } })).url);
-    const res = await off.get('/metrics');
+    const off = await stack().startApi({ config: { ...base, METRICS_ENABLED: false } });
+    expect(off.metricsUrl).to.equal(null);
+  });
+
+  it('is not served on the API port, where tenants call', async () => {
+    const res = await http.get('/metrics');
     expect(res.status).to.equal(404);
     expect(res.body).to.include({ type: 'NOT_FOUND', title: 'Not Found' });
+  });
+
+  it('listens on loopback unless METRICS_HOST and WORKER_METRICS_HOST say otherwise', () => {
+    const cfg = loadConfig({});
+    expect(cfg.METRICS_HOST).to.equal('127.0.0.1');
+    expect(cfg.WORKER_METRICS_HOST).to.equal('127.0.0.1');
   });
 });

@@ -352,7 +352,6 @@ describe('responses validate against the OpenAPI document: one success per route
       ],
       ['GET /v1/policy/grant/{request_id}', () => http.get(`/v1/policy/grant/${state.requestId}`, auth)],
       ['GET /v1/audit', () => http.get('/v1/audit?entity=employee', auth)],
-      ['GET /metrics', () => http.get('/metrics')],
       ['GET /openapi.json', () => http.get('/openapi.json')],
       ['GET /docs', () => http.get('/docs')],
     ];

@@ -1,18 +1,32 @@
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
 import { expect } from 'chai';
-import { ConfigError, loadConfig } from '../../config/index.js';
+import { apiConfig, ConfigError, loadConfig } from '../../config/index.js';
+
+const ROOT = path.resolve(import.meta.dirname, '..', '..');
+const KEY = 'k'.repeat(32);
 
 describe('configuration', () => {
-  it('applies defaults when nothing is set', () => {
+  it('applies defaults when nothing is set, with no signing key at all', () => {
     const cfg = loadConfig({});
     expect(cfg.PORT).to.equal(3000);
     expect(cfg.baseUrl).to.equal('http://localhost:3000');
     expect(cfg.DATABASE_URL).to.equal(undefined);
-    expect(cfg.JWT_SIGNING_KEYS).to.have.length(1);
+    expect(cfg.JWT_SIGNING_KEYS).to.equal(undefined);
+    expect(cfg.LINK_SIGNING_KEY).to.equal(undefined);
+    expect(cfg.TRUSTED_PROXIES).to.deep.equal([]);
   });
 
   it('parses several signing keys, the first one signing', () => {
-    const cfg = loadConfig({ JWT_SIGNING_KEYS: `new:${'a'.repeat(32)},old:${'b'.repeat(32)}` });
+    const cfg = apiConfig(
+      loadConfig({ JWT_SIGNING_KEYS: `new:${'a'.repeat(32)},old:${'b'.repeat(32)}`, LINK_SIGNING_KEY: KEY }),
+    );
     expect(cfg.JWT_SIGNING_KEYS.map((k) => k.kid)).to.deep.equal(['new', 'old']);
+  });
+
+  it('parses TRUSTED_PROXIES as addresses and CIDR blocks', () => {
+    const cfg = loadConfig({ TRUSTED_PROXIES: '10.0.0.0/8, 192.168.1.7,fd00::/8' });
+    expect(cfg.TRUSTED_PROXIES).to.deep.equal(['10.0.0.0/8', '192.168.1.7', 'fd00::/8']);
   });
 
   const bad: [string, Record<string, string>, RegExp][] = [
@@ -20,6 +34,10 @@ describe('configuration', () => {
     ['PORT', { PORT: '70000' }, /PORT/],
     ['DATABASE_URL', { DATABASE_URL: 'mysql://x' }, /DATABASE_URL: must be a postgres:\/\/ URL/],
     ['JWT_SIGNING_KEYS', { JWT_SIGNING_KEYS: 'k1:short' }, /JWT_SIGNING_KEYS/],
+    ['JWT_SIGNING_KEYS', { JWT_SIGNING_KEYS: `k1:${'a'.repeat(31)}` }, /JWT_SIGNING_KEYS: .*256 bits/],
+    ['LINK_SIGNING_KEY', { LINK_SIGNING_KEY: 'l'.repeat(31) }, /LINK_SIGNING_KEY: must be at least 256 bits/],
+    ['TRUSTED_PROXIES', { TRUSTED_PROXIES: '10.0.0.0/33' }, /TRUSTED_PROXIES: "10.0.0.0\/33" is not/],
+    ['TRUSTED_PROXIES', { TRUSTED_PROXIES: 'proxy.internal' }, /TRUSTED_PROXIES/],
     ['LOG_LEVEL', { LOG_LEVEL: 'loud' }, /LOG_LEVEL/],
     ['ENDORSEMENT_STUCK_AFTER', { ENDORSEMENT_STUCK_AFTER: 'a week' }, /ENDORSEMENT_STUCK_AFTER/],
     ['BASE_URL', { BASE_URL: 'not a url' }, /BASE_URL/],
@@ -30,7 +48,28 @@ describe('configuration', () => {
     });
   }
 
-  it('refuses development keys in production', () => {
-    expect(() => loadConfig({ NODE_ENV: 'production' })).to.throw(ConfigError, /must be set in production/);
+  it('gives the API no key of its own whatever NODE_ENV says, naming each missing variable', () => {
+    for (const NODE_ENV of ['development', 'test', 'production']) {
+      expect(() => apiConfig(loadConfig({ NODE_ENV }))).to.throw(
+        ConfigError,
+        /JWT_SIGNING_KEYS: is required[\s\S]*LINK_SIGNING_KEY: is required/,
+      );
+    }
+    expect(() => apiConfig(loadConfig({ JWT_SIGNING_KEYS: `k:${KEY}` }))).to.throw(
+      /LINK_SIGNING_KEY: is required/,
+    );
+  });
+
+  it('stops `npm run api` without keys before it listens, naming the variables', function () {
+    this.timeout(30_000);
+    const env = { ...process.env, NODE_ENV: '', JWT_SIGNING_KEYS: '', LINK_SIGNING_KEY: '', PORT: '0' };
+    const run = spawnSync(process.execPath, ['--import', 'tsx', 'api/main.ts'], {
+      cwd: ROOT,
+      env,
+      encoding: 'utf8',
+    });
+    expect(run.status).to.not.equal(0);
+    expect(run.stderr).to.match(/JWT_SIGNING_KEYS: is required/);
+    expect(run.stderr).to.match(/LINK_SIGNING_KEY: is required/);
   });
 });

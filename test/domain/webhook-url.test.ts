@@ -38,7 +38,7 @@ describe('webhook URL policy', () => {
     expect(() => parseWebhookUrl(`https://hooks.example.com/${'a'.repeat(2100)}`, dev)).to.throw(/longer/);
   });
 
-  it('names every non-public IPv4 and IPv6 range, including IPv4 carried in IPv6', () => {
+  it('names every non-public IPv4 range and admits only global unicast IPv6, checking IPv4 carried in IPv6', () => {
     const cases: [string, string | null][] = [
       ['127.0.0.1', 'loopback'],
       ['10.20.30.40', 'private'],
@@ -59,7 +59,17 @@ describe('webhook URL policy', () => {
       ['::ffff:127.0.0.1', 'loopback'],
       ['::ffff:7f00:1', 'loopback'],
       ['::ffff:a9fe:a9fe', 'link-local'],
-      ['64:ff9b::a00:1', 'private'],
+      ['64:ff9b::a00:1', 'NAT64'],
+      ['64:ff9b::808:808', 'NAT64'],
+      ['64:ff9b:1::a9fe:a9fe', 'NAT64 (local use)'],
+      ['2001::1', 'Teredo tunnel'],
+      ['2001:0:4136:e378:8000:63bf:3fff:fdd2', 'Teredo tunnel'],
+      ['2001:2::1', 'reserved (IETF protocol assignments)'],
+      ['::ffff:0:a9fe:a9fe', 'not global unicast'],
+      ['::a9fe:a9fe', 'not global unicast'],
+      ['1234::1', 'not global unicast'],
+      ['3fff::1', 'reserved'],
+      ['192.88.99.1', 'reserved'],
       ['2002:c0a8:101::1', 'private'],
       ['8.8.8.8', null],
       ['172.32.0.1', null],

@@ -5,9 +5,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Runtime, type Worker } from '@temporalio/worker';
-import { loadConfig, type Config } from '../../config/index.js';
+import { apiConfig, loadConfig, type ApiConfig } from '../../config/index.js';
 import type { AppDeps } from '../../api/deps.js';
 import { createLogger } from '../../api/logger.js';
+import { listenMetrics } from '../../api/metrics-server.js';
 import { buildDeps, listen } from '../../api/server.js';
 import { initOrm, migrate, type Orm } from '../../db/orm.js';
 import { systemClock } from '../../domain/clock.js';
@@ -24,6 +25,7 @@ import {
   startDevServer,
   type RunningDevServer,
 } from '../../infra/temporal.js';
+import { newLocalKeys } from '../../infra/local-keys.js';
 import { createWorker } from '../../worker/create-worker.js';
 import { createWebhookWorker } from '../../worker/webhook-worker.js';
 import { defaultAdapterRegistry, type AdapterRegistry } from '../../adapters/registry.js';
@@ -36,7 +38,7 @@ import { recordAnswer } from './contract.js';
  */
 export interface TestStack {
   runId: string;
-  config: Config;
+  config: ApiConfig;
   orm: Orm;
   temporal: Client;
   databaseUrl: string;
@@ -49,8 +51,26 @@ export interface TestStack {
   /** Builds app deps on this stack; override the clock or anything else per test. */
   deps(overrides?: Partial<AppDeps>): Promise<AppDeps>;
   /** Starts an API on a free port with these deps; closed with the stack. */
-  startApi(overrides?: Partial<AppDeps>): Promise<{ url: string; deps: AppDeps; close(): Promise<void> }>;
+  startApi(overrides?: Partial<AppDeps>): Promise<{
+    url: string;
+    /** The API's metrics port (its own server), or null with METRICS_ENABLED=false. */
+    metricsUrl: string | null;
+    deps: AppDeps;
+    close(): Promise<void>;
+  }>;
 }
+
+/**
+ * Every test calls the token route from 127.0.0.1, so the failed-request budgets (D4) would be shared
+ * by unrelated tests; the stack raises them and the rate-limit tests set the shipped values back.
+ */
+export const SHARED_SOURCE_BUDGETS = {
+  TOKEN_FAILURES_PER_CLIENT_SOURCE: '1000000',
+  TOKEN_FAILURES_PER_SOURCE: '1000000',
+};
+
+/** Signing keys of this run (the API has no development keys); child API processes get the same. */
+export const TEST_KEYS: Record<string, string> = { ...newLocalKeys('test') };
 
 let current: TestStack | null = null;
 const cleanups: (() => Promise<void>)[] = [];
@@ -92,15 +112,19 @@ export async function startStack(): Promise<TestStack> {
     temporalUiUrl = dev.uiUrl;
   }
   const taskQueue = `test-${runId}`;
-  const config = loadConfig({
-    ...process.env,
-    NODE_ENV: 'test',
-    LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
-    DATABASE_URL: databaseUrl,
-    TEMPORAL_ADDRESS: temporalAddress,
-    TEMPORAL_TASK_QUEUE: taskQueue,
-    SIMULATED_INSURER_DELAY_MS: '0',
-  });
+  const config = apiConfig(
+    loadConfig({
+      ...process.env,
+      NODE_ENV: 'test',
+      LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
+      DATABASE_URL: databaseUrl,
+      TEMPORAL_ADDRESS: temporalAddress,
+      TEMPORAL_TASK_QUEUE: taskQueue,
+      SIMULATED_INSURER_DELAY_MS: '0',
+      ...SHARED_SOURCE_BUDGETS,
+      ...TEST_KEYS,
+    }),
+  );
 
   const orm = await initOrm({ databaseUrl, poolMax: 20 });
   cleanups.push(() => orm.close());
@@ -156,14 +180,18 @@ export async function startStack(): Promise<TestStack> {
     async startApi(overrides = {}) {
       const appDeps = await deps(overrides);
       const server: Server = await listen(appDeps, 0, '127.0.0.1');
+      const metrics = appDeps.config.METRICS_ENABLED ? await listenMetrics(appDeps, 0, '127.0.0.1') : null;
       const { port } = server.address() as { port: number };
       const close = () =>
         new Promise<void>((resolve) => {
+          metrics?.close();
+          metrics?.closeAllConnections();
           server.close(() => resolve());
           server.closeAllConnections();
         });
       cleanups.push(close);
-      return { url: `http://127.0.0.1:${port}`, deps: appDeps, close };
+      const metricsUrl = metrics ? `http://127.0.0.1:${(metrics.address() as { port: number }).port}` : null;
+      return { url: `http://127.0.0.1:${port}`, metricsUrl, deps: appDeps, close };
     },
   };
   return current;

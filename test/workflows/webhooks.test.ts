@@ -1,16 +1,17 @@
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { createActivities } from '../../activities/index.js';
-import { addWebhook, listWebhooks, removeWebhook } from '../../admin/webhooks.js';
+import { addWebhook, listWebhooks, removeWebhook, resealWebhookSecrets } from '../../admin/webhooks.js';
 import { createLogger } from '../../api/logger.js';
 import { systemClock } from '../../domain/clock.js';
 import { recordStatusEvent } from '../../domain/events.js';
 import { ensureWebhookSweeper } from '../../domain/webhook-workflow.js';
 import { WEBHOOK_SWEEPER_ID, webhookWorkflowId } from '../../workflows/webhook/contract.js';
 import { sql } from '../support/factories.js';
-import { stack } from '../support/stack.js';
+import { stack, TEST_KEYS } from '../support/stack.js';
 import { startReceiver, type Answer, type Receiver, type Received } from '../support/webhook-receiver.js';
 import { createEndorsement, decide, makeWorld, waitFor, waitForStatus } from './endorsement-support.js';
 import { grant, grantWorld, waitForEndorsements, waitForGrant } from './grant-support.js';
@@ -26,7 +27,7 @@ async function admin(env: Record<string, string>, ...args: string[]): Promise<an
   const { stdout } = await promisify(execFile)(
     process.execPath,
     ['--import', 'tsx', 'scripts/admin.ts', ...args, '--json'],
-    { cwd: ROOT, env: { ...process.env, DATABASE_URL: stack().databaseUrl, ...env } },
+    { cwd: ROOT, env: { ...process.env, ...TEST_KEYS, DATABASE_URL: stack().databaseUrl, ...env } },
   );
   return JSON.parse(stdout);
 }
@@ -160,6 +161,49 @@ describe('webhooks', function () {
     );
     expect(deliveries).to.have.length(3);
     for (const d of deliveries) expect(d).to.include({ attempts: 1, last_status_code: 200 });
+  });
+
+  it('keeps signing secrets sealed at rest and goes on signing across a key rotation and a reseal', async () => {
+    const world = await makeWorld();
+    const receiver = await subscribe(world.client.clientId);
+    receivers.push(receiver);
+    const stored = async () =>
+      String((await sql('select secret from webhook_endpoints where id = ?', [receiver.webhookId]))[0].secret);
+    const original = stack().config.WEBHOOK_SECRET_KEYS!;
+    const sealedFirst = await stored();
+    expect(sealedFirst).to.match(new RegExp(`^enc:v1:${original[0]!.kid}:`));
+    expect(sealedFirst).to.not.contain(receiver.secret);
+
+    // A new key goes first; old secrets still open, and the reseal moves them under the new key.
+    const next = { kid: 'rotated', key: randomBytes(32) };
+    stack().config.WEBHOOK_SECRET_KEYS = [next, ...original];
+    try {
+      const before = await createEndorsement(world);
+      await waitFor(
+        () => Promise.resolve(eventsOf(receiver, before)),
+        (e) => e.length >= 1,
+        'an event signed with the secret sealed under the old key',
+      );
+      expect(await resealWebhookSecrets(stack().orm.em.fork(), stack().config)).to.deep.include({
+        key_id: 'rotated',
+        resealed: 1,
+      });
+      expect(await stored()).to.match(/^enc:v1:rotated:/);
+      expect((await resealWebhookSecrets(stack().orm.em.fork(), stack().config)).resealed).to.equal(0);
+
+      stack().config.WEBHOOK_SECRET_KEYS = [next];
+      await world.api.post(`/v1/policy/endorsements/${before}/cancel`, { token: world.token });
+      await waitFor(
+        () => Promise.resolve(eventsOf(receiver, before)),
+        (e) => e.some((x) => x.data.new_status === 'ENDORSEMENT_STATUS_CANCELLED'),
+        'an event signed with the resealed secret, the old key gone',
+      );
+      // Every event the receiver took was verified against the secret issued at webhook:add.
+      expect(receiver.received.length).to.be.greaterThan(1);
+      expect(receiver.received.filter((r) => !r.verified)).to.deep.equal([]);
+    } finally {
+      stack().config.WEBHOOK_SECRET_KEYS = original;
+    }
   });
 
   it('a rejection carries its reason; a retried status-writing activity records no second event', async () => {

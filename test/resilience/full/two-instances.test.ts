@@ -71,7 +71,8 @@ describe('resilience: two API instances and two workers on one database and one 
     expect(statuses).to.deep.equal({ 200: 100, 429: 10 });
     for (const a of answers.filter((x) => x.status === 429)) {
       expect(a.body).to.include({ type: 'A4290' });
-      expect(a.headers.get('retry-after')).to.equal('60');
+      // The real seconds until the first of the 100 tokens, issued moments ago, leaves the hour.
+      expect(Number(a.headers.get('retry-after'))).to.be.within(3000, 3600);
     }
   });
 

@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from '../../../infra/temporal.js';
-import { stack } from '../../support/stack.js';
+import { SHARED_SOURCE_BUDGETS, stack, TEST_KEYS } from '../../support/stack.js';
 
 /**
  * The production entry points (worker/main.ts, api/main.ts) as child processes, so a test can
@@ -45,6 +45,8 @@ function envFor(target: Target, extra: Record<string, string>): NodeJS.ProcessEn
     TEMPORAL_NAMESPACE: stack().config.TEMPORAL_NAMESPACE,
     TEMPORAL_TASK_QUEUE: target.taskQueue,
     WORKER_METRICS_PORT: '0',
+    ...SHARED_SOURCE_BUDGETS,
+    ...TEST_KEYS,
     ...extra,
   };
 }

@@ -1,0 +1,44 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+
+export interface LocalKeys {
+  JWT_SIGNING_KEYS: string;
+  LINK_SIGNING_KEY: string;
+  WEBHOOK_SECRET_KEYS: string;
+}
+
+/** Fresh random keys in the form each variable takes (also used by the tests and the benchmark). */
+export const newLocalKeys = (label = 'local'): LocalKeys => ({
+  JWT_SIGNING_KEYS: `${label}-${randomBytes(3).toString('hex')}:${randomBytes(32).toString('hex')}`,
+  LINK_SIGNING_KEY: randomBytes(32).toString('hex'),
+  WEBHOOK_SECRET_KEYS: `${label}-${randomBytes(3).toString('hex')}:${randomBytes(32).toString('hex')}`,
+});
+
+/**
+ * Keys of the local all-in-one (`npm start`): random, made on the first start and kept in
+ * DATA_DIR (mode 0600) so tokens and links survive a restart. Keys set in the environment win. The
+ * source holds no key at all, so a stray `npm run api` can never sign with a published one.
+ */
+export async function localSigningKeys(
+  dataDir: string,
+  env: NodeJS.ProcessEnv,
+): Promise<LocalKeys> {
+  const file = path.join(dataDir, 'local-keys.json');
+  const made = newLocalKeys();
+  let stored: Partial<LocalKeys> = {};
+  try {
+    stored = JSON.parse(await fs.readFile(file, 'utf8')) as Partial<LocalKeys>;
+  } catch {
+    // First start: nothing stored yet.
+  }
+  const keys = { ...made, ...stored };
+  if (Object.keys(made).some((name) => !(name in stored))) {
+    await fs.writeFile(file, JSON.stringify(keys), { mode: 0o600 });
+  }
+  return {
+    JWT_SIGNING_KEYS: env.JWT_SIGNING_KEYS || keys.JWT_SIGNING_KEYS,
+    LINK_SIGNING_KEY: env.LINK_SIGNING_KEY || keys.LINK_SIGNING_KEY,
+    WEBHOOK_SECRET_KEYS: env.WEBHOOK_SECRET_KEYS || keys.WEBHOOK_SECRET_KEYS,
+  };
+}
