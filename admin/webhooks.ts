@@ -105,11 +105,10 @@ export async function resealWebhookSecrets(em: EntityManager, config: Config) {
   let resealed = 0;
   for (const row of rows.filter((r) => needsResealing(r.secret, keys))) {
     const sealed = sealSecret(openSecret(row.secret, keys), keys);
-    const done = await sqlOf(em)('update webhook_endpoints set secret = ? where id = ? and secret = ? returning id', [
-      sealed,
-      row.id,
-      row.secret,
-    ]);
+    const done = await sqlOf(em)(
+      'update webhook_endpoints set secret = ? where id = ? and secret = ? returning id',
+      [sealed, row.id, row.secret],
+    );
     resealed += done.length;
   }
   return { key_id: keys[0]!.kid, endpoints: rows.length, resealed };

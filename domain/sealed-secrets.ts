@@ -38,7 +38,10 @@ export function openSecret(stored: string, keys: readonly SealingKey[]): string 
   decipher.setAAD(Buffer.from(kid));
   decipher.setAuthTag(sealed.subarray(sealed.length - 16));
   try {
-    return Buffer.concat([decipher.update(sealed.subarray(0, sealed.length - 16)), decipher.final()]).toString('utf8');
+    return Buffer.concat([
+      decipher.update(sealed.subarray(0, sealed.length - 16)),
+      decipher.final(),
+    ]).toString('utf8');
   } catch {
     throw new SealedSecretError(`a secret sealed with key "${kid}" does not open (altered, or another key)`);
   }

@@ -20,10 +20,7 @@ export const newLocalKeys = (label = 'local'): LocalKeys => ({
  * DATA_DIR (mode 0600) so tokens and links survive a restart. Keys set in the environment win. The
  * source holds no key at all, so a stray `npm run api` can never sign with a published one.
  */
-export async function localSigningKeys(
-  dataDir: string,
-  env: NodeJS.ProcessEnv,
-): Promise<LocalKeys> {
+export async function localSigningKeys(dataDir: string, env: NodeJS.ProcessEnv): Promise<LocalKeys> {
   const file = path.join(dataDir, 'local-keys.json');
   const made = newLocalKeys();
   let stored: Partial<LocalKeys> = {};

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { ENDORSEMENT_RECONCILER_ID } from '../../workflows/endorsement/contract.js';
 import { client as http } from '../support/http.js';
-import { stack } from '../support/stack.js';
+import { stack, TEST_KEYS } from '../support/stack.js';
 import {
   cdBalance,
   createEndorsement,
@@ -35,6 +35,8 @@ function startWorker(
       TEMPORAL_ADDRESS: stack().temporalAddress,
       TEMPORAL_NAMESPACE: stack().config.TEMPORAL_NAMESPACE,
       TEMPORAL_TASK_QUEUE: taskQueue,
+      WORKER_METRICS_PORT: '0',
+      ...TEST_KEYS,
       ...faultEnv,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
