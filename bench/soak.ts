@@ -203,6 +203,7 @@ async function main(): Promise<void> {
       TEMPORAL_ADDRESS: temporalAddress,
       TEMPORAL_TASK_QUEUE: `soak-${runId}`,
       SIMULATED_INSURER_DELAY_MS: '1000',
+      METRICS_PORT: '0',
       WORKER_METRICS_PORT: '0',
       LOG_LEVEL: 'warn',
       HOST: '127.0.0.1',

@@ -44,6 +44,8 @@ function envFor(target: Target, extra: Record<string, string>): NodeJS.ProcessEn
     TEMPORAL_ADDRESS: target.temporalAddress,
     TEMPORAL_NAMESPACE: stack().config.TEMPORAL_NAMESPACE,
     TEMPORAL_TASK_QUEUE: target.taskQueue,
+    // Ports of their own: two children (or a running npm start) never clash on the metrics ports.
+    METRICS_PORT: '0',
     WORKER_METRICS_PORT: '0',
     ...SHARED_SOURCE_BUDGETS,
     ...TEST_KEYS,
