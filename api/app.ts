@@ -11,7 +11,7 @@ import { observe } from './middleware/observe.js';
 import { jsonOnly, readJsonBody, requestLog } from './middleware/request.js';
 import type { RouteDef } from './route.js';
 import { allRoutes } from './routes/index.js';
-import { parseInput, parseNoBody } from './validation.js';
+import { parseInput, parseNoBody, parseQuery } from './validation.js';
 
 /** Builds the HTTP app from explicit dependencies; two calls give two independent apps. */
 export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes()): Koa {
@@ -38,7 +38,7 @@ function mount(router: Router, def: RouteDef, deps: AppDeps): void {
     // The body is read only now: after authentication on protected routes, within the route's limit.
     if (def.method !== 'GET') await readJsonBody(ctx, def.bodyLimit);
     const params = def.params ? parseInput(def.params, ctx.params) : undefined;
-    const query = def.query ? parseInput(def.query, ctx.query, def.invalidQuery) : undefined;
+    const query = parseQuery(def.query, ctx.query, def.invalidQuery);
     const body = def.body
       ? parseInput(def.body, ctx.request.body ?? null)
       : parseNoBody(def.method, ctx.request.body);

@@ -88,6 +88,30 @@ export function parseInput<S extends z.ZodType>(
   return result.data;
 }
 
+/** The parameter names a query schema declares (none when the route takes no query). */
+function declaredParams(schema: z.ZodType | undefined): ReadonlySet<string> {
+  return new Set(schema instanceof z.ZodObject ? Object.keys(schema.shape) : []);
+}
+
+/**
+ * The one place query strings are checked: a parameter the route does not declare, or one given more
+ * than once, is refused before the route's schema reads the values (bodies are strict the same way).
+ */
+export function parseQuery<S extends z.ZodType>(
+  schema: S | undefined,
+  query: Record<string, string | string[] | undefined>,
+  make: (detail: string) => ApiError = (d) => validationError(d),
+): z.output<S> | undefined {
+  const declared = declaredParams(schema);
+  const issues: string[] = [];
+  for (const [name, value] of Object.entries(query)) {
+    if (!declared.has(name)) issues.push(`${name}: is not an allowed parameter`);
+    else if (Array.isArray(value)) issues.push(`${name}: must be given once`);
+  }
+  if (issues.length > 0) throw make(issues.slice(0, 5).join('; '));
+  return schema ? parseInput(schema, query, make) : undefined;
+}
+
 const noBody = z.strictObject(
   {},
   { error: 'must be a JSON object without fields (this request takes no body)' },
