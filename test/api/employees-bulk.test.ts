@@ -132,7 +132,7 @@ describe('PATCH /v1/client/employees/bulk', () => {
         { emp_id: theirs.id, success: false, error: 'Employee Not Found' },
         { emp_id: z.id, success: true },
         { emp_id: x.id, success: false, error: 'name: is not an allowed field' },
-        { emp_id: '', success: false, error: 'item: must be an object with emp_id' },
+        { emp_id: '', success: false, error: 'item: must be an object' },
         { emp_id: '', success: false, error: 'emp_id: must be a string' },
       ],
     });
@@ -182,7 +182,7 @@ describe('PATCH /v1/client/employees/bulk', () => {
       { employees: [{ emp_id: 'x' }], mode: 'all' },
       'mode: is not an allowed field',
     ],
-    ['a body that is an array', [{ emp_id: 'x' }], 'body: must be a JSON object'],
+    ['a body that is an array', [{ emp_id: 'x' }], 'body: must be an object'],
   ];
   for (const [label, body, detail] of invalid) {
     it(`answers 400 VALIDATION_ERROR for ${label}`, async () => {
