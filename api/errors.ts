@@ -51,3 +51,9 @@ export const unsupportedMediaType = (): ApiError =>
     'Unsupported Media Type',
     'Content-Type must be application/json',
   );
+
+/** A method the path does not answer; `Allow` lists the ones it does. */
+export const methodNotAllowed = (allowed: readonly string[]): ApiError =>
+  new ApiError(405, 'METHOD_NOT_ALLOWED', 'Method Not Allowed', `allowed: ${allowed.join(', ')}`, {
+    Allow: allowed.join(', '),
+  });

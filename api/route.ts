@@ -87,3 +87,41 @@ export function route<
 export function route(def: unknown): RouteDef {
   return def as RouteDef;
 }
+
+/** A method that a static path lacks but a parameterised route of that method would answer for it. */
+export interface ShadowedMethod {
+  method: Method;
+  path: string;
+  /** The static path's own methods, for the `Allow` header. */
+  allowed: Method[];
+}
+
+/** `/v1/client/employees/:employee_id` as a pattern of whole segments. */
+const pathPattern = (path: string) =>
+  new RegExp(
+    `^${path
+      .split(/(:[A-Za-z0-9_]+)/)
+      .map((part, i) => (i % 2 === 1 ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+      .join('')}$`,
+  );
+
+/**
+ * Where a static path would fall through to a parameterised sibling of another method (`PUT
+ * /v1/client/employees/bulk` to the update of an employee called "bulk"): that method on that path
+ * is 405 with the static path's own methods, as any other method a path lacks.
+ */
+export function shadowedMethods(routes: readonly RouteDef[]): ShadowedMethod[] {
+  const byPath = new Map<string, Method[]>();
+  for (const r of routes)
+    if (!r.path.includes(':')) byPath.set(r.path, [...(byPath.get(r.path) ?? []), r.method]);
+  const shadowed: ShadowedMethod[] = [];
+  for (const [path, allowed] of byPath) {
+    const methods = new Set(
+      routes
+        .filter((r) => r.path.includes(':') && !allowed.includes(r.method) && pathPattern(r.path).test(path))
+        .map((r) => r.method),
+    );
+    for (const method of methods) shadowed.push({ method, path, allowed });
+  }
+  return shadowed;
+}

@@ -2,8 +2,36 @@ import { z } from 'zod';
 import type { ApiError } from './errors.js';
 import { validationError } from './errors.js';
 
-/** Renders zod issues as `field: rule` so every 400 names the field (D6). */
-export function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
+const ABSENCE_CODES = new Set(['invalid_type', 'invalid_value', 'invalid_union']);
+
+/** True when `path` names a key its (object) parent in `input` does not hold. */
+function isAbsent(input: unknown, path: readonly PropertyKey[]): boolean {
+  let parent = input;
+  for (const key of path.slice(0, -1)) {
+    if (parent === null || typeof parent !== 'object') return false;
+    parent = (parent as Record<PropertyKey, unknown>)[key];
+  }
+  const last = path.at(-1);
+  if (last === undefined || parent === null || typeof parent !== 'object' || Array.isArray(parent))
+    return false;
+  return (parent as Record<PropertyKey, unknown>)[last] === undefined;
+}
+
+/** The rule an issue breaks, in the same words whichever schema raised it. */
+function rule(issue: z.core.$ZodIssue, input: unknown): string {
+  if (ABSENCE_CODES.has(issue.code) && isAbsent(input, issue.path)) return 'is required';
+  if (issue.path.length === 0 && issue.code === 'invalid_type' && issue.expected === 'object') {
+    return 'must be an object';
+  }
+  return issue.message;
+}
+
+/**
+ * Renders zod issues as `field: rule` so every 400 names the field (D6). Given the input, a field that
+ * is absent reads `is required` and a body that is not an object `must be an object`, whatever
+ * message the schema attached to the type check.
+ */
+export function describeIssues(issues: readonly z.core.$ZodIssue[], input?: unknown): string {
   return issues
     .slice(0, 5)
     .map((issue) => {
@@ -11,7 +39,7 @@ export function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
       if (issue.code === 'unrecognized_keys') {
         return issue.keys.map((k) => `${[...issue.path, k].join('.')}: is not an allowed field`).join('; ');
       }
-      return `${field}: ${issue.message}`;
+      return `${field}: ${rule(issue, input)}`;
     })
     .join('; ');
 }
@@ -84,8 +112,32 @@ export function parseInput<S extends z.ZodType>(
   const unsafe = unsafeInput(input);
   if (unsafe) throw validationError(unsafe);
   const result = schema.safeParse(input);
-  if (!result.success) throw make(describeIssues(result.error.issues), result.error.issues);
+  if (!result.success) throw make(describeIssues(result.error.issues, input), result.error.issues);
   return result.data;
+}
+
+/** The parameter names a query schema declares (none when the route takes no query). */
+function declaredParams(schema: z.ZodType | undefined): ReadonlySet<string> {
+  return new Set(schema instanceof z.ZodObject ? Object.keys(schema.shape) : []);
+}
+
+/**
+ * The one place query strings are checked: a parameter the route does not declare, or one given more
+ * than once, is refused before the route's schema reads the values (bodies are strict the same way).
+ */
+export function parseQuery<S extends z.ZodType>(
+  schema: S | undefined,
+  query: Record<string, string | string[] | undefined>,
+  make: (detail: string) => ApiError = (d) => validationError(d),
+): z.output<S> | undefined {
+  const declared = declaredParams(schema);
+  const issues: string[] = [];
+  for (const [name, value] of Object.entries(query)) {
+    if (!declared.has(name)) issues.push(`${name}: is not an allowed parameter`);
+    else if (Array.isArray(value)) issues.push(`${name}: must be given once`);
+  }
+  if (issues.length > 0) throw make(issues.slice(0, 5).join('; '));
+  return schema ? parseInput(schema, query, make) : undefined;
 }
 
 const noBody = z.strictObject(

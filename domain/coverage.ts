@@ -3,9 +3,11 @@ import type { CoverageType, PolicyType, Relationship } from './enums.js';
 
 /**
  * Coverage (D10): a policy covers an employee today when the employee's own member row on it is
- * `active` and its coverage period holds today (both ends inclusive, Asia/Kolkata business date).
+ * `active`, its coverage period holds today (both ends inclusive, Asia/Kolkata business date) and the
+ * policy itself is ACTIVE (spec 4.11: an inactive or suspended policy covers no one).
  */
-const COVERS_TODAY = `pm.status = 'active' and pm.coverage_start_date <= ?::date and pm.coverage_end_date >= ?::date`;
+const COVERS_TODAY = `pm.status = 'active' and pm.coverage_start_date <= ?::date and pm.coverage_end_date >= ?::date
+  and pol.status = 'POLICY_STATUS_ACTIVE'`;
 
 /** Display names of a policy's insurer, product and TPA; every joined row is the policy's own client's (D1). */
 const POLICY_REFERENCE_JOINS = `join policies pol on pol.id = pm.policy_id and pol.client_id = pm.client_id

@@ -48,20 +48,16 @@ export interface RouteContract {
 
 const SAMPLE_RULE = '<field>: <rule>';
 
-/**
- * Whether the input outside a body schema can fail validation: every path parameter is refused
- * when it holds a NUL character (api/validation.ts), and a write without a body schema refuses a
- * body with fields (parseNoBody).
- */
-const inputCanFail = (def: RouteDef): boolean =>
-  def.params !== undefined || (def.method !== 'GET' && def.body === undefined);
-
 /** The errors a route gives by how it is declared, before its own: auth, input, infrastructure (D2, D11). */
 export function sharedErrors(def: RouteDef): ApiError[] {
   const errors: ApiError[] = [];
   if (def.scopes !== 'public') errors.push(unauthorized(), insufficientScope(def.scopes));
-  if (inputCanFail(def)) errors.push(validationError(SAMPLE_RULE));
-  if (def.query) errors.push(def.invalidQuery ? def.invalidQuery(SAMPLE_RULE) : validationError(SAMPLE_RULE));
+  // Every route refuses a query parameter it does not declare or one given twice (parseQuery).
+  errors.push(def.invalidQuery ? def.invalidQuery(SAMPLE_RULE) : validationError(SAMPLE_RULE));
+  // Path parameters (NUL characters) and a body on a write without a body schema (parseNoBody).
+  if (def.params !== undefined || (def.method !== 'GET' && def.body === undefined)) {
+    errors.push(validationError(SAMPLE_RULE));
+  }
   if (def.body) {
     errors.push(validationError(SAMPLE_RULE), malformedJson(), bodyTooLarge(), unsupportedMediaType());
   }

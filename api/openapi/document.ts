@@ -4,8 +4,8 @@ import {
   type ResponseConfig,
   type RouteConfig,
 } from '@asteasolutions/zod-to-openapi';
-import type { ApiError } from '../errors.js';
-import type { RouteDef } from '../route.js';
+import { methodNotAllowed, type ApiError } from '../errors.js';
+import { shadowedMethods, type RouteDef, type ShadowedMethod } from '../route.js';
 import { errorSchemaFor, routeContract } from './contract.js';
 
 type Parameters = NonNullable<RouteConfig['request']>['params'];
@@ -132,6 +132,21 @@ function routeConfig(def: RouteDef): RouteConfig {
   };
 }
 
+/** A method a static path refuses rather than pass to a parameterised sibling (see shadowedMethods). */
+function notAllowedConfig({ method, path, allowed }: ShadowedMethod): RouteConfig {
+  const def = { method, path, scopes: 'public' } as RouteDef;
+  return {
+    method: method.toLowerCase() as RouteConfig['method'],
+    path: openApiPath(path),
+    operationId: operationId(def),
+    tags: [tagOf(def)],
+    summary: `Not allowed: use ${allowed.join(', ')}`,
+    description: `This path does not take ${method}: 405 with \`Allow: ${allowed.join(', ')}\` (it is not read as a path parameter of another route).`,
+    security: [],
+    responses: { '405': errorResponse([methodNotAllowed(allowed)], openApiPath(path)) },
+  };
+}
+
 export interface DocumentOptions {
   /** config.baseUrl: where "Try it out" sends requests. */
   serverUrl: string;
@@ -147,6 +162,7 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], options: Docum
     description: 'An access token from POST /v1/auth/token; valid for 3600 s.',
   });
   for (const def of routes) registry.registerPath(routeConfig(def));
+  for (const shadowed of shadowedMethods(routes)) registry.registerPath(notAllowedConfig(shadowed));
   const used = new Set(routes.map(tagOf));
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',

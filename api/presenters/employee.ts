@@ -1,19 +1,15 @@
 import { z } from 'zod';
 import type { Dependent, Employee } from '../../domain/entities/index.js';
-import { EMPLOYEE_STATUSES, type Gender } from '../../domain/enums.js';
-import { GENDER_REQUEST, RELATIONSHIP_REQUEST } from '../schemas/employees.js';
+import { EMPLOYEE_STATUSES } from '../../domain/enums.js';
+import { RELATIONSHIP_REQUEST } from '../schemas/employees.js';
 import { dateOut, idOut, outcome } from '../schemas/responses.js';
 import { GENDER_RESPONSE, RESPONSE_GENDERS } from './member.js';
 
-/** D6: Get Employee answers the documented spellings, male without the prefix the others carry. */
-const PROFILE_GENDER = GENDER_RESPONSE;
-
-/** Dependents are ours (no spec spelling): they answer the request spelling, so a round trip matches. */
-const REQUEST_GENDER: Record<Gender, (typeof GENDER_REQUEST)[number]> = {
-  MALE: 'GENDER_MALE',
-  FEMALE: 'GENDER_FEMALE',
-  OTHER: 'GENDER_OTHER',
-};
+/**
+ * D6: every response answers the documented Get Employee spellings, male without the prefix the others
+ * carry; dependents (not in the spec) answer the same, so one client-side mapping reads every response.
+ */
+const RESPONSE_GENDER = GENDER_RESPONSE;
 
 /** Spec 2.4 types every field as a string: an unset date or text is "". */
 const str = (value: string | null | undefined): string => value ?? '';
@@ -54,9 +50,12 @@ export const dependentSchema = z
     name: z.string(),
     relationship: z.enum(RELATIONSHIP_REQUEST),
     date_of_birth: dateOrEmpty,
-    gender: z.enum(GENDER_REQUEST),
+    gender: z.enum(RESPONSE_GENDERS),
   })
-  .meta({ id: 'Dependent', description: 'A dependent of an employee, in the request spellings.' });
+  .meta({
+    id: 'Dependent',
+    description: 'A dependent of an employee; gender in the response spellings of Get Employee.',
+  });
 export type DependentOut = z.infer<typeof dependentSchema>;
 
 /** The stored fields Get Employee answers with (an entity or a row read by domain/employees.ts). */
@@ -72,7 +71,7 @@ export function presentEmployee(e: EmployeeFields): EmployeeOut {
     email: e.email,
     phone_number: e.phoneNumber,
     date_of_birth: str(e.dateOfBirth),
-    gender: PROFILE_GENDER[e.gender],
+    gender: RESPONSE_GENDER[e.gender],
     designation: e.designation,
     department: e.department,
     date_of_joining: str(e.dateOfJoining),
@@ -94,7 +93,7 @@ export function presentDependent(d: Dependent): DependentOut {
     name: d.name,
     relationship: d.relationship,
     date_of_birth: str(d.dateOfBirth),
-    gender: REQUEST_GENDER[d.gender],
+    gender: RESPONSE_GENDER[d.gender],
   };
 }
 

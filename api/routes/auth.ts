@@ -40,7 +40,7 @@ const scopeList = z
 
 const tokenRequest = z.strictObject(
   { client_id: requiredString(128), client_secret: requiredString(256), scopes: scopeList },
-  { error: 'must be a JSON object' },
+  { error: 'must be an object' },
 );
 
 /** A client allowed `policy.all` may also ask for the narrower `policy.*` scopes (least privilege). */

@@ -49,7 +49,7 @@ function checkItem(raw: unknown): CheckedItem {
     return { item: { employeeId: parsed.data.emp_id, lastActiveDate: parsed.data.last_active_date } };
   }
   const sent = (raw as { emp_id?: unknown } | null)?.emp_id;
-  const error = describeIssues(parsed.error.issues).replace(/^body: /, 'item: ');
+  const error = describeIssues(parsed.error.issues, raw).replace(/^body: /, 'item: ');
   return { error, empId: typeof sent === 'string' ? sent : '' };
 }
 

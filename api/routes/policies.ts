@@ -72,7 +72,10 @@ export function policiesQuery(clientId: string, q: ListPoliciesQuery): KeysetQue
   };
 }
 
-/** D5: employee name, employee, the employee row before dependents, then id (policy_members_page). */
+/**
+ * D5: employee name ignoring case, employee, the employee row before dependents, then id. The cursor
+ * seals the same `lower(...)` value the order uses (policy_members_page_caseless).
+ */
 export function membersQuery(clientId: string, policyId: string, q: ListMembersQuery): KeysetQuery {
   const where = ['pm.client_id = ?', 'pm.policy_id = ?'];
   const params: unknown[] = [clientId, policyId];
@@ -98,7 +101,7 @@ export function membersQuery(clientId: string, policyId: string, q: ListMembersQ
     select: MEMBER_COLUMNS,
     join: MEMBER_EMPLOYEE_JOIN,
     key: [
-      { sql: 'pm.employee_name', type: 'text' },
+      { sql: 'lower(pm.employee_name)', type: 'text' },
       { sql: 'pm.employee_id', type: 'text' },
       { sql: 'pm.member_rank', type: 'smallint' },
       { sql: 'pm.id', type: 'text' },

@@ -40,7 +40,7 @@ const phone = z
 const oneOf = <T extends readonly [string, ...string[]]>(values: T) =>
   z.enum(values, rule(`must be one of ${values.join(', ')}`));
 
-const OBJECT = { error: 'must be a JSON object' };
+const OBJECT = { error: 'must be an object' };
 
 const employeeFields = {
   name: nonEmptyText(200),
@@ -116,7 +116,7 @@ export const bulkUpdateItem = z.strictObject(
     emp_id: nonEmptyText(64),
     last_active_date: calendarDate.optional(),
   },
-  { error: 'must be an object with emp_id' },
+  { error: 'must be an object' },
 );
 
 /** Query of Get Employee (4.5); the route answers a failure as MISSING_EMPLOYEE_ID. */

@@ -45,7 +45,7 @@ export const createEndorsementBody = z.strictObject(
         "INR, one of the policy's slabs; default the policy's default. ADDITION and MODIFICATION only",
     }),
   },
-  { error: (iss) => (iss.code === 'invalid_type' ? 'must be a JSON object' : undefined) },
+  { error: (iss) => (iss.code === 'invalid_type' ? 'must be an object' : undefined) },
 );
 export type CreateEndorsementBody = z.output<typeof createEndorsementBody>;
 

@@ -17,7 +17,7 @@ export const grantBody = z
       end_date: calendarDate,
       policy_id: id.nullish(),
     },
-    { error: (iss) => (iss.code === 'invalid_type' ? 'must be a JSON object' : undefined) },
+    { error: (iss) => (iss.code === 'invalid_type' ? 'must be an object' : undefined) },
   )
   .refine((b) => b.start_date < b.end_date, {
     path: ['start_date'],

@@ -152,7 +152,7 @@ describe('POST /v1/auth/token', () => {
       {
         name: 'a JSON array body',
         body: () => [credentials(['employee.get'])],
-        detail: /^body: must be a JSON object$/,
+        detail: /^body: must be an object$/,
       },
     ];
 

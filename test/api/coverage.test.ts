@@ -190,6 +190,21 @@ describe('GET /v1/policy/coverage/{employee_id} (spec 4.11, D10)', () => {
     expect(urls[1]).to.contain(`/health-card/${later.id}.pdf?`);
   });
 
+  it('lists only ACTIVE policies: an active row on an inactive or suspended policy does not cover', async () => {
+    const active = await makePolicy(c.clientId);
+    const inactive = await makePolicy(c.clientId, { status: 'POLICY_STATUS_INACTIVE' });
+    const suspended = await makePolicy(c.clientId, { status: 'POLICY_STATUS_SUSPENDED' });
+    const e = await makeEmployee(c.clientId);
+    for (const p of [active, inactive, suspended]) await makeMember(c.clientId, p.id, e);
+    const res = await lookup(e.id);
+    expect(res.status).to.equal(200);
+    expect(res.body.payload.map((x: { policy_id: string }) => x.policy_id)).to.deep.equal([active.id]);
+
+    const onlyLapsed = await makeEmployee(c.clientId);
+    for (const p of [inactive, suspended]) await makeMember(c.clientId, p.id, onlyLapsed);
+    await expectNotFound(onlyLapsed.id, 'Employee Not Covered');
+  });
+
   it('answers Employee Not Covered for an inactive or suspended row, and for a row of a dependent only', async () => {
     const policy = await makePolicy(c.clientId);
     const inactive = await makeEmployee(c.clientId);

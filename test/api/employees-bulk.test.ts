@@ -39,6 +39,21 @@ describe('PATCH /v1/client/employees/bulk', () => {
   });
 
   const bulk = (body: unknown, token = a.token()) => http.patch(PATH, { token, body });
+  it('answers PUT on the bulk path 405 with Allow: PATCH, never as an update of an employee "bulk"', async () => {
+    const res = await http.put(PATH, { token: a.token(), body: { name: 'Bulk' } });
+    expect(res.status).to.equal(405);
+    expect(res.headers.get('allow')).to.equal('PATCH');
+    expect(res.body).to.deep.equal({
+      type: 'METHOD_NOT_ALLOWED',
+      title: 'Method Not Allowed',
+      detail: 'allowed: PATCH',
+      instance: PATH,
+    });
+    const profile = await http.put('/v1/client/employees/profile', { token: a.token(), body: { name: 'P' } });
+    expect(profile.status).to.equal(405);
+    expect(profile.headers.get('allow')).to.equal('GET');
+  });
+
   const lastActive = async (ids: string[]) =>
     (await sql('select id, last_active_date from employees where id in (?)', [ids])).reduce(
       (m: Record<string, string | null>, r: { id: string; last_active_date: string | null }) => ({
@@ -132,7 +147,7 @@ describe('PATCH /v1/client/employees/bulk', () => {
         { emp_id: theirs.id, success: false, error: 'Employee Not Found' },
         { emp_id: z.id, success: true },
         { emp_id: x.id, success: false, error: 'name: is not an allowed field' },
-        { emp_id: '', success: false, error: 'item: must be an object with emp_id' },
+        { emp_id: '', success: false, error: 'item: must be an object' },
         { emp_id: '', success: false, error: 'emp_id: must be a string' },
       ],
     });
@@ -182,7 +197,7 @@ describe('PATCH /v1/client/employees/bulk', () => {
       { employees: [{ emp_id: 'x' }], mode: 'all' },
       'mode: is not an allowed field',
     ],
-    ['a body that is an array', [{ emp_id: 'x' }], 'body: must be a JSON object'],
+    ['a body that is an array', [{ emp_id: 'x' }], 'body: must be an object'],
   ];
   for (const [label, body, detail] of invalid) {
     it(`answers 400 VALIDATION_ERROR for ${label}`, async () => {

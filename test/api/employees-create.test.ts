@@ -255,7 +255,7 @@ describe('POST /v1/client/employees', () => {
     }
 
     it('rejects a body that is not an object', async () => {
-      await expectValidationError([validBody()], 'body: must be a JSON object');
+      await expectValidationError([validBody()], 'body: must be an object');
     });
 
     it('rejects malformed JSON', async () => {

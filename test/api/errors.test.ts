@@ -91,6 +91,20 @@ describe('error mapping', () => {
     expect(typed.body.detail).to.match(/^name: /);
   });
 
+  it('says a missing field is required, whatever the schema would say of its type', async () => {
+    const res = await http.post('/test/echo', { body: {} });
+    expect(res.status).to.equal(400);
+    expect(res.body).to.include({ type: 'VALIDATION_ERROR', detail: 'name: is required' });
+  });
+
+  it('answers a null or non-object JSON body 400 body: must be an object', async () => {
+    for (const rawBody of ['null', '[]', '"name"', '7']) {
+      const res = await http.post('/test/echo', { rawBody, headers: { 'content-type': 'application/json' } });
+      expect(res.status, rawBody).to.equal(400);
+      expect(res.body, rawBody).to.include({ type: 'VALIDATION_ERROR', detail: 'body: must be an object' });
+    }
+  });
+
   it('answers an unexpected failure with 500 E5000, an empty detail and nothing internal', async () => {
     const res = await http.get('/test/boom', { headers: { 'x-request-id': 'trace-me-123' } });
     expect(res.status).to.equal(500);

@@ -56,6 +56,23 @@ describe('grants API', () => {
       expect(audit.actor_token_id).to.be.a('string');
     });
 
+    it('answers a missing field `field: is required` and a null body `body: must be an object`', async () => {
+      const w = await grantWorld();
+      for (const field of ['employee_id', 'start_date', 'end_date'] as const) {
+        const res = await postGrant(w, { [field]: undefined });
+        expectValidation(res, field);
+        expect(res.body.detail).to.equal(`${field}: is required`);
+      }
+      const nullBody = await w.api.post('/v1/policy/grant', {
+        token: w.token,
+        rawBody: 'null',
+        headers: { 'content-type': 'application/json', 'idempotency-key': 'null-body-1' },
+      });
+      expectValidation(nullBody, 'body');
+      expect(nullBody.body.detail).to.equal('body: must be an object');
+      expect(await countRows('grants', w.employee.id)).to.equal(0);
+    });
+
     it('answers 400 VALIDATION_ERROR naming start_date when it is not before end_date', async () => {
       const w = await grantWorld();
       const same = await postGrant(w, { start_date: '2026-06-01', end_date: '2026-06-01' });

@@ -244,6 +244,17 @@ describe('health card through the pre-signed pdf_url (D10)', () => {
     });
   });
 
+  it('answers a valid link 404 Employee Not Covered once its policy is no longer ACTIVE', async () => {
+    const own = await makePolicy(c.clientId);
+    const member = await makeEmployee(c.clientId);
+    await makeMember(c.clientId, own.id, member);
+    const link = await linkFor(member.id, own.id);
+    await sql(`update policies set status = 'POLICY_STATUS_SUSPENDED' where id = ?`, [own.id]);
+    const res = await fetchLink(apiUrl, link.full);
+    expect(res.status).to.equal(404);
+    expect(res.json).to.include({ type: 'NOT_FOUND', title: 'Employee Not Covered' });
+  });
+
   it('shows only the link’s own client’s data when two clients share the service', async () => {
     const other = await makeClient();
     const otherPolicy = await makePolicy(other.clientId, { policyNumber: 'GHI/2026/0042' });

@@ -94,6 +94,37 @@ describe('GET /v1/policy/{policy_id}/members (list policy members)', () => {
       });
     }
 
+    it('sorts by name ignoring case, and pages that order both ways', async () => {
+      const c = await makeClient();
+      const policy = await makePolicy(c.clientId);
+      const rows: Row[] = [];
+      const names = ['bala', 'Asha', 'chitra', 'Bala', 'ASHA', 'arjun', 'Zed', 'dev', 'asha'];
+      for (const [i, name] of names.entries()) {
+        const e = await makeEmployee(c.clientId, { name });
+        const own = await makeMember(c.clientId, policy.id, e);
+        rows.push({ id: own.id, employeeId: e.id, name, email: e.email, rank: 0, status: 'active' });
+        if (i % 2 === 0) {
+          const dep = await makeDependent(c.clientId, e.id);
+          const m = await makeMember(c.clientId, policy.id, e, { dependentId: dep.id });
+          rows.push({ id: m.id, employeeId: e.id, name, email: e.email, rank: 1, status: 'active' });
+        }
+      }
+      const caseless = (r: Row) => ({ ...r, name: r.name.toLowerCase() });
+      const expected = [...rows].sort((a, b) => byMemberOrder(caseless(a), caseless(b))).map((r) => r.id);
+      const path = `/v1/policy/${policy.id}/members`;
+      const { pages } = await walkBothWays(http, c.token(), path, 'members', { limit: '3' });
+      expect(pages.flat()).to.deep.equal(expected);
+      const byId = new Map(rows.map((r) => [r.id, r.name]));
+      expect([...new Set(pages.flat().map((id) => byId.get(id)!.toLowerCase()))]).to.deep.equal([
+        'arjun',
+        'asha',
+        'bala',
+        'chitra',
+        'dev',
+        'zed',
+      ]);
+    });
+
     it('puts each employee row before that employee’s dependents', async () => {
       const f = await fixture(30);
       const { pages } = await walkBothWays(http, f.token, f.path, 'members', { limit: '7' });

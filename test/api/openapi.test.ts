@@ -63,6 +63,18 @@ describe('OpenAPI document (GET /openapi.json)', () => {
     expect([...documented].sort()).to.deep.equal(mountedRoutes(deps).sort());
   });
 
+  it('documents PUT on the bulk path as 405 with Allow: PATCH', () => {
+    const found = operations(doc).find((o) => o.key === 'PUT /v1/client/employees/bulk');
+    expect(found).to.not.equal(undefined);
+    expect(Object.keys(found!.op.responses)).to.deep.equal(['405']);
+    const answer = found!.op.responses['405'] as any;
+    expect(answer).to.have.nested.property('headers.Allow');
+    expect(answer.content['application/json'].examples['Method Not Allowed'].value).to.include({
+      type: 'METHOD_NOT_ALLOWED',
+      detail: 'allowed: PATCH',
+    });
+  });
+
   it('declares a response schema for every route', () => {
     const without = allRoutes()
       .filter((r) => !r.response)

@@ -254,6 +254,24 @@ describe('GET /v1/policy/ (list policies)', () => {
       expect(long.status).to.equal(400);
       expect(long.body.detail).to.match(/^search: /);
     });
+
+    it('answers unknown or repeated query parameters 400 naming them', async () => {
+      const base = `${LIST}?client_id=${f.client.clientId}`;
+      const cases: [string, string][] = [
+        [`${base}&limit=1&limit=2`, 'limit: must be given once'],
+        [`${base}&page=2`, 'page: is not an allowed parameter'],
+        [
+          `${base}&Limit=2&sort=name`,
+          'Limit: is not an allowed parameter; sort: is not an allowed parameter',
+        ],
+        [`/v1/policy/${f.policies[0]!.id}?expand=members`, 'expand: is not an allowed parameter'],
+      ];
+      for (const [path, detail] of cases) {
+        const res = await http.get(path, { token: f.token });
+        expect(res.status, path).to.equal(400);
+        expect(res.body, path).to.include({ type: 'VALIDATION_ERROR', detail });
+      }
+    });
   });
 
   describe('client_id and tenancy (D1)', () => {
