@@ -9,6 +9,7 @@ import { loadConfig } from '../config/index.js';
 import { initOrm, migrate } from '../db/orm.js';
 import { SCOPES } from '../domain/scopes.js';
 import { removeLocalStackState, writeLocalStackState } from '../infra/local-stack.js';
+import { pipePretty } from '../infra/pretty-logs.js';
 import { startEmbeddedPostgres, type RunningPostgres } from '../infra/postgres.js';
 import { localSigningKeys } from '../infra/local-keys.js';
 import { ROOT, spawnEntry } from '../infra/processes.js';
@@ -80,8 +81,13 @@ async function demoCredentials(databaseUrl: string): Promise<{ client_id: string
   }
 }
 
+const NAME_WIDTH = 6;
+
+/** A child whose JSON log lines reach this terminal readable, behind its name (infra/pretty-logs.ts). */
 function launch(name: string, script: string, env: NodeJS.ProcessEnv): void {
-  const child = spawnEntry(script, env);
+  const child = spawnEntry(script, env, ['ignore', 'pipe', 'pipe']);
+  pipePretty(name, NAME_WIDTH, child.stdout, process.stdout);
+  pipePretty(name, NAME_WIDTH, child.stderr, process.stderr);
   child.on('exit', (code, signal) => {
     if (!stopping) {
       console.error(`${name} exited (${signal ?? code}); stopping the stack`);
