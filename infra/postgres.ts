@@ -29,13 +29,37 @@ export async function startEmbeddedPostgres(dir: string, port: number): Promise<
     onLog: () => undefined,
     onError: () => undefined,
   });
-  if (!initialised) await server.initialise();
-  await removeStalePid(dataDir);
-  await server.start();
+  try {
+    if (!initialised) await server.initialise();
+    await removeStalePid(dataDir);
+    await server.start();
+  } catch (err) {
+    throw explainPostgresFailure(err, dataDir, process.getuid?.() === 0);
+  }
   return {
     url: `postgres://postgres:postgres@127.0.0.1:${port}/postgres`,
     stop: () => server.stop(),
   };
+}
+
+/**
+ * As root, initdb and postgres run as the `postgres` user, which cannot enter a directory such as /root:
+ * the package then fails with a bare `spawn …/initdb EACCES`. That case gets what to do instead.
+ */
+export function explainPostgresFailure(err: unknown, dataDir: string, asRoot: boolean): Error {
+  const message = (err instanceof Error ? err.message : String(err)).trim();
+  const code = (err as NodeJS.ErrnoException | null)?.code;
+  if (!asRoot || (code !== 'EACCES' && !/\bEACCES\b|permission denied/i.test(message))) {
+    return err instanceof Error ? err : new Error(message);
+  }
+  return new Error(
+    [
+      `embedded PostgreSQL could not start (${message}): run as root, it runs as the \`postgres\` user, which cannot reach its files.`,
+      `Set DATA_DIR to a directory the postgres user can reach (e.g. DATA_DIR=/tmp/group-health npm start) and keep the`,
+      `project where it can read it (not under /root), or run npm start as an ordinary user, or set DATABASE_URL.`,
+      `(data directory: ${dataDir})`,
+    ].join('\n'),
+  );
 }
 
 async function removeStalePid(dataDir: string): Promise<void> {

@@ -1,8 +1,7 @@
-import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { Connection } from '@temporalio/client';
 import proto from '@temporalio/proto';
 import { SEARCH_ATTRIBUTES } from '../workflows/search-attributes.js';
@@ -25,12 +24,72 @@ export async function resolveTemporalCli(explicit?: string): Promise<string> {
     onPath('temporal') ??
     (fs.existsSync(path.join(TOOLS_DIR, 'temporal')) ? path.join(TOOLS_DIR, 'temporal') : null);
   if (found) return found;
-  fs.mkdirSync(TOOLS_DIR, { recursive: true });
-  await promisify(execFile)('go', ['install', TEMPORAL_CLI_MODULE], {
-    env: { ...process.env, GOBIN: TOOLS_DIR },
-    maxBuffer: 64 * 1024 * 1024,
+  return buildTemporalCli();
+}
+
+export interface CliBuildOptions {
+  /** The build command; `go install` of the pinned CLI unless a test gives another. */
+  command?: string[];
+  gobin?: string;
+  /** Where the progress lines go (stderr: stdout carries the stack's own output). */
+  log?: (line: string) => void;
+  tickMs?: number;
+}
+
+/**
+ * Builds the CLI once (a few minutes, silent by nature), saying so first, a line every ~10 s while it
+ * runs, and where the binary went; a failure names the command and its last output lines.
+ */
+export async function buildTemporalCli(opts: CliBuildOptions = {}): Promise<string> {
+  const { command = ['go', 'install', TEMPORAL_CLI_MODULE], gobin = TOOLS_DIR, tickMs = 10_000 } = opts;
+  const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const shown = command.join(' ');
+  fs.mkdirSync(gobin, { recursive: true });
+  log(`building the Temporal CLI once (${shown}), a few minutes; set TEMPORAL_CLI_PATH to skip`);
+  const started = Date.now();
+  const ticker = setInterval(
+    () => log(`  still building the Temporal CLI (${Math.round((Date.now() - started) / 1000)} s)`),
+    tickMs,
+  );
+  try {
+    const { code, output } = await runCapturing(command, { ...process.env, GOBIN: gobin });
+    if (code !== 0) throw new Error(cliBuildFailure(shown, code, output));
+  } finally {
+    clearInterval(ticker);
+  }
+  const binary = path.join(gobin, 'temporal');
+  log(`built the Temporal CLI: ${binary}`);
+  return binary;
+}
+
+/** The failure as an operator needs it: what ran, how it ended, and the tail of what it said. */
+export function cliBuildFailure(command: string, code: number | string, output: string, lines = 20): string {
+  const tail = output.trimEnd().split('\n').slice(-lines);
+  return [
+    `building the Temporal CLI failed: \`${command}\` exited with ${code}`,
+    ...tail.map((l) => `  ${l}`),
+  ].join('\n');
+}
+
+/** Runs a command with stdout and stderr kept together (the last 64 KiB); never rejects on a bad exit. */
+function runCapturing(
+  command: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ code: number | string; output: string }> {
+  return new Promise((resolve) => {
+    const [file = '', ...args] = command;
+    const child = spawn(file, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    const keep = (chunk: Buffer): void => {
+      output = (output + chunk.toString()).slice(-65_536);
+    };
+    child.stdout.on('data', keep);
+    child.stderr.on('data', keep);
+    child.on('error', (err) =>
+      resolve({ code: (err as NodeJS.ErrnoException).code ?? 'error', output: err.message }),
+    );
+    child.on('close', (code, signal) => resolve({ code: code ?? signal ?? 'unknown', output }));
   });
-  return path.join(TOOLS_DIR, 'temporal');
 }
 
 export async function freePort(): Promise<number> {

@@ -11,10 +11,11 @@ import {
 } from '../admin/webhooks.js';
 import { loadReferenceData } from '../admin/load.js';
 import { loadFileSchema } from '../admin/load-schema.js';
-import { requireDatabaseUrl } from '../api/server.js';
 import { describeIssues } from '../api/validation.js';
-import { loadConfig } from '../config/index.js';
+import { ConfigError } from '../config/index.js';
+import { requireDatabaseUrl } from '../api/server.js';
 import { initOrm, migrate } from '../db/orm.js';
+import { operatorConfig } from '../infra/local-stack.js';
 
 const USAGE = `usage:
   admin client:create --name NAME [--scopes a,b] [--json]
@@ -42,7 +43,7 @@ async function main(argv: string[]): Promise<unknown> {
     },
   });
   const [command, arg, arg2] = positionals;
-  const config = loadConfig();
+  const config = operatorConfig(['database']);
   const orm = await initOrm({ databaseUrl: requireDatabaseUrl(config), poolMax: 2 });
   try {
     await migrate(orm);
@@ -92,8 +93,8 @@ main(process.argv.slice(2)).then(
   },
   (err: unknown) => {
     // Driver errors carry the SQL (with parameter values); only the database's own reason is printed.
-    const message =
-      err instanceof AdminError ? err.message : `failed: ${(err as Error).message.split(' - ').pop()}`;
+    const known = err instanceof AdminError || err instanceof ConfigError;
+    const message = known ? err.message : `failed: ${(err as Error).message.split(' - ').pop()}`;
     process.stderr.write(json ? `${JSON.stringify({ error: message })}\n` : `${message}\n`);
     process.exitCode = err instanceof AdminError ? 2 : 1;
   },

@@ -1,7 +1,8 @@
 import { parseArgs } from 'node:util';
 import { DecisionRefused, sendInsurerDecision } from '../adapters/decisions.js';
-import { loadConfig } from '../config/index.js';
+import { ConfigError } from '../config/index.js';
 import { looksLikeId } from '../domain/ids.js';
+import { operatorConfig } from '../infra/local-stack.js';
 import { createTemporalClient } from '../infra/temporal-client.js';
 import type { InsurerDecision } from '../workflows/endorsement/contract.js';
 
@@ -45,11 +46,11 @@ function parseInsurerCommand(argv: string[]): { endorsementId: string; decision:
 
 /**
  * D8: records an insurer's decision by sending the `insurerDecision` signal, exactly as an adapter
- * does. Reads TEMPORAL_ADDRESS / TEMPORAL_NAMESPACE from the environment like the API and worker.
+ * does. Reads TEMPORAL_ADDRESS / TEMPORAL_NAMESPACE from the environment, else from a running `npm start`.
  */
 async function main(argv: string[]): Promise<string> {
   const { endorsementId, decision } = parseInsurerCommand(argv);
-  const temporal = createTemporalClient(loadConfig());
+  const temporal = createTemporalClient(operatorConfig(['temporal']));
   try {
     await sendInsurerDecision(temporal, endorsementId, decision);
     return `${decision.decision === 'APPROVED' ? 'approval' : 'rejection'} sent for ${endorsementId}`;
@@ -62,7 +63,7 @@ main(process.argv.slice(2)).then(
   (message) => process.stdout.write(`${message}\n`),
   (err: unknown) => {
     const message = err instanceof Error ? err.message : String(err);
-    const known = err instanceof UsageError || err instanceof DecisionRefused;
+    const known = err instanceof UsageError || err instanceof DecisionRefused || err instanceof ConfigError;
     process.stderr.write(`${known ? message : `failed: ${message}`}\n`);
     process.exitCode = err instanceof UsageError ? 2 : 1;
   },

@@ -1,10 +1,11 @@
 import { parseArgs } from 'node:util';
 import { AdminError } from '../admin/clients.js';
 import { cancelAsOperator, findStuckEndorsements, formatAge, type StuckEndorsement } from '../admin/stuck.js';
+import { ConfigError } from '../config/index.js';
 import { requireDatabaseUrl } from '../api/server.js';
-import { loadConfig } from '../config/index.js';
 import { initOrm } from '../db/orm.js';
 import { looksLikeId } from '../domain/ids.js';
+import { operatorConfig } from '../infra/local-stack.js';
 import { createTemporalClient } from '../infra/temporal-client.js';
 import { durationMs } from '../workflows/endorsement/contract.js';
 
@@ -64,7 +65,7 @@ async function main(argv: string[]): Promise<string> {
     throw new UsageError(`--older-than: not a duration such as 3d, 12h or 30m`);
   }
 
-  const config = loadConfig();
+  const config = operatorConfig(['database', 'temporal']);
   const orm = await initOrm({ databaseUrl: requireDatabaseUrl(config), poolMax: 2 });
   const temporal = createTemporalClient(config);
   try {
@@ -90,7 +91,7 @@ main(process.argv.slice(2)).then(
   (out) => process.stdout.write(`${out}\n`),
   (err: unknown) => {
     const message = err instanceof Error ? err.message : String(err);
-    const known = err instanceof UsageError || err instanceof AdminError;
+    const known = err instanceof UsageError || err instanceof AdminError || err instanceof ConfigError;
     process.stderr.write(`${known ? message : `failed: ${message}`}\n`);
     process.exitCode = err instanceof UsageError ? 2 : 1;
   },

