@@ -1,10 +1,7 @@
 import { expect } from 'chai';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { client, type HttpClient } from '../../support/http.js';
-import { stack } from '../../support/stack.js';
-import { ownTarget, startApiProcess, stopChild, type Child } from '../support/children.js';
+import { apiProcessWithTenant, type TenantApi } from '../support/api-process.js';
 import { percentiles, report } from '../support/report.js';
-import { seedTenant, type SeededTenant } from '../support/tenants.js';
 
 /**
  * Abuse: bodies built to cost the most per byte (a 1 MiB JSON array of ~350,000 empty arrays) sent
@@ -18,17 +15,11 @@ const ROUNDS = 6;
 const hostile = Buffer.from(`[${Array.from({ length: 349_000 }, () => '[]').join(',')}]`);
 
 describe('resilience: hostile JSON bodies do not stall the API', () => {
-  let api: Child & { url: string };
-  let http: HttpClient;
-  let tenant: SeededTenant;
-
-  before(async function () {
-    this.timeout(180_000);
-    api = await startApiProcess(ownTarget(`stall-${stack().runId}`));
-    http = client(api.url);
-    tenant = await seedTenant(http, 'st');
-  });
-  after(() => stopChild(api));
+  const started = apiProcessWithTenant('stall', 'st');
+  let api: TenantApi['api'];
+  let http: TenantApi['http'];
+  let tenant: TenantApi['tenant'];
+  before(() => ({ api, http, tenant } = started()));
 
   const send = async (path: string, token?: string) => {
     const res = await fetch(`${api.url}${path}`, {

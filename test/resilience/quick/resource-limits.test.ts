@@ -1,10 +1,9 @@
 import { expect } from 'chai';
-import { client, type HttpClient } from '../../support/http.js';
-import { stack } from '../../support/stack.js';
-import { ownTarget, residentMiB, startApiProcess, stopChild, type Child } from '../support/children.js';
+import { residentMiB } from '../support/children.js';
+import { apiProcessWithTenant, type TenantApi } from '../support/api-process.js';
 import { percentiles, report } from '../support/report.js';
 import { fillPath, queryString, routeCatalogue, sampleQuery, type OwnIds } from '../support/routes.js';
-import { idKindOf, seedTenant, type SeededTenant } from '../support/tenants.js';
+import { idKindOf } from '../support/tenants.js';
 
 /**
  * Abuse 14, resource limits, against the API as its own process (api/main.ts) so "no crash" means
@@ -13,19 +12,16 @@ import { idKindOf, seedTenant, type SeededTenant } from '../support/tenants.js';
  * 5xx), the process alive and answering afterwards. The PDF latencies are reported, not asserted.
  */
 describe('resilience: resource limits on the API process', () => {
-  let api: Child & { url: string };
-  let http: HttpClient;
-  let tenant: SeededTenant;
+  const started = apiProcessWithTenant('limits', 'rl');
+  let api: TenantApi['api'];
+  let http: TenantApi['http'];
+  let tenant: TenantApi['tenant'];
   let own: OwnIds;
 
-  before(async function () {
-    this.timeout(180_000);
-    api = await startApiProcess(ownTarget(`limits-${stack().runId}`));
-    http = client(api.url);
-    tenant = await seedTenant(http, 'rl');
+  before(() => {
+    ({ api, http, tenant } = started());
     own = Object.fromEntries(Object.entries(tenant.ids).map(([k, v]) => [k, v[0]]));
   });
-  after(() => stopChild(api));
 
   const pathOf = (info: ReturnType<typeof routeCatalogue>[number], query: Record<string, string> = {}) =>
     fillPath(
