@@ -1,5 +1,5 @@
 import type { Server } from 'node:http';
-import type { ApiConfig, Config } from '../config/index.js';
+import { requireDatabaseUrl, type ApiConfig } from '../config/index.js';
 import { initOrm, type Orm } from '../db/orm.js';
 import { systemClock, type Clock } from '../domain/clock.js';
 import { createTemporalClient } from '../infra/temporal-client.js';
@@ -40,11 +40,6 @@ export async function buildDeps(config: ApiConfig, overrides: Partial<AppDeps> =
       overrides.metrics ?? createMetrics({ orm, temporal, processMetrics: config.NODE_ENV !== 'test' }),
     ...overrides,
   };
-}
-
-export function requireDatabaseUrl(config: Config): string {
-  if (!config.DATABASE_URL) throw new Error('DATABASE_URL is required (npm start sets it for a local stack)');
-  return config.DATABASE_URL;
 }
 
 /** Listens on config.PORT; resolves once accepting connections. */

@@ -181,3 +181,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: path.resolve(cfg.DATA_DIR),
   };
 }
+
+/** The database of `npm run api` / `worker` and the commands (npm start and the tests always set it). */
+export function requireDatabaseUrl(config: Config): string {
+  if (!config.DATABASE_URL) throw new Error('DATABASE_URL is required (npm start sets it for a local stack)');
+  return config.DATABASE_URL;
+}

@@ -12,8 +12,7 @@ import {
 import { loadReferenceData } from '../admin/load.js';
 import { loadFileSchema } from '../admin/load-schema.js';
 import { describeIssues } from '../api/validation.js';
-import { ConfigError } from '../config/index.js';
-import { requireDatabaseUrl } from '../api/server.js';
+import { ConfigError, requireDatabaseUrl } from '../config/index.js';
 import { initOrm, migrate } from '../db/orm.js';
 import { operatorConfig } from '../infra/local-stack.js';
 

@@ -1,8 +1,7 @@
 import { parseArgs } from 'node:util';
 import { AdminError } from '../admin/clients.js';
 import { cancelAsOperator, findStuckEndorsements, formatAge, type StuckEndorsement } from '../admin/stuck.js';
-import { ConfigError } from '../config/index.js';
-import { requireDatabaseUrl } from '../api/server.js';
+import { ConfigError, requireDatabaseUrl } from '../config/index.js';
 import { initOrm } from '../db/orm.js';
 import { looksLikeId } from '../domain/ids.js';
 import { operatorConfig } from '../infra/local-stack.js';
