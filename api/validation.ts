@@ -54,7 +54,7 @@ export const MAX_INPUT_DEPTH = 32;
  */
 export const MAX_INPUT_NODES = 50_000;
 
-export const tooManyValues = () => `body: must hold at most ${MAX_INPUT_NODES} values in one request`;
+const tooManyValues = () => `body: must hold at most ${MAX_INPUT_NODES} values in one request`;
 
 /**
  * Input no schema should have to think about: a string holding U+0000 (PostgreSQL text cannot store
