@@ -5,19 +5,18 @@ import { oneDirection, pageQueryFields } from '../paging.js';
 export const AUDIT_ENTITIES = ['employee', 'endorsement', 'grant'] as const;
 export type AuditEntity = (typeof AUDIT_ENTITIES)[number];
 
-const single = (required = false) =>
-  z.string({ error: (iss) => (iss.input === undefined && required ? 'is required' : 'must be given once') });
-
 /**
  * `entity` is required and matched case-insensitively; `entity_id` is optional: without it the page
  * walks every record of that kind of the client, in the order the entries were written.
  */
 export const auditQuery = z
   .object({
-    entity: single(true)
+    entity: z
+      .string()
       .transform((v) => v.trim().toLowerCase())
       .pipe(z.enum(AUDIT_ENTITIES, { error: `must be one of ${AUDIT_ENTITIES.join(', ')}` })),
-    entity_id: single()
+    entity_id: z
+      .string()
       .trim()
       .min(1, 'must not be empty')
       .max(64, 'must be at most 64 characters')

@@ -2,12 +2,9 @@ import { z } from 'zod';
 import { POLICY_STATUSES, type MemberStatus } from '../../domain/enums.js';
 import { oneDirection, pageQueryFields } from '../paging.js';
 
-/** A query value given once; repeated parameters arrive as arrays and are refused. */
-const single = (required = false) =>
-  z.string({ error: (iss) => (iss.input === undefined && required ? 'is required' : 'must be given once') });
-
 /** Case-insensitive substring (D5); blank means no search. */
-const search = single()
+const search = z
+  .string()
   .trim()
   .max(100, 'must be at most 100 characters')
   .transform((v) => v || undefined)
@@ -16,7 +13,8 @@ const search = single()
 
 /** Matched case-insensitively, answered in the spelling the rows use. */
 const statusFilter = <T extends readonly [string, ...string[]]>(values: T) =>
-  single()
+  z
+    .string()
     .transform((v) => v.toUpperCase())
     .pipe(z.enum(values, { error: `must be one of ${values.join(', ')}` }))
     .optional()
@@ -25,7 +23,7 @@ const statusFilter = <T extends readonly [string, ...string[]]>(values: T) =>
 /** Spec 4.2. */
 export const listPoliciesQuery = z
   .object({
-    client_id: single(true).trim().min(1, 'is required').max(64, 'must be at most 64 characters'),
+    client_id: z.string().trim().min(1, 'is required').max(64, 'must be at most 64 characters'),
     status: statusFilter(POLICY_STATUSES),
     search,
     ...pageQueryFields,
@@ -43,7 +41,8 @@ export const MEMBER_STATUS_FILTER = ['ACTIVE', 'INACTIVE', 'SUSPENDED'] as const
 
 export const listMembersQuery = z
   .object({
-    employee_id: single()
+    employee_id: z
+      .string()
       .trim()
       .min(1, 'must not be empty')
       .max(64, 'must be at most 64 characters')
