@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import fs from 'node:fs/promises';
+import fs from 'node:fs';
 import path from 'node:path';
 
 export interface LocalKeys {
@@ -21,21 +21,26 @@ export const newLocalKeys = (label = 'local'): LocalKeys => ({
  * source holds no key at all, so a stray `npm run api` can never sign with a published one.
  */
 export async function localSigningKeys(dataDir: string, env: NodeJS.ProcessEnv): Promise<LocalKeys> {
-  const file = path.join(dataDir, 'local-keys.json');
   const made = newLocalKeys();
-  let stored: Partial<LocalKeys> = {};
-  try {
-    stored = JSON.parse(await fs.readFile(file, 'utf8')) as Partial<LocalKeys>;
-  } catch {
-    // First start: nothing stored yet.
-  }
+  const stored = storedLocalKeys(dataDir);
   const keys = { ...made, ...stored };
   if (Object.keys(made).some((name) => !(name in stored))) {
-    await fs.writeFile(file, JSON.stringify(keys), { mode: 0o600 });
+    await fs.promises.writeFile(localKeysFile(dataDir), JSON.stringify(keys), { mode: 0o600 });
   }
   return {
     JWT_SIGNING_KEYS: env.JWT_SIGNING_KEYS || keys.JWT_SIGNING_KEYS,
     LINK_SIGNING_KEY: env.LINK_SIGNING_KEY || keys.LINK_SIGNING_KEY,
     WEBHOOK_SECRET_KEYS: env.WEBHOOK_SECRET_KEYS || keys.WEBHOOK_SECRET_KEYS,
   };
+}
+
+const localKeysFile = (dataDir: string) => path.join(dataDir, 'local-keys.json');
+
+/** The keys `npm start` keeps in DATA_DIR (none before its first start); operator commands read them too. */
+export function storedLocalKeys(dataDir: string): Partial<LocalKeys> {
+  try {
+    return JSON.parse(fs.readFileSync(localKeysFile(dataDir), 'utf8')) as Partial<LocalKeys>;
+  } catch {
+    return {};
+  }
 }

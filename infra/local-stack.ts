@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ConfigError, loadConfig, type Config } from '../config/index.js';
+import { storedLocalKeys } from './local-keys.js';
 
 /** What `npm start` publishes in DATA_DIR once its stack is up, for operator commands in another terminal. */
 export interface LocalStackState {
@@ -44,17 +45,6 @@ function isAlive(pid: number): boolean {
   }
 }
 
-/** The local stack's webhook sealing keys (kept by `npm start` in DATA_DIR), for the admin webhook commands. */
-function localWebhookKeys(dataDir: string): string | undefined {
-  try {
-    return (
-      JSON.parse(fs.readFileSync(path.join(dataDir, 'local-keys.json'), 'utf8')) as Record<string, string>
-    ).WEBHOOK_SECRET_KEYS;
-  } catch {
-    return undefined;
-  }
-}
-
 export type StackNeed = 'database' | 'temporal';
 
 /**
@@ -81,6 +71,6 @@ export function operatorConfig(needs: StackNeed[], env: NodeJS.ProcessEnv = proc
     TEMPORAL_ADDRESS: set(env.TEMPORAL_ADDRESS) ?? state.temporalAddress,
     TEMPORAL_NAMESPACE: set(env.TEMPORAL_NAMESPACE) ?? state.namespace,
     TEMPORAL_TASK_QUEUE: set(env.TEMPORAL_TASK_QUEUE) ?? state.taskQueue,
-    WEBHOOK_SECRET_KEYS: set(env.WEBHOOK_SECRET_KEYS) ?? localWebhookKeys(config.dataDir),
+    WEBHOOK_SECRET_KEYS: set(env.WEBHOOK_SECRET_KEYS) ?? storedLocalKeys(config.dataDir).WEBHOOK_SECRET_KEYS,
   });
 }
