@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { writeLocalStackState } from '../../infra/local-stack.js';
 import { sql } from '../support/factories.js';
-import { stack } from '../support/stack.js';
+import { stack, TEST_KEYS } from '../support/stack.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 
@@ -108,6 +108,20 @@ describe('operator commands beside npm start', function () {
     expect(await sql('select name from clients where id = ?', [clientId])).to.deep.equal([
       { name: 'Beside Start Ltd' },
     ]);
+
+    // Webhook commands open secrets with the keys npm start keeps beside its state file (the run's own
+    // key here, so every endpoint of the run is already under it).
+    await fs.writeFile(
+      path.join(dataDir, 'local-keys.json'),
+      JSON.stringify({ WEBHOOK_SECRET_KEYS: TEST_KEYS.WEBHOOK_SECRET_KEYS }),
+      { mode: 0o600 },
+    );
+    const resealed = await npmRun(dataDir, 'admin', 'webhook:reseal', '--json');
+    expect(resealed.code, resealed.err).to.equal(0);
+    expect(JSON.parse(resealed.out)).to.deep.include({
+      key_id: TEST_KEYS.WEBHOOK_SECRET_KEYS!.split(':')[0],
+      resealed: 0,
+    });
 
     const decision = await npmRun(dataDir, 'insurer', 'approve', 'end_01J0000000000000000000000A');
     // Reached this stack's Temporal, which knows no such endorsement workflow.
