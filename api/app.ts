@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import { RequestContext } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import Koa from 'koa';
-import { TENANT_FILTER } from '../domain/entities/tenant.js';
+import { TENANT_FILTER } from '../db/entities/tenant.js';
 import { authenticate } from './auth/authenticate.js';
 import type { AppDeps } from './deps.js';
 import { errorMiddleware } from './middleware/errors.js';

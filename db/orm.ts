@@ -1,6 +1,6 @@
 import { Migrator } from '@mikro-orm/migrations';
 import { MikroORM, defineConfig, type Options } from '@mikro-orm/postgresql';
-import { entities } from '../domain/entities/index.js';
+import { entities } from './entities/index.js';
 import { migrationsList } from './migrations/index.js';
 
 export type Orm = MikroORM;

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { recordAudit } from './audit.js';
-import type { Employee } from './entities/index.js';
+import type { Employee } from '../db/entities/index.js';
 import type { EmployeeStatus, Gender, Relationship } from './enums.js';
 import { newId } from './ids.js';
 

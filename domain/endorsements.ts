@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Slab } from './entities/policy.js';
+import type { Slab } from './premium.js';
 import type { CoverageType, EndorsementType, PolicyStatus, Relationship } from './enums.js';
 import { newId } from './ids.js';
 import {

@@ -1,5 +1,10 @@
 import { daysBetween } from './dates.js';
-import type { Slab } from './entities/policy.js';
+
+/** A sum-insured slab and its annual per-life premium; money as exact decimal strings. */
+export interface Slab {
+  sum_insured: string;
+  annual_premium: string;
+}
 
 /**
  * Premium arithmetic (D7) in integer paise held as BigInt: no floating point touches money.

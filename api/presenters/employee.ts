@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Dependent, Employee } from '../../domain/entities/index.js';
+import type { Dependent, Employee } from '../../db/entities/index.js';
 import { EMPLOYEE_STATUSES } from '../../domain/enums.js';
 import { RELATIONSHIP_REQUEST } from '../schemas/employees.js';
 import { dateOut, idOut, outcome } from '../schemas/responses.js';

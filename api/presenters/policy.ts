@@ -7,7 +7,7 @@ import {
   type PolicyStatus,
   type PolicyType,
 } from '../../domain/enums.js';
-import type { Slab } from '../../domain/entities/policy.js';
+import type { Slab } from '../../domain/premium.js';
 import { dateOut, idOut, moneyOut, outcome, pagingOut } from '../schemas/responses.js';
 
 /** Columns of the list view (spec 2.2, first group), read with POLICY_JOINS; `pol` is the policy. */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { today } from '../../domain/clock.js';
 import { clientOfEmployee, findCoverage, findHealthCard } from '../../domain/coverage.js';
-import { TENANT_FILTER } from '../../domain/entities/tenant.js';
+import { TENANT_FILTER } from '../../db/entities/tenant.js';
 import { healthCardFileName, renderHealthCard } from '../../domain/health-card.js';
 import { looksLikeId } from '../../domain/ids.js';
 import { linkSigner } from '../../domain/signed-links.js';

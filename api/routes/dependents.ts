@@ -1,6 +1,6 @@
 import { today } from '../../domain/clock.js';
 import { addDependent } from '../../domain/employees.js';
-import { DependentSchema, EmployeeSchema } from '../../domain/entities/index.js';
+import { DependentSchema, EmployeeSchema } from '../../db/entities/index.js';
 import { validationError } from '../errors.js';
 import { addDependentPayload, listDependentsPayload, presentDependent } from '../presenters/employee.js';
 import { route } from '../route.js';

@@ -5,7 +5,7 @@ import { createTokenService, type SigningKey } from '../../api/auth/tokens.js';
 import type { AppDeps } from '../../api/deps.js';
 import { route, type RouteDef } from '../../api/route.js';
 import { allRoutes } from '../../api/routes/index.js';
-import { EmployeeSchema } from '../../domain/entities/index.js';
+import { EmployeeSchema } from '../../db/entities/index.js';
 import { systemClock, type Clock } from '../../domain/clock.js';
 import type { Scope } from '../../domain/scopes.js';
 import { client, type HttpClient } from '../support/http.js';

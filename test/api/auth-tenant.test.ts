@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { EmployeeSchema } from '../../domain/entities/index.js';
+import { EmployeeSchema } from '../../db/entities/index.js';
 import { makeClient, makeEmployee } from '../support/factories.js';
 import { stack } from '../support/stack.js';
 import { startProbeApi, TENANT_PROBE_PATH, type ProbeApi } from './auth-fixtures.js';

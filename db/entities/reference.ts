@@ -1,5 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
-import { INSURER_ADAPTERS } from '../enums.js';
+import { INSURER_ADAPTERS } from '../../domain/enums.js';
 import { tenantFilter } from './tenant.js';
 
 /** Reference data loaded by the admin command (D12); each client has its own copies. */

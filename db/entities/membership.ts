@@ -5,7 +5,7 @@ import {
   GRANT_ITEM_OUTCOMES,
   GRANT_STATUSES,
   MEMBER_STATUSES,
-} from '../enums.js';
+} from '../../domain/enums.js';
 import { tenantFilter } from './tenant.js';
 
 /**

@@ -1,12 +1,9 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
-import { COVERAGE_TYPES, POLICY_STATUSES, POLICY_TYPES } from '../enums.js';
+import { COVERAGE_TYPES, POLICY_STATUSES, POLICY_TYPES } from '../../domain/enums.js';
+import type { Slab } from '../../domain/premium.js';
 import { tenantFilter } from './tenant.js';
 
-/** A sum-insured slab and its annual per-life premium; money as exact decimal strings. */
-export interface Slab {
-  sum_insured: string;
-  annual_premium: string;
-}
+export type { Slab };
 
 export const PolicySchema = defineEntity({
   name: 'Policy',

@@ -1,5 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
-import { EMPLOYEE_STATUSES, GENDERS, RELATIONSHIPS } from '../enums.js';
+import { EMPLOYEE_STATUSES, GENDERS, RELATIONSHIPS } from '../../domain/enums.js';
 import { tenantFilter } from './tenant.js';
 
 /** The user account behind an employee, keyed by official email, case-insensitively, per client (D6). */
