@@ -2,6 +2,13 @@ import type { Client as TemporalClient } from '@temporalio/client';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Orm } from '../db/orm.js';
 import { ENDORSEMENT_STATUSES, ENDORSEMENT_TYPES } from '../domain/enums.js';
+import {
+  countEndorsementsByTypeAndStatus,
+  decisionTimesBetween,
+  decisionWatermarks,
+  type EndorsementCount,
+} from '../data/metrics.js';
+import { SystemScope } from '../data/scope.js';
 
 /**
  * The API's Prometheus metrics, in a registry of their own per app (no module-level state, so two
@@ -113,16 +120,13 @@ function registerPoolGauge(registry: Registry, orm: Orm): void {
  * across instances with max, not sum.
  */
 function registerEndorsementMetrics(registry: Registry, source: MetricsSource, failures: Counter): void {
-  const sql = <T>(query: string, params: unknown[] = []) =>
-    source.orm.em.getConnection().execute<T[]>(query, params);
+  const system = SystemScope.of(source.orm.em);
   const guarded = (collect: () => Promise<void>) => () => collect().catch(() => failures.inc());
-  let cached: { at: number; rows: { type: string; status: string; n: string }[] } | null = null;
+  let cached: { at: number; rows: EndorsementCount[] } | null = null;
   const refreshCounts = guarded(async () => {
     const now = performance.now();
     if (cached && now - cached.at <= COUNT_CACHE_MS) return;
-    const rows = await sql<{ type: string; status: string; n: string }>(
-      'select type, status, count(*) as n from endorsements group by type, status',
-    );
+    const rows = await countEndorsementsByTypeAndStatus(system);
     cached = { at: now, rows };
   });
 
@@ -149,16 +153,9 @@ function registerEndorsementMetrics(registry: Registry, source: MetricsSource, f
   let previous: Promise<unknown> = Promise.resolve();
   const observeNewDecisions = async () => {
     const uptimeMs = Math.round(performance.now() - createdAt);
-    const [mark] = await sql<{ until: Date; start: Date }>(
-      `select now() - ? * interval '1 millisecond' as until, now() - ? * interval '1 millisecond' as start`,
-      [lagMs, uptimeMs],
-    );
-    const rows = await sql<{ type: string; status: string; seconds: number }>(
-      `select type, status, extract(epoch from decided_at - created_at)::float8 as seconds
-         from endorsements where decided_at > ? and decided_at <= ?`,
-      [since ?? mark!.start, mark!.until],
-    );
-    since = mark!.until;
+    const mark = await decisionWatermarks(system, lagMs, uptimeMs);
+    const rows = await decisionTimesBetween(system, since ?? mark.start, mark.until);
+    since = mark.until;
     for (const row of rows) decisions.observe({ type: row.type, status: row.status }, row.seconds);
   };
   const decisions = new Histogram({

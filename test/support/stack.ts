@@ -12,12 +12,8 @@ import { listenMetrics } from '../../api/metrics-server.js';
 import { buildDeps, listen } from '../../api/server.js';
 import { initOrm, migrate, type Orm } from '../../db/orm.js';
 import { systemClock } from '../../domain/clock.js';
-import {
-  dropDatabase,
-  ensureDatabase,
-  startEmbeddedPostgres,
-  type RunningPostgres,
-} from '../../infra/postgres.js';
+import { dropDatabase, ensureDatabase } from '../../db/databases.js';
+import { startEmbeddedPostgres, type RunningPostgres } from '../../infra/postgres.js';
 import {
   ensureSearchAttributes,
   freePort,
