@@ -2,6 +2,8 @@ import type { CandidatePolicy, EndorsementDecision, EndorsementRequest } from '.
 import { OPEN_ENDORSEMENT_STATUSES, type EndorsementStatus, type EndorsementType } from '../domain/enums.js';
 import { newId } from '../domain/ids.js';
 import type { InsurerSubmission } from '../adapters/types.js';
+import { EndorsementSchema } from '../db/entities/membership.js';
+import { TENANT_FILTER } from '../db/entities/tenant.js';
 import { endorsementEventDataSql, outboxSql } from './outbox.js';
 import type { SystemScope, TenantScope } from './scope.js';
 
@@ -150,13 +152,12 @@ export async function discardUnstartedEndorsement(scope: TenantScope, id: string
   return rows.length > 0;
 }
 
-/** Ties an endorsement a grant created to its grant (inside the grant item's transaction). */
+/**
+ * Ties an endorsement a grant created to its grant, inside the grant item's transaction (which
+ * holds the grant's lock). Idempotent: setting the same grant again changes nothing.
+ */
 export async function linkEndorsementToGrant(scope: TenantScope, id: string, grantId: string): Promise<void> {
-  await scope.sql('update endorsements set grant_id = ? where client_id = ? and id = ?', [
-    grantId,
-    scope.clientId,
-    id,
-  ]);
+  await scope.em.nativeUpdate(EndorsementSchema, { id, clientId: scope.clientId }, { grantId });
 }
 
 /** The ids a workflow start needs, for rows of any tenant. */
@@ -187,11 +188,12 @@ export async function endorsementStatusById(
   system: SystemScope,
   id: string,
 ): Promise<{ status: EndorsementStatus; open: boolean } | undefined> {
-  const [row] = await system.sql<{ status: EndorsementStatus; open: boolean }>(
-    `select status, status in ${OPEN_STATUS_SQL} as open from endorsements where id = ?`,
-    [id],
+  const row = await system.em.findOne(
+    EndorsementSchema,
+    { id },
+    { fields: ['status'], filters: { [TENANT_FILTER]: false } },
   );
-  return row;
+  return row ? { status: row.status, open: OPEN_ENDORSEMENT_STATUSES.includes(row.status) } : undefined;
 }
 
 /*

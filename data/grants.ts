@@ -1,5 +1,7 @@
 import type { EndorsementStatus, EndorsementType, GrantItemOutcome, GrantStatus } from '../domain/enums.js';
 import type { GrantCandidate, GrantRequest } from '../domain/grants.js';
+import { GrantItemSchema } from '../db/entities/membership.js';
+import { PolicySchema } from '../db/entities/policy.js';
 import { newId } from '../domain/ids.js';
 import { grantEventDataSql, outboxSql } from './outbox.js';
 import type { SystemScope, TenantScope } from './scope.js';
@@ -230,12 +232,13 @@ export async function readGrantItem(
 export async function readPolicyPeriod(
   scope: TenantScope,
   policyId: string,
-): Promise<{ start_date: string; end_date: string } | undefined> {
-  const [policy] = await scope.sql<{ start_date: string; end_date: string }>(
-    'select start_date::text as start_date, end_date::text as end_date from policies where id = ? and client_id = ?',
-    [policyId, scope.clientId],
+): Promise<{ startDate: string; endDate: string } | undefined> {
+  const policy = await scope.em.findOne(
+    PolicySchema,
+    { id: policyId, clientId: scope.clientId },
+    { fields: ['startDate', 'endDate'] },
   );
-  return policy;
+  return policy ? { startDate: policy.startDate, endDate: policy.endDate } : undefined;
 }
 
 /**
@@ -248,11 +251,14 @@ export async function insertGrantItem(
   policyId: string,
   item: StoredGrantItem,
 ): Promise<void> {
-  await scope.sql(
-    `insert into grant_items (grant_id, policy_id, client_id, outcome, endorsement_id, detail)
-     values (?, ?, ?, ?, ?, ?)`,
-    [grantId, policyId, scope.clientId, item.outcome, item.endorsement_id, item.detail],
-  );
+  await scope.em.insert(GrantItemSchema, {
+    grantId,
+    policyId,
+    clientId: scope.clientId,
+    outcome: item.outcome,
+    endorsementId: item.endorsement_id,
+    detail: item.detail,
+  });
 }
 
 /** The grant's stored status and each item's outcome with its endorsement's status. */

@@ -16,7 +16,7 @@ import {
 } from '../data/endorsements.js';
 import { postEndorsementLedgerEntry } from '../data/ledger.js';
 import { recordStatusEvent } from '../data/outbox.js';
-import type { SystemScope} from '../data/scope.js';
+import type { SystemScope } from '../data/scope.js';
 import { TenantScope } from '../data/scope.js';
 import {
   cdMovement,

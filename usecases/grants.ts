@@ -15,7 +15,7 @@ import {
   type StoredGrant,
   type StoredGrantItem,
 } from '../data/grants.js';
-import type { SystemScope} from '../data/scope.js';
+import type { SystemScope } from '../data/scope.js';
 import { TenantScope } from '../data/scope.js';
 import { EndorsementRefused } from '../domain/endorsements.js';
 import {
@@ -184,7 +184,7 @@ async function createItem(
   const policy = await readPolicyPeriod(tx, policyId);
   const period = clipToPolicy(
     { startDate: g.start_date, endDate: g.end_date },
-    { startDate: policy?.start_date ?? g.start_date, endDate: policy?.end_date ?? g.end_date },
+    policy ?? { startDate: g.start_date, endDate: g.end_date },
   );
   let item: StoredGrantItem;
   try {
