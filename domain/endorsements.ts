@@ -81,8 +81,6 @@ export interface CandidatePolicy {
   member_end: string | null;
 }
 
-type PolicyRow = CandidatePolicy;
-
 interface MemberRow {
   sum_insured: string | null;
   coverage_start_date: string;
@@ -129,7 +127,7 @@ export function decideEndorsement(
   return { policyId: policy.id, ...price(req, policy, memberOf(policy), requestedSlab) };
 }
 
-function choosePolicy(rows: PolicyRow[], req: EndorsementRequest): PolicyRow {
+function choosePolicy(rows: CandidatePolicy[], req: EndorsementRequest): CandidatePolicy {
   if (req.policyId) {
     if (!rows[0]) throw new EndorsementRefused('POLICY_NOT_FOUND');
     return rows[0];
@@ -145,7 +143,7 @@ function choosePolicy(rows: PolicyRow[], req: EndorsementRequest): PolicyRow {
   throw new EndorsementRefused('POLICY_NOT_FOUND');
 }
 
-const toRoutable = (r: PolicyRow): RoutablePolicy => ({
+const toRoutable = (r: CandidatePolicy): RoutablePolicy => ({
   id: r.id,
   policyNumber: r.policy_number,
   status: r.status,
@@ -154,7 +152,7 @@ const toRoutable = (r: PolicyRow): RoutablePolicy => ({
   employeeActive: r.employee_active,
 });
 
-const memberOf = (r: PolicyRow): MemberRow | undefined =>
+const memberOf = (r: CandidatePolicy): MemberRow | undefined =>
   r.employee_active
     ? {
         sum_insured: r.member_sum_insured,
@@ -181,7 +179,7 @@ interface Priced {
 /** The type-specific rules (covered or not, dates against the cover) and the premium (D7). */
 function price(
   req: EndorsementRequest,
-  policy: PolicyRow,
+  policy: CandidatePolicy,
   member: MemberRow | undefined,
   slab?: Slab,
 ): Priced {
