@@ -1,6 +1,6 @@
 import { Context } from '@temporalio/activity';
 import { webhookSecretKeys } from '../config/index.js';
-import { isoSql } from '../domain/events.js';
+import { isoSql } from '../data/outbox.js';
 import { openSecret } from '../domain/sealed-secrets.js';
 import { ID_HEADER, SIGNATURE_HEADER, signWebhook } from '../domain/webhook-signature.js';
 import { postSigned, type PostResult } from '../domain/webhook-send.js';

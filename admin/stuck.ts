@@ -1,12 +1,13 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../config/index.js';
-import { cancelThroughWorkflow } from '../domain/endorsement-workflow.js';
 import type { EndorsementStatus, EndorsementType } from '../domain/enums.js';
 import { OPEN_ENDORSEMENT_STATUSES } from '../domain/enums.js';
 import { ENDORSEMENT_WORKFLOW, endorsementWorkflowId } from '../workflows/endorsement/contract.js';
 import { EndorsementStuck } from '../workflows/search-attributes.js';
 import { AdminError } from './clients.js';
+import { TenantScope } from '../data/scope.js';
+import { cancelThroughWorkflow } from '../usecases/endorsements.js';
 
 /** One open endorsement an operator should look at: Temporal's view joined with PostgreSQL's. */
 export interface StuckEndorsement {
@@ -204,7 +205,7 @@ export async function cancelAsOperator(
   if (!OPEN_ENDORSEMENT_STATUSES.includes(row.status)) {
     throw new AdminError(`cannot cancel: the endorsement is ${row.status}`);
   }
-  await cancelThroughWorkflow(deps, em, {
+  await cancelThroughWorkflow(deps, TenantScope.of(em, row.client_id), {
     id: row.id,
     clientId: row.client_id,
     policyId: row.policy_id,

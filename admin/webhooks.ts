@@ -1,7 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { webhookSecretKeys, type Config } from '../config/index.js';
 import { needsResealing, openSecret, sealSecret } from '../domain/sealed-secrets.js';
-import { EVENT_TYPES, isoSql, type EventType } from '../domain/events.js';
+import { isoSql } from '../data/outbox.js';
+import { EVENT_TYPES, type EventType } from '../domain/events.js';
 import { newId } from '../domain/ids.js';
 import { newWebhookSecret } from '../domain/webhook-signature.js';
 import { checkWebhookUrl, urlPolicy, WebhookUrlRefused, type Resolver } from '../domain/webhook-url.js';

@@ -27,10 +27,13 @@ export class TenantScope {
     this.sql = sqlOf(em);
   }
 
-  /** A scope on its own fork of em (its own identity map), for one client id. */
+  /**
+   * A scope on its own fork of em (its own identity map), for one client id. Inside a transaction
+   * the fork writes through it, so a cross-tenant unit of work can hand one tenant's part on.
+   */
   static of(em: EntityManager, clientId: string | undefined | null): TenantScope {
     if (!clientId || !looksLikeId('client', clientId)) throw new MissingTenant();
-    return new TenantScope(clientId, em.fork());
+    return new TenantScope(clientId, em.fork({ keepTransactionContext: true }));
   }
 
   /** Runs fn in one database transaction; the scope it receives writes through it. */

@@ -1,13 +1,14 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Slab } from './premium.js';
 import type { CoverageType, EndorsementType, PolicyStatus, Relationship } from './enums.js';
-import { newId } from './ids.js';
 import {
   additionPremium,
+  amountAtLeast,
   deletionRefund,
   findSlab,
+  formatPaise,
   modificationPremium,
   normaliseAmount,
+  toPaise,
 } from './premium.js';
 import { routeEndorsement, type RoutablePolicy } from './routing.js';
 
@@ -60,15 +61,12 @@ export function coveredRelationships(coverageType: CoverageType): Relationship[]
   }
 }
 
-export const OPEN_STATUS_SQL = `('ENDORSEMENT_STATUS_PENDING', 'ENDORSEMENT_STATUS_SENT_TO_INSURER')`;
-
-type Sql = <T>(query: string, params?: unknown[]) => Promise<T[]>;
-const sqlOf =
-  (em: EntityManager): Sql =>
-  <T>(query: string, params: unknown[] = []) =>
-    em.getConnection().execute<T[]>(query, params, 'all', em.getTransactionContext());
-
-interface PolicyRow {
+/**
+ * What the read before a create brings, one row per candidate policy (snake_case as stored): the
+ * employee's cover on it and any open endorsement. A row with a null id: the employee exists but
+ * has no candidate policy.
+ */
+export interface CandidatePolicy {
   id: string;
   policy_number: string;
   status: PolicyStatus;
@@ -89,20 +87,21 @@ interface MemberRow {
   coverage_end_date: string;
 }
 
+/** The accepted endorsement's policy and price (D7), ready to be stored as PENDING. */
+export interface EndorsementDecision {
+  policyId: string;
+  sumInsured: string;
+  premiumImpact: string;
+}
+
 /**
- * Checks everything D7 lists before an endorsement is accepted, in its order, then stores it as
- * PENDING (its workflow is started by the caller). One read and one write: the read brings the
- * employee, the candidate policies, the employee's cover and any open endorsement on each. The
- * partial unique index endorsements_one_open is the arbiter of "one open endorsement per employee
- * and policy": a losing concurrent insert does nothing and is answered 409 with the winner's id.
+ * Checks everything D7 lists, in its order, against the candidates read for the request (no rows:
+ * no such employee), and prices the endorsement. Throws EndorsementRefused with D7's reason.
  */
-export async function createEndorsement(
-  em: EntityManager,
-  clientId: string,
+export function decideEndorsement(
+  rows: readonly CandidatePolicy[],
   req: EndorsementRequest,
-  actor: { tokenId: string | null },
-): Promise<CreatedEndorsement> {
-  const rows = await readCandidates(sqlOf(em), clientId, req);
+): EndorsementDecision {
   if (rows.length === 0) throw new EndorsementRefused('EMPLOYEE_NOT_FOUND');
   const policy = choosePolicy(
     rows.filter((r) => r.id !== null),
@@ -124,33 +123,11 @@ export async function createEndorsement(
       `sum_insured: must be one of the policy's slabs: ${slabList(policy.slabs)}`,
     );
   }
-  if (policy.open_endorsement_id) throw inProgress(policy.open_endorsement_id);
-  const priced = price(req, policy, memberOf(policy), requestedSlab);
-  return insertEndorsement(em, clientId, req, policy.id, priced, actor);
+  if (policy.open_endorsement_id) throw endorsementInProgress(policy.open_endorsement_id);
+  return { policyId: policy.id, ...price(req, policy, memberOf(policy), requestedSlab) };
 }
 
-/** No row: no such employee. A row with a null policy: the employee, but no candidate policy. */
-async function readCandidates(sql: Sql, clientId: string, req: EndorsementRequest): Promise<PolicyRow[]> {
-  return sql<PolicyRow>(
-    `select p.id, p.policy_number, p.status, p.start_date::text as start_date, p.end_date::text as end_date,
-            p.slabs, p.default_sum_insured::text as default_sum_insured,
-            m.policy_id is not null as employee_active,
-            m.sum_insured::text as member_sum_insured,
-            m.coverage_start_date::text as member_start, m.coverage_end_date::text as member_end,
-            (select o.id from endorsements o
-              where o.client_id = emp.client_id and o.employee_id = emp.id and o.policy_id = p.id
-                and o.status in ${OPEN_STATUS_SQL}) as open_endorsement_id
-       from employees emp
-       left join policies p on p.client_id = emp.client_id and p.status = 'POLICY_STATUS_ACTIVE'
-                           ${req.policyId ? 'and p.id = ?' : ''}
-       left join policy_members m on m.policy_id = p.id and m.employee_id = emp.id
-                                 and m.dependent_id is null and m.status = 'active'
-      where emp.client_id = ? and emp.id = ?`,
-    req.policyId ? [req.policyId, clientId, req.employeeId] : [clientId, req.employeeId],
-  );
-}
-
-function choosePolicy(rows: PolicyRow[], req: EndorsementRequest): PolicyRow {
+function choosePolicy(rows: CandidatePolicy[], req: EndorsementRequest): CandidatePolicy {
   if (req.policyId) {
     if (!rows[0]) throw new EndorsementRefused('POLICY_NOT_FOUND');
     return rows[0];
@@ -166,7 +143,7 @@ function choosePolicy(rows: PolicyRow[], req: EndorsementRequest): PolicyRow {
   throw new EndorsementRefused('POLICY_NOT_FOUND');
 }
 
-const toRoutable = (r: PolicyRow): RoutablePolicy => ({
+const toRoutable = (r: CandidatePolicy): RoutablePolicy => ({
   id: r.id,
   policyNumber: r.policy_number,
   status: r.status,
@@ -175,7 +152,7 @@ const toRoutable = (r: PolicyRow): RoutablePolicy => ({
   employeeActive: r.employee_active,
 });
 
-const memberOf = (r: PolicyRow): MemberRow | undefined =>
+const memberOf = (r: CandidatePolicy): MemberRow | undefined =>
   r.employee_active
     ? {
         sum_insured: r.member_sum_insured,
@@ -187,7 +164,8 @@ const memberOf = (r: PolicyRow): MemberRow | undefined =>
 const slabList = (slabs: readonly Slab[]): string =>
   slabs.map((s) => normaliseAmount(s.sum_insured)).join(', ');
 
-const inProgress = (openId: string | undefined) =>
+/** IN_PROGRESS, naming the open endorsement when it is known. */
+export const endorsementInProgress = (openId: string | undefined) =>
   new EndorsementRefused(
     'IN_PROGRESS',
     openId ? `endorsement ${openId} is still open for this employee and policy` : '',
@@ -201,7 +179,7 @@ interface Priced {
 /** The type-specific rules (covered or not, dates against the cover) and the premium (D7). */
 function price(
   req: EndorsementRequest,
-  policy: PolicyRow,
+  policy: CandidatePolicy,
   member: MemberRow | undefined,
   slab?: Slab,
 ): Priced {
@@ -270,51 +248,36 @@ function price(
   };
 }
 
-/** Field names only, never values (the audit trail holds no personal data). */
-const CREATE_AUDIT_FIELDS =
-  "'{type,status,coverage_start_date,coverage_end_date,sum_insured,premium_impact}'::text[]";
+/** What the automated review (D7) looks at once the workflow runs. */
+export interface ReviewSubject {
+  type: EndorsementType;
+  premium_impact: string;
+  employee_status: string;
+  cd_balance: string;
+}
 
-/** The row and its audit entry in one statement (atomic without a transaction's extra round trips). */
-async function insertEndorsement(
-  em: EntityManager,
-  clientId: string,
-  req: EndorsementRequest,
-  policyId: string,
-  priced: Priced,
-  actor: { tokenId: string | null },
-): Promise<CreatedEndorsement> {
-  const id = newId('endorsement');
-  const sql = sqlOf(em);
-  const inserted = await sql<{ id: string }>(
-    `with created as (
-       insert into endorsements (id, client_id, policy_id, employee_id, type, status, coverage_start_date,
-         coverage_end_date, premium_impact, sum_insured)
-       values (?, ?, ?, ?, ?, 'ENDORSEMENT_STATUS_PENDING', ?, ?, ?, ?)
-       on conflict (client_id, employee_id, policy_id) where status in ${OPEN_STATUS_SQL} do nothing
-       returning id, client_id),
-     audited as (
-       insert into audit_events (client_id, entity, entity_id, action, changed_fields, actor_token_id)
-       select client_id, 'endorsement', id, 'create', ${CREATE_AUDIT_FIELDS}, ? from created)
-     select id from created`,
-    [
-      id,
-      clientId,
-      policyId,
-      req.employeeId,
-      req.type,
-      req.coverageStartDate,
-      req.coverageEndDate,
-      priced.premiumImpact,
-      priced.sumInsured,
-      actor.tokenId,
-    ],
-  );
-  if (!inserted[0]) {
-    const [open] = await sql<{ id: string }>(
-      `select id from endorsements where client_id = ? and employee_id = ? and policy_id = ? and status in ${OPEN_STATUS_SQL}`,
-      [clientId, req.employeeId, policyId],
-    );
-    throw inProgress(open?.id);
+/**
+ * D7 automated review: the employee is ACTIVE (for an addition) and the policy's CD balance covers
+ * the premium. Returns the rejection reason (starting `Review:`), or null when the review passes.
+ */
+export function reviewRejection(e: ReviewSubject): string | null {
+  if (e.type === 'ENDORSEMENT_TYPE_ADDITION' && e.employee_status !== 'ACTIVE') {
+    return `Review: the employee is not active (${e.employee_status})`;
   }
-  return { id, clientId, policyId, employeeId: req.employeeId, type: req.type };
+  if (toPaise(e.premium_impact) > 0n && !amountAtLeast(e.cd_balance, e.premium_impact)) {
+    return `Review: the policy's CD balance ${e.cd_balance} does not cover the premium ${e.premium_impact}`;
+  }
+  return null;
+}
+
+/**
+ * The CD movement of an approved endorsement: the balance moves by exactly premium_impact (an
+ * addition's premium is debited, a deletion's refund credited). Exact, in paise.
+ */
+export function cdMovement(
+  premiumImpact: string,
+  cdBalance: string,
+): { amount: string; balanceAfter: string } {
+  const impact = toPaise(premiumImpact);
+  return { amount: formatPaise(-impact), balanceAfter: formatPaise(toPaise(cdBalance) - impact) };
 }

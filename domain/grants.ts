@@ -1,7 +1,5 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { EndorsementRefused } from './endorsements.js';
 import type { EndorsementStatus, GrantItemOutcome, GrantStatus } from './enums.js';
-import { newId } from './ids.js';
 import { maxDate, minDate } from './dates.js';
 
 /** A grant request after its shape was checked (api/schemas/grants.ts): start_date before end_date. */
@@ -36,17 +34,12 @@ export interface Period {
   endDate: string;
 }
 
-type Sql = <T>(query: string, params?: unknown[]) => Promise<T[]>;
-export const sqlOf =
-  (em: EntityManager): Sql =>
-  <T>(query: string, params: unknown[] = []) =>
-    em.getConnection().execute<T[]>(query, params, 'all', em.getTransactionContext());
-
 /**
  * A policy period overlaps a grant period when the clipped period is at least one day long
- * (start strictly before end, as an endorsement requires). Placeholders: grant end, grant start.
+ * (start strictly before end, as an endorsement requires).
  */
-export const OVERLAPS_SQL = 'p.start_date < ?::date and p.end_date > ?::date';
+export const overlaps = (policy: Period, grant: Period): boolean =>
+  policy.startDate < grant.endDate && policy.endDate > grant.startDate;
 
 /** D9: the grant's dates clipped to the policy period. */
 export function clipToPolicy(grant: Period, policy: Period): Period {
@@ -56,52 +49,20 @@ export function clipToPolicy(grant: Period, policy: Period): Period {
   };
 }
 
-interface CandidateRow {
+/** One candidate policy read for a grant request; all null: the employee, but no candidate. */
+export interface GrantCandidate {
   policy_id: string | null;
   start_date: string | null;
   end_date: string | null;
 }
 
 /**
- * D9's synchronous checks, then the grant row (PENDING) and its audit entry in one statement; the
- * caller starts the workflow. One read brings the employee and the client's ACTIVE candidate
- * policies: with policy_id that one policy, which must overlap the grant period; without, any
- * overlapping one. Creating is not deduplicated by content: two identical requests are two
- * grants (the Idempotency-Key is the way to retry safely), and the second one's endorsements are
- * skipped as already open or already covered.
+ * D9's synchronous checks against the candidates read for the request (no rows: no such
+ * employee): with policy_id that policy, which must overlap the grant period; without, at least
+ * one overlapping ACTIVE policy. Throws GrantRefused.
  */
-export async function createGrant(
-  em: EntityManager,
-  clientId: string,
-  req: GrantRequest,
-  actor: { tokenId: string | null },
-): Promise<CreatedGrant> {
-  const sql = sqlOf(em);
-  const rows = await sql<CandidateRow>(
-    `select p.id as policy_id, p.start_date::text as start_date, p.end_date::text as end_date
-       from employees emp
-       left join policies p on p.client_id = emp.client_id and p.status = 'POLICY_STATUS_ACTIVE'
-                           and ${req.policyId ? 'p.id = ?' : OVERLAPS_SQL}
-      where emp.client_id = ? and emp.id = ?`,
-    [...(req.policyId ? [req.policyId] : [req.endDate, req.startDate]), clientId, req.employeeId],
-  );
+export function checkGrantRequest(rows: readonly GrantCandidate[], req: GrantRequest): void {
   if (rows.length === 0) throw new GrantRefused('EMPLOYEE_NOT_FOUND');
-  checkPolicies(rows, req);
-
-  const id = newId('grant');
-  await sql(
-    `with created as (
-       insert into grants (id, client_id, employee_id, policy_id, start_date, end_date, status)
-       values (?, ?, ?, ?, ?, ?, 'GRANT_STATUS_PENDING')
-       returning id, client_id)
-     insert into audit_events (client_id, entity, entity_id, action, changed_fields, actor_token_id)
-     select client_id, 'grant', id, 'create', '{status,policy_id,start_date,end_date}'::text[], ? from created`,
-    [id, clientId, req.employeeId, req.policyId ?? null, req.startDate, req.endDate, actor.tokenId],
-  );
-  return { id, clientId, employeeId: req.employeeId };
-}
-
-function checkPolicies(rows: CandidateRow[], req: GrantRequest): void {
   const found = rows.filter((r) => r.policy_id !== null);
   if (!req.policyId) {
     if (found.length === 0) {
@@ -114,7 +75,7 @@ function checkPolicies(rows: CandidateRow[], req: GrantRequest): void {
   }
   const policy = found[0];
   if (!policy) throw new GrantRefused('POLICY_NOT_FOUND');
-  if (!(policy.start_date! < req.endDate && policy.end_date! > req.startDate)) {
+  if (!overlaps({ startDate: policy.start_date!, endDate: policy.end_date! }, req)) {
     throw new GrantRefused(
       'POLICY_NOT_FOUND',
       `the policy period ${policy.start_date} to ${policy.end_date} does not overlap the period ${req.startDate} to ${req.endDate}`,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isoSql } from '../../domain/events.js';
+import { isoSql } from '../../data/outbox.js';
 import { AUDIT_ENTITIES, type AuditEntity } from '../schemas/audit.js';
 import { outcome, pagingOut } from '../schemas/responses.js';
 

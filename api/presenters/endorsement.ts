@@ -1,30 +1,7 @@
 import { z } from 'zod';
-import {
-  ENDORSEMENT_STATUSES,
-  ENDORSEMENT_TYPES,
-  type EndorsementStatus,
-  type EndorsementType,
-} from '../../domain/enums.js';
+import type { EndorsementRow } from '../../data/endorsements.js';
+import { ENDORSEMENT_STATUSES, ENDORSEMENT_TYPES } from '../../domain/enums.js';
 import { dateOut, idOut, moneyOut, outcome } from '../schemas/responses.js';
-
-/** Columns of spec 2.5 as stored; dates as text so no time zone ever shifts them. */
-export const ENDORSEMENT_COLUMNS = `e.id, e.client_id, e.policy_id, e.employee_id, e.type, e.status,
-  e.coverage_start_date::text as coverage_start_date, e.coverage_end_date::text as coverage_end_date,
-  e.premium_impact::text as premium_impact, e.sum_insured::text as sum_insured, e.rejection_reason`;
-
-export interface EndorsementRow {
-  id: string;
-  client_id: string;
-  policy_id: string;
-  employee_id: string;
-  type: EndorsementType;
-  status: EndorsementStatus;
-  coverage_start_date: string;
-  coverage_end_date: string;
-  premium_impact: string;
-  sum_insured: string;
-  rejection_reason: string | null;
-}
 
 /** Spec 2.5. */
 export const endorsementSchema = z

@@ -1,30 +1,6 @@
 import { z } from 'zod';
-import {
-  ENDORSEMENT_STATUSES,
-  GRANT_STATUSES,
-  type EndorsementStatus,
-  type GrantItemOutcome,
-  type GrantStatus,
-} from '../../domain/enums.js';
-
-/** The grant row as stored; dates as text so no time zone ever shifts them. */
-export interface GrantRow {
-  id: string;
-  employee_id: string;
-  start_date: string;
-  end_date: string;
-  status: GrantStatus;
-}
-
-/** One grant_items row with its endorsement's status, when it has one. */
-export interface GrantItemRow {
-  policy_id: string;
-  outcome: GrantItemOutcome;
-  endorsement_id: string | null;
-  detail: string | null;
-  endorsement_status: EndorsementStatus | null;
-  rejection_reason: string | null;
-}
+import type { GrantItemRow, GrantRow } from '../../data/grants.js';
+import { ENDORSEMENT_STATUSES, GRANT_STATUSES } from '../../domain/enums.js';
 
 const date = z
   .string()

@@ -1,11 +1,8 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
-import { createEndorsement, EndorsementRefused, type CreatedEndorsement } from '../../domain/endorsements.js';
-import {
-  cancelThroughWorkflow,
-  discardUnstartedEndorsement,
-  startEndorsementWorkflow,
-} from '../../domain/endorsement-workflow.js';
+import { readEndorsement, type EndorsementRow } from '../../data/endorsements.js';
+import { TenantScope } from '../../data/scope.js';
+import { EndorsementRefused, type CreatedEndorsement } from '../../domain/endorsements.js';
 import { looksLikeId } from '../../domain/ids.js';
+import { acceptEndorsement, cancelThroughWorkflow, WorkflowNotStarted } from '../../usecases/endorsements.js';
 import { endorsementWorkflowId } from '../../workflows/endorsement/contract.js';
 import type { Auth } from '../auth/tokens.js';
 import type { AppDeps } from '../deps.js';
@@ -14,10 +11,8 @@ import { IDEMPOTENCY_ERRORS, withIdempotency } from '../idempotency.js';
 import { isUnavailable } from '../middleware/errors.js';
 import {
   createEndorsementPayload,
-  ENDORSEMENT_COLUMNS,
   endorsementPayload,
   presentEndorsement,
-  type EndorsementRow,
 } from '../presenters/endorsement.js';
 import { route, type Handler } from '../route.js';
 import {
@@ -64,50 +59,31 @@ function refusalToApiError(err: EndorsementRefused): ApiError {
   }
 }
 
-async function readEndorsement(
-  em: EntityManager,
-  clientId: string,
-  id: string,
-): Promise<EndorsementRow | undefined> {
-  if (!looksLikeId('endorsement', id)) return undefined;
-  const [row] = await em
-    .getConnection()
-    .execute<EndorsementRow[]>(
-      `select ${ENDORSEMENT_COLUMNS} from endorsements e where e.client_id = ? and e.id = ?`,
-      [clientId, id],
-    );
-  return row;
+async function findEndorsement(scope: TenantScope, id: string): Promise<EndorsementRow | undefined> {
+  return looksLikeId('endorsement', id) ? readEndorsement(scope, id) : undefined;
 }
 
 /**
- * Stores the endorsement, then starts its workflow. If the start fails the row is removed in the
- * same request (503 when Temporal is unreachable), so the client never holds an id without a
- * workflow; a crash between the two is healed by the reconciler workflow.
+ * Stores the endorsement, then starts its workflow (usecases/endorsements.ts acceptEndorsement): a
+ * start that fails removes the row and answers 503 when Temporal is unreachable, so the client
+ * never holds an id without a workflow; a crash between the two is healed by the reconciler.
  */
 async function accept(
   deps: AppDeps,
-  em: EntityManager,
+  scope: TenantScope,
   auth: Auth,
   body: CreateEndorsementBody,
   requestId: string,
 ) {
   let created: CreatedEndorsement;
   try {
-    created = await createEndorsement(em, auth.clientId, parseEndorsementRequest(body), {
-      tokenId: auth.tokenId,
-    });
+    created = await acceptEndorsement(deps, scope, parseEndorsementRequest(body), { tokenId: auth.tokenId });
   } catch (err) {
-    throw err instanceof EndorsementRefused ? refusalToApiError(err) : err;
-  }
-  try {
-    await startEndorsementWorkflow(deps, em, created);
-  } catch (err) {
-    const discarded = await discardUnstartedEndorsement(em, created);
-    if (discarded) {
-      if (isUnavailable(err)) throw serviceUnavailable('The workflow engine is unreachable; retry shortly.');
-      throw err;
-    }
-    // The workflow (or the reconciler) has taken the endorsement over: it stands.
+    if (err instanceof EndorsementRefused) throw refusalToApiError(err);
+    if (!(err instanceof WorkflowNotStarted)) throw err;
+    if (isUnavailable(err.cause))
+      throw serviceUnavailable('The workflow engine is unreachable; retry shortly.');
+    throw err.cause;
   }
   // Links the request's log lines to the workflow's (which carry the same endorsementId).
   deps.logger.info(
@@ -118,24 +94,19 @@ async function accept(
 }
 
 /** D7 cancel through the workflow's update, so the answer reflects what the workflow did. */
-async function cancel(
-  deps: AppDeps,
-  em: EntityManager,
-  auth: Auth,
-  row: EndorsementRow,
-): Promise<EndorsementRow> {
+async function cancel(deps: AppDeps, scope: TenantScope, row: EndorsementRow): Promise<EndorsementRow> {
   if (row.status === 'ENDORSEMENT_STATUS_CANCELLED') return row;
   if (row.status === 'ENDORSEMENT_STATUS_APPROVED' || row.status === 'ENDORSEMENT_STATUS_REJECTED') {
     throw alreadyDecided(`the endorsement is ${row.status}`);
   }
-  await cancelThroughWorkflow(deps, em, {
+  await cancelThroughWorkflow(deps, scope, {
     id: row.id,
     clientId: row.client_id,
     policyId: row.policy_id,
     employeeId: row.employee_id,
     type: row.type,
   });
-  const after = (await readEndorsement(em, auth.clientId, row.id))!;
+  const after = (await readEndorsement(scope, row.id))!;
   if (after.status !== 'ENDORSEMENT_STATUS_CANCELLED') {
     const detail =
       after.status === 'ENDORSEMENT_STATUS_SENT_TO_INSURER'
@@ -167,7 +138,7 @@ export const endorsementRoutes = [
     handler: async ({ body, auth, em, deps, ctx }: Req<undefined, CreateEndorsementBody>) =>
       withIdempotency(
         { deps, ctx, clientId: auth.clientId, route: CREATE_ROUTE, body: ctx.request.body },
-        () => accept(deps, em, auth, body, String(ctx.state.requestId)),
+        () => accept(deps, TenantScope.of(em, auth.clientId), auth, body, String(ctx.state.requestId)),
       ),
   }),
   route({
@@ -179,7 +150,7 @@ export const endorsementRoutes = [
     response: endorsementPayload,
     errors: [endorsementNotFound()],
     handler: async ({ params, auth, em }: Req<EndorsementParams, undefined>) => {
-      const row = await readEndorsement(em, auth.clientId, params.endorsement_id);
+      const row = await findEndorsement(TenantScope.of(em, auth.clientId), params.endorsement_id);
       if (!row) throw endorsementNotFound();
       return {
         endorsement: presentEndorsement(row),
@@ -200,9 +171,10 @@ export const endorsementRoutes = [
     response: endorsementPayload,
     errors: [endorsementNotFound(), alreadyDecided('the endorsement is ENDORSEMENT_STATUS_APPROVED')],
     handler: async ({ params, auth, em, deps }: Req<EndorsementParams, undefined>) => {
-      const row = await readEndorsement(em, auth.clientId, params.endorsement_id);
+      const scope = TenantScope.of(em, auth.clientId);
+      const row = await findEndorsement(scope, params.endorsement_id);
       if (!row) throw endorsementNotFound();
-      const after = await cancel(deps, em, auth, row);
+      const after = await cancel(deps, scope, row);
       return {
         endorsement: presentEndorsement(after),
         message: 'Endorsement cancelled successfully',

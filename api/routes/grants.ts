@@ -1,20 +1,16 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
-import { discardUnstartedGrant, startGrantWorkflow } from '../../domain/grant-workflow.js';
-import { createGrant, GrantRefused, type CreatedGrant } from '../../domain/grants.js';
+import { readGrant } from '../../data/grants.js';
+import { TenantScope } from '../../data/scope.js';
+import { GrantRefused, type CreatedGrant } from '../../domain/grants.js';
 import { looksLikeId } from '../../domain/ids.js';
 import type { Auth } from '../auth/tokens.js';
 import type { AppDeps } from '../deps.js';
 import { notFound, serviceUnavailable } from '../errors.js';
 import { IDEMPOTENCY_ERRORS, withIdempotency } from '../idempotency.js';
 import { isUnavailable } from '../middleware/errors.js';
-import {
-  grantAcceptedPayload,
-  grantPayload,
-  presentGrant,
-  type GrantItemRow,
-  type GrantRow,
-} from '../presenters/grant.js';
+import { grantAcceptedPayload, grantPayload, presentGrant } from '../presenters/grant.js';
 import { route, type Handler } from '../route.js';
+import { WorkflowNotStarted } from '../../usecases/endorsements.js';
+import { acceptGrant } from '../../usecases/grants.js';
 import {
   grantBody,
   grantParams,
@@ -29,49 +25,34 @@ const CREATE_ROUTE = 'POST /v1/policy/grant';
 const grantNotFound = () => notFound('Grant Not Found');
 
 /**
- * Stores the grant, then starts its workflow. If the start fails the row is removed in the same
- * request (503 when Temporal is unreachable), so the client never holds a request id without a
- * workflow; a crash between the two is healed by the grant reconciler workflow.
+ * Stores the grant, then starts its workflow (usecases/grants.ts acceptGrant): a start that fails
+ * removes the row and answers 503 when Temporal is unreachable, so the client never holds a request
+ * id without a workflow; a crash between the two is healed by the grant reconciler workflow.
  */
-async function accept(deps: AppDeps, em: EntityManager, auth: Auth, body: GrantBody) {
+async function accept(deps: AppDeps, scope: TenantScope, auth: Auth, body: GrantBody) {
   let created: CreatedGrant;
   try {
-    created = await createGrant(em, auth.clientId, toGrantRequest(body), { tokenId: auth.tokenId });
+    created = await acceptGrant(deps, scope, toGrantRequest(body), { tokenId: auth.tokenId });
   } catch (err) {
-    if (!(err instanceof GrantRefused)) throw err;
-    throw notFound(err.code === 'EMPLOYEE_NOT_FOUND' ? 'Employee Not Found' : 'Policy Not Found', err.detail);
-  }
-  try {
-    await startGrantWorkflow(deps, em, created);
-  } catch (err) {
-    if (await discardUnstartedGrant(em, created)) {
-      if (isUnavailable(err)) throw serviceUnavailable('The workflow engine is unreachable; retry shortly.');
-      throw err;
+    if (err instanceof GrantRefused) {
+      throw notFound(
+        err.code === 'EMPLOYEE_NOT_FOUND' ? 'Employee Not Found' : 'Policy Not Found',
+        err.detail,
+      );
     }
-    // The workflow (or the reconciler) has taken the grant over: it stands.
+    if (!(err instanceof WorkflowNotStarted)) throw err;
+    if (isUnavailable(err.cause))
+      throw serviceUnavailable('The workflow engine is unreachable; retry shortly.');
+    throw err.cause;
   }
   return { request_id: created.id, message: 'Grant request accepted', success: true as const };
 }
 
 /** D9: the grant, its endorsements and the policies it skipped or could not enrol, from PostgreSQL. */
-async function readGrant(em: EntityManager, clientId: string, id: string) {
+async function findGrant(scope: TenantScope, id: string) {
   if (!looksLikeId('grant', id)) return undefined;
-  const conn = em.getConnection();
-  const [row] = await conn.execute<GrantRow[]>(
-    `select id, employee_id, start_date::text as start_date, end_date::text as end_date, status
-       from grants where client_id = ? and id = ?`,
-    [clientId, id],
-  );
-  if (!row) return undefined;
-  const items = await conn.execute<GrantItemRow[]>(
-    `select gi.policy_id, gi.outcome, gi.endorsement_id, gi.detail,
-            e.status as endorsement_status, e.rejection_reason
-       from grant_items gi left join endorsements e on e.id = gi.endorsement_id
-      where gi.client_id = ? and gi.grant_id = ?
-      order by gi.created_at, gi.policy_id`,
-    [clientId, id],
-  );
-  return presentGrant(row, items);
+  const stored = await readGrant(scope, id);
+  return stored && presentGrant(stored.grant, stored.items);
 }
 
 export const grantRoutes = [
@@ -86,7 +67,7 @@ export const grantRoutes = [
     handler: async ({ body, auth, em, deps, ctx }: Req<undefined, GrantBody>) =>
       withIdempotency(
         { deps, ctx, clientId: auth.clientId, route: CREATE_ROUTE, body: ctx.request.body },
-        () => accept(deps, em, auth, body),
+        () => accept(deps, TenantScope.of(em, auth.clientId), auth, body),
       ),
   }),
   route({
@@ -98,7 +79,7 @@ export const grantRoutes = [
     response: grantPayload,
     errors: [grantNotFound()],
     handler: async ({ params, auth, em }: Req<GrantParams, undefined>) => {
-      const grant = await readGrant(em, auth.clientId, params.request_id);
+      const grant = await findGrant(TenantScope.of(em, auth.clientId), params.request_id);
       if (!grant) throw grantNotFound();
       return { grant, message: 'Grant fetched successfully', success: true };
     },

@@ -1,5 +1,11 @@
 import { expect } from 'chai';
-import { clipToPolicy, grantOutcome, type SettledItem } from '../../domain/grants.js';
+import {
+  checkGrantRequest,
+  clipToPolicy,
+  GrantRefused,
+  grantOutcome,
+  type SettledItem,
+} from '../../domain/grants.js';
 
 const approved: SettledItem = { outcome: 'ENDORSEMENT', endorsementStatus: 'ENDORSEMENT_STATUS_APPROVED' };
 const rejected: SettledItem = { outcome: 'ENDORSEMENT', endorsementStatus: 'ENDORSEMENT_STATUS_REJECTED' };
@@ -26,5 +32,29 @@ describe('grant rules', () => {
     expect(grantOutcome([rejected, cancelled])).to.equal('GRANT_STATUS_FAILED');
     expect(grantOutcome([skipped, failed])).to.equal('GRANT_STATUS_FAILED');
     expect(grantOutcome([])).to.equal('GRANT_STATUS_FAILED');
+  });
+
+  it('refuses a request for an unknown employee, or without a policy overlapping the period (D9)', () => {
+    const req = { employeeId: 'emp_a', startDate: '2026-01-01', endDate: '2026-04-02' };
+    const code = (fn: () => void) => {
+      try {
+        fn();
+      } catch (err) {
+        if (err instanceof GrantRefused) return err.code;
+        throw err;
+      }
+      return 'ACCEPTED';
+    };
+    const none = { policy_id: null, start_date: null, end_date: null };
+    const april = { policy_id: 'pol_a', start_date: '2026-04-01', end_date: '2027-03-31' };
+    expect(code(() => checkGrantRequest([], req))).to.equal('EMPLOYEE_NOT_FOUND');
+    expect(code(() => checkGrantRequest([none], req))).to.equal('POLICY_NOT_FOUND');
+    expect(code(() => checkGrantRequest([april], req))).to.equal('ACCEPTED');
+    expect(code(() => checkGrantRequest([none], { ...req, policyId: 'pol_a' }))).to.equal('POLICY_NOT_FOUND');
+    // One shared day is not an overlap: the clipped period must be at least a day long.
+    expect(
+      code(() => checkGrantRequest([april], { ...req, endDate: '2026-04-01', policyId: 'pol_a' })),
+    ).to.equal('POLICY_NOT_FOUND');
+    expect(code(() => checkGrantRequest([april], { ...req, policyId: 'pol_a' }))).to.equal('ACCEPTED');
   });
 });

@@ -3,8 +3,8 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { createSimulatedAdapter } from '../../adapters/simulated.js';
-import { ensureEndorsementReconciler } from '../../domain/endorsement-workflow.js';
-import { createEndorsement as createRow } from '../../domain/endorsements.js';
+import { TenantScope } from '../../data/scope.js';
+import { createEndorsement as createRow, ensureEndorsementReconciler } from '../../usecases/endorsements.js';
 import {
   ENDORSEMENT_RECONCILER_ID,
   simulatedInsurerWorkflowId,
@@ -141,8 +141,7 @@ describe('insurer adapters and the insurer command', () => {
       const world = await makeWorld();
       // What a crash between the API's commit and its workflow start leaves behind.
       const created = await createRow(
-        stack().orm.em.fork(),
-        world.client.clientId,
+        TenantScope.of(stack().orm.em, world.client.clientId),
         {
           employeeId: world.employee.id,
           policyId: world.policy.id,

@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import { DecisionRefused } from '../../adapters/decisions.js';
 import { EndorsementStatus, EndorsementStuck } from '../../workflows/search-attributes.js';
 import { cancelEndorsementSignal, insurerDecisionSignal } from '../../workflows/endorsement/contract.js';
-import { createEndorsement as createRow } from '../../domain/endorsements.js';
+import { TenantScope } from '../../data/scope.js';
+import { createEndorsement as createRow } from '../../usecases/endorsements.js';
 import { makeDependent, makeEmployee, makeMember, makePolicy, sql } from '../support/factories.js';
 import { stack } from '../support/stack.js';
 import {
@@ -235,8 +236,7 @@ describe('endorsement workflow', () => {
         const world = await makeWorld();
         // A row committed whose workflow never started (a crash between commit and start).
         const created = await createRow(
-          stack().orm.em.fork(),
-          world.client.clientId,
+          TenantScope.of(stack().orm.em, world.client.clientId),
           {
             employeeId: world.employee.id,
             policyId: world.policy.id,

@@ -2,9 +2,9 @@ import { expect } from 'chai';
 import { createGrantActivities } from '../../activities/grant.js';
 import { createLogger } from '../../api/logger.js';
 import { systemClock } from '../../domain/clock.js';
-import { startEndorsementWorkflow } from '../../domain/endorsement-workflow.js';
-import { ensureGrantReconciler, startGrantWorkflow } from '../../domain/grant-workflow.js';
-import { createGrant } from '../../domain/grants.js';
+import { TenantScope } from '../../data/scope.js';
+import { startEndorsementWorkflow } from '../../usecases/endorsements.js';
+import { createGrant, ensureGrantReconciler, startGrantWorkflow } from '../../usecases/grants.js';
 import { GRANT_RECONCILER_ID } from '../../workflows/grant/contract.js';
 import { GrantStatus } from '../../workflows/search-attributes.js';
 import { makeMember, sql } from '../support/factories.js';
@@ -219,8 +219,7 @@ describe('grant workflow', () => {
     // A grant committed without its workflow, its item created, then the endorsement's workflow
     // started on its own (as a cancel through the API or the endorsement reconciler would): the grant's child start is refused.
     const created = await createGrant(
-      stack().orm.em.fork(),
-      w.clientId,
+      TenantScope.of(stack().orm.em, w.clientId),
       { employeeId: w.employee.id, startDate: '2026-04-01', endDate: '2027-03-31' },
       { tokenId: null },
     );
@@ -231,14 +230,14 @@ describe('grant workflow', () => {
     expect(await countRows('endorsements', w.employee.id)).to.equal(1);
 
     const deps = { temporal: stack().temporal, config: stack().config };
-    await startEndorsementWorkflow(deps, stack().orm.em.fork(), {
+    await startEndorsementWorkflow(deps, TenantScope.of(stack().orm.em, w.clientId), {
       id: item.endorsementId!,
       clientId: w.clientId,
       policyId,
       employeeId: w.employee.id,
       type: 'ENDORSEMENT_TYPE_ADDITION',
     });
-    await startGrantWorkflow(deps, stack().orm.em.fork(), created);
+    await startGrantWorkflow(deps, TenantScope.of(stack().orm.em, w.clientId), created);
     await waitForGrant(w, created.id, (g) => g.status === 'GRANT_STATUS_IN_PROGRESS', 'IN_PROGRESS');
     await waitForStatus(item.endorsementId!, 'ENDORSEMENT_STATUS_SENT_TO_INSURER');
     expect((await workflowHandle(item.endorsementId!).describe()).parentExecution).to.equal(undefined);
@@ -264,8 +263,7 @@ describe('grant workflow', () => {
     it('starts a grant committed without its workflow: PENDING, then IN_PROGRESS, then COMPLETED', async () => {
       const w = await grantWorld();
       const created = await createGrant(
-        stack().orm.em.fork(),
-        w.clientId,
+        TenantScope.of(stack().orm.em, w.clientId),
         { employeeId: w.employee.id, startDate: '2026-04-01', endDate: '2027-03-31' },
         { tokenId: null },
       );

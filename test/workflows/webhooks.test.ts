@@ -7,7 +7,8 @@ import { createActivities } from '../../activities/index.js';
 import { addWebhook, listWebhooks, removeWebhook, resealWebhookSecrets } from '../../admin/webhooks.js';
 import { createLogger } from '../../api/logger.js';
 import { systemClock } from '../../domain/clock.js';
-import { recordStatusEvent } from '../../domain/events.js';
+import { recordStatusEvent } from '../../data/outbox.js';
+import { TenantScope } from '../../data/scope.js';
 import { ensureWebhookSweeper } from '../../domain/webhook-workflow.js';
 import { WEBHOOK_SWEEPER_ID, webhookWorkflowId } from '../../workflows/webhook/contract.js';
 import { sql } from '../support/factories.js';
@@ -410,9 +411,8 @@ describe('webhooks', function () {
     const receiver = await subscribe(world.client.clientId);
     receivers.push(receiver);
     // The outbox write of a change whose activity died before starting the delivery.
-    const [deliveryId] = await recordStatusEvent(stack().orm.em.fork(), {
+    const [deliveryId] = await recordStatusEvent(TenantScope.of(stack().orm.em, world.client.clientId), {
       type: 'endorsement.status_changed',
-      clientId: world.client.clientId,
       entityId: 'end_sweeper_test',
       toStatus: PENDING,
       data: { endorsement_id: 'end_sweeper_test', old_status: null, new_status: PENDING },

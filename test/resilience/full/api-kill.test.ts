@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
-import { ensureEndorsementReconciler } from '../../../domain/endorsement-workflow.js';
+import { ensureEndorsementReconciler } from '../../../usecases/endorsements.js';
 import { endorsementWorkflowId } from '../../../workflows/endorsement/contract.js';
 import { sql } from '../../support/factories.js';
 import { client, type HttpResult } from '../../support/http.js';

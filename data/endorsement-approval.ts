@@ -1,0 +1,143 @@
+import { coveredRelationships } from '../domain/endorsements.js';
+import type { CoverageType, EndorsementStatus, EndorsementType } from '../domain/enums.js';
+import { newId } from '../domain/ids.js';
+import type { SystemScope, TenantScope } from './scope.js';
+
+/*
+ * The statements of an insurer's approval, all inside one transaction the caller holds: the
+ * endorsement and its policy locked, the member rows, the endorsement APPROVED.
+ */
+
+export interface LockedEndorsement {
+  id: string;
+  client_id: string;
+  policy_id: string;
+  employee_id: string;
+  type: EndorsementType;
+  status: EndorsementStatus;
+  coverage_start_date: string;
+  coverage_end_date: string;
+  premium_impact: string;
+  sum_insured: string;
+  coverage_type: CoverageType;
+  cd_balance: string;
+  employee_name: string;
+}
+
+/**
+ * Locks the endorsement and its policy (by the workflow's endorsement id) for the approval:
+ * concurrent attempts serialise here, and the policy's CD balance cannot move underneath.
+ */
+export async function lockEndorsementForApproval(
+  tx: SystemScope,
+  id: string,
+): Promise<LockedEndorsement | undefined> {
+  const [row] = await tx.sql<LockedEndorsement>(
+    `select e.id, e.client_id, e.policy_id, e.employee_id, e.type, e.status,
+            e.coverage_start_date::text as coverage_start_date, e.coverage_end_date::text as coverage_end_date,
+            e.premium_impact::text as premium_impact, e.sum_insured::text as sum_insured,
+            p.coverage_type, p.cd_balance::text as cd_balance, emp.name as employee_name
+       from endorsements e
+       join policies p on p.id = e.policy_id
+       join employees emp on emp.id = e.employee_id
+      where e.id = ?
+      for update of e, p`,
+    [id],
+  );
+  return row;
+}
+
+export interface InsurerIds {
+  insurerMemberId: string | null;
+  uhid: string | null;
+}
+
+/**
+ * ADDITION: the employee's row (rank 0) and one row per dependent the coverage_type covers
+ * (rank 1). Keyed by policy_members_by_endorsement; a person already active on the policy through
+ * another path keeps that row (policy_members_one_active), hence `on conflict do nothing`.
+ */
+export async function enrolMembers(tx: TenantScope, e: LockedEndorsement, ids: InsurerIds): Promise<void> {
+  const relationships = coveredRelationships(e.coverage_type);
+  const dependents = relationships.length
+    ? await tx.sql<{ id: string }>(
+        `select id from dependents where client_id = ? and employee_id = ? and relationship in (${relationships.map(() => '?').join(', ')}) order by id`,
+        [tx.clientId, e.employee_id, ...relationships],
+      )
+    : [];
+  const person = (dependentId: string | null) => ({
+    id: newId('member'),
+    client_id: tx.clientId,
+    policy_id: e.policy_id,
+    employee_id: e.employee_id,
+    dependent_id: dependentId,
+    endorsement_id: e.id,
+    insurer_member_id: ids.insurerMemberId,
+    // The insurer's UHID identifies the employee; dependents get theirs when the insurer sends them.
+    uhid: dependentId ? null : ids.uhid,
+    coverage_start_date: e.coverage_start_date,
+    coverage_end_date: e.coverage_end_date,
+    premium_amount: dependentId ? null : e.premium_impact,
+    sum_insured: e.sum_insured,
+    remaining_sum_insured: e.sum_insured,
+    employee_name: e.employee_name,
+    member_rank: dependentId ? 1 : 0,
+  });
+  const rows = [person(null), ...dependents.map((d) => person(d.id))];
+  await tx.sql(
+    `insert into policy_members (id, client_id, policy_id, employee_id, dependent_id, endorsement_id,
+       insurer_member_id, uhid, coverage_start_date, coverage_end_date, premium_amount, sum_insured,
+       remaining_sum_insured, status, employee_name, member_rank)
+     select id, client_id, policy_id, employee_id, dependent_id, endorsement_id, insurer_member_id, uhid,
+            coverage_start_date, coverage_end_date, premium_amount, sum_insured, remaining_sum_insured,
+            'active', employee_name, member_rank
+       from jsonb_to_recordset(?::jsonb) as r(id text, client_id text, policy_id text, employee_id text,
+            dependent_id text, endorsement_id text, insurer_member_id text, uhid text, coverage_start_date date,
+            coverage_end_date date, premium_amount numeric, sum_insured numeric, remaining_sum_insured numeric,
+            employee_name text, member_rank smallint)
+     on conflict do nothing`,
+    [JSON.stringify(rows)],
+  );
+}
+
+/** DELETION: the employee's and dependents' active rows end on coverage_end_date and turn inactive. */
+export async function endMemberCover(tx: TenantScope, e: LockedEndorsement): Promise<void> {
+  await tx.sql(
+    `update policy_members
+        set status = 'inactive',
+            coverage_end_date = greatest(coverage_start_date, least(coverage_end_date, ?::date)),
+            updated_at = now()
+      where client_id = ? and policy_id = ? and employee_id = ? and status = 'active'`,
+    [e.coverage_end_date, tx.clientId, e.policy_id, e.employee_id],
+  );
+}
+
+/** MODIFICATION: the new sum insured on the family's active rows; remaining moves by the difference. */
+export async function changeMemberSumInsured(tx: TenantScope, e: LockedEndorsement): Promise<void> {
+  await tx.sql(
+    `update policy_members
+        set remaining_sum_insured = greatest(0, coalesce(remaining_sum_insured, sum_insured, 0)
+                                              + (?::numeric - coalesce(sum_insured, 0))),
+            sum_insured = ?::numeric,
+            premium_amount = case when dependent_id is null then coalesce(premium_amount, 0) + ?::numeric
+                                  else premium_amount end,
+            updated_at = now()
+      where client_id = ? and policy_id = ? and employee_id = ? and status = 'active'`,
+    [e.sum_insured, e.sum_insured, e.premium_impact, tx.clientId, e.policy_id, e.employee_id],
+  );
+}
+
+/** The endorsement APPROVED with the insurer's ids, and its audit entry, in one statement. */
+export async function markEndorsementApproved(tx: TenantScope, id: string, ids: InsurerIds): Promise<void> {
+  await tx.sql(
+    `with approved as (
+       update endorsements set status = 'ENDORSEMENT_STATUS_APPROVED', insurer_member_id = ?, uhid = ?,
+              rejection_reason = null, decided_at = now(), updated_at = now()
+        where client_id = ? and id = ?
+        returning id, client_id)
+     insert into audit_events (client_id, entity, entity_id, action, changed_fields, actor_token_id)
+     select client_id, 'endorsement', id, 'approve', '{status,insurer_member_id,uhid}'::text[], null
+       from approved`,
+    [ids.insurerMemberId, ids.uhid, tx.clientId, id],
+  );
+}

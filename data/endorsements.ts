@@ -1,0 +1,313 @@
+import type { CandidatePolicy, EndorsementDecision, EndorsementRequest } from '../domain/endorsements.js';
+import { OPEN_ENDORSEMENT_STATUSES, type EndorsementStatus, type EndorsementType } from '../domain/enums.js';
+import { newId } from '../domain/ids.js';
+import type { InsurerSubmission } from '../adapters/types.js';
+import { EndorsementSchema } from '../db/entities/membership.js';
+import { TENANT_FILTER } from '../db/entities/tenant.js';
+import { endorsementEventDataSql, outboxSql } from './outbox.js';
+import type { SystemScope, TenantScope } from './scope.js';
+
+/**
+ * The open statuses as an SQL literal list, derived from the enum. A literal (not parameters) so
+ * that `on conflict ... where status in ...` matches the partial unique index endorsements_one_open.
+ */
+const OPEN_STATUS_SQL = `(${OPEN_ENDORSEMENT_STATUSES.map((s) => `'${s}'`).join(', ')})`;
+
+/** Columns of spec 2.5 as stored; dates and money as text so no time zone or float shifts them. */
+const ENDORSEMENT_COLUMNS = `e.id, e.client_id, e.policy_id, e.employee_id, e.type, e.status,
+  e.coverage_start_date::text as coverage_start_date, e.coverage_end_date::text as coverage_end_date,
+  e.premium_impact::text as premium_impact, e.sum_insured::text as sum_insured, e.rejection_reason`;
+
+export interface EndorsementRow {
+  id: string;
+  client_id: string;
+  policy_id: string;
+  employee_id: string;
+  type: EndorsementType;
+  status: EndorsementStatus;
+  coverage_start_date: string;
+  coverage_end_date: string;
+  premium_impact: string;
+  sum_insured: string;
+  rejection_reason: string | null;
+}
+
+/** One of the scope's endorsements as stored, or undefined. */
+export async function readEndorsement(scope: TenantScope, id: string): Promise<EndorsementRow | undefined> {
+  const [row] = await scope.sql<EndorsementRow>(
+    `select ${ENDORSEMENT_COLUMNS} from endorsements e where e.client_id = ? and e.id = ?`,
+    [scope.clientId, id],
+  );
+  return row;
+}
+
+/**
+ * D7's one read before a create: the employee, the candidate policies (ACTIVE; the requested one
+ * only with policy_id), the employee's cover on each and any open endorsement on each. No row: no
+ * such employee. A row with a null policy: the employee, but no candidate policy.
+ */
+export async function readEndorsementCandidates(
+  scope: TenantScope,
+  req: EndorsementRequest,
+): Promise<CandidatePolicy[]> {
+  return scope.sql<CandidatePolicy>(
+    `select p.id, p.policy_number, p.status, p.start_date::text as start_date, p.end_date::text as end_date,
+            p.slabs, p.default_sum_insured::text as default_sum_insured,
+            m.policy_id is not null as employee_active,
+            m.sum_insured::text as member_sum_insured,
+            m.coverage_start_date::text as member_start, m.coverage_end_date::text as member_end,
+            (select o.id from endorsements o
+              where o.client_id = emp.client_id and o.employee_id = emp.id and o.policy_id = p.id
+                and o.status in ${OPEN_STATUS_SQL}) as open_endorsement_id
+       from employees emp
+       left join policies p on p.client_id = emp.client_id and p.status = 'POLICY_STATUS_ACTIVE'
+                           ${req.policyId ? 'and p.id = ?' : ''}
+       left join policy_members m on m.policy_id = p.id and m.employee_id = emp.id
+                                 and m.dependent_id is null and m.status = 'active'
+      where emp.client_id = ? and emp.id = ?`,
+    req.policyId ? [req.policyId, scope.clientId, req.employeeId] : [scope.clientId, req.employeeId],
+  );
+}
+
+/** Field names only, never values (the audit trail holds no personal data). */
+const CREATE_AUDIT_FIELDS =
+  "'{type,status,coverage_start_date,coverage_end_date,sum_insured,premium_impact}'::text[]";
+
+/** The insert's answer: the new id, or the open endorsement that won the race (its id if still open). */
+export type InsertedEndorsement = { inserted: true; id: string } | { inserted: false; openId?: string };
+
+/**
+ * Stores a PENDING endorsement and its audit entry in one statement (atomic without a
+ * transaction's extra round trips). Concurrency: the partial unique index endorsements_one_open is
+ * the arbiter of "one open endorsement per employee and policy"; a losing concurrent insert does
+ * nothing, and only then a second read names the winner. Not deduplicated otherwise: the
+ * Idempotency-Key is how a client retries safely.
+ */
+export async function insertEndorsement(
+  scope: TenantScope,
+  req: EndorsementRequest,
+  decision: EndorsementDecision,
+  actor: { tokenId: string | null },
+): Promise<InsertedEndorsement> {
+  const id = newId('endorsement');
+  const inserted = await scope.sql<{ id: string }>(
+    `with created as (
+       insert into endorsements (id, client_id, policy_id, employee_id, type, status, coverage_start_date,
+         coverage_end_date, premium_impact, sum_insured)
+       values (?, ?, ?, ?, ?, 'ENDORSEMENT_STATUS_PENDING', ?, ?, ?, ?)
+       on conflict (client_id, employee_id, policy_id) where status in ${OPEN_STATUS_SQL} do nothing
+       returning id, client_id),
+     audited as (
+       insert into audit_events (client_id, entity, entity_id, action, changed_fields, actor_token_id)
+       select client_id, 'endorsement', id, 'create', ${CREATE_AUDIT_FIELDS}, ? from created)
+     select id from created`,
+    [
+      id,
+      scope.clientId,
+      decision.policyId,
+      req.employeeId,
+      req.type,
+      req.coverageStartDate,
+      req.coverageEndDate,
+      decision.premiumImpact,
+      decision.sumInsured,
+      actor.tokenId,
+    ],
+  );
+  if (inserted[0]) return { inserted: true, id };
+  const [open] = await scope.sql<{ id: string }>(
+    `select id from endorsements where client_id = ? and employee_id = ? and policy_id = ? and status in ${OPEN_STATUS_SQL}`,
+    [scope.clientId, req.employeeId, decision.policyId],
+  );
+  return { inserted: false, openId: open?.id };
+}
+
+/** Records that the endorsement's workflow runs. Idempotent: the first mark stays. */
+export async function markEndorsementWorkflowStarted(scope: TenantScope, id: string): Promise<void> {
+  await scope.sql(
+    `update endorsements set workflow_started_at = now()
+      where client_id = ? and id = ? and workflow_started_at is null`,
+    [scope.clientId, id],
+  );
+}
+
+/**
+ * Removes an endorsement nobody has started, with its audit entry, in one statement (atomic).
+ * Concurrency: the guard (unstarted, PENDING) loses to the workflow's first activity or the
+ * reconciler, whichever marks it first; false then, and the endorsement stands.
+ */
+export async function discardUnstartedEndorsement(scope: TenantScope, id: string): Promise<boolean> {
+  const rows = await scope.sql<{ id: string }>(
+    `with gone as (
+       delete from endorsements
+        where client_id = ? and id = ? and workflow_started_at is null
+          and status = 'ENDORSEMENT_STATUS_PENDING'
+        returning id, client_id),
+     audited as (
+       insert into audit_events (client_id, entity, entity_id, action, changed_fields, actor_token_id)
+       select client_id, 'endorsement', id, 'discard', '{status}'::text[], null from gone)
+     select id from gone`,
+    [scope.clientId, id],
+  );
+  return rows.length > 0;
+}
+
+/**
+ * Ties an endorsement a grant created to its grant, inside the grant item's transaction (which
+ * holds the grant's lock). Idempotent: setting the same grant again changes nothing.
+ */
+export async function linkEndorsementToGrant(scope: TenantScope, id: string, grantId: string): Promise<void> {
+  await scope.em.nativeUpdate(EndorsementSchema, { id, clientId: scope.clientId }, { grantId });
+}
+
+/** The ids a workflow start needs, for rows of any tenant. */
+export interface UnstartedEndorsement {
+  id: string;
+  clientId: string;
+  policyId: string;
+  employeeId: string;
+  type: EndorsementType;
+}
+
+/** Every tenant's endorsements still without a workflow after the grace period, oldest first. */
+export async function listUnstartedEndorsements(
+  system: SystemScope,
+  graceMs: number,
+): Promise<UnstartedEndorsement[]> {
+  return system.sql<UnstartedEndorsement>(
+    `select id, client_id as "clientId", policy_id as "policyId", employee_id as "employeeId", type
+       from endorsements
+      where workflow_started_at is null and created_at < now() - (? * interval '1 millisecond')
+      order by created_at limit 100`,
+    [graceMs],
+  );
+}
+
+/** An endorsement's stored status, by id (a workflow's own endorsement); undefined when gone. */
+export async function endorsementStatusById(
+  system: SystemScope,
+  id: string,
+): Promise<{ status: EndorsementStatus; open: boolean } | undefined> {
+  const row = await system.em.findOne(
+    EndorsementSchema,
+    { id },
+    { fields: ['status'], filters: { [TENANT_FILTER]: false } },
+  );
+  return row ? { status: row.status, open: OPEN_ENDORSEMENT_STATUSES.includes(row.status) } : undefined;
+}
+
+/*
+ * The workflow's statements. An endorsement's workflow knows only its endorsement's id (the
+ * activities' signatures), so these take the SystemScope and key on that id; the row carries its
+ * client id into the audit and outbox rows.
+ */
+
+/** What a guarded transition found: moved (and the deliveries it wrote), or the status it saw. */
+export interface TransitionResult {
+  moved: boolean;
+  /** The status before the statement; null when there is no such endorsement. */
+  status: EndorsementStatus | null;
+  deliveries: string[];
+}
+
+/**
+ * A guarded status change, its audit entry and its webhook event (outbox) in one statement
+ * (atomic). The row is locked first so the event's old status is the one replaced. Idempotent:
+ * only an open endorsement not already in `to` moves, and the final select sees the row as it was
+ * before the update, so when nothing moved the caller can tell "already there" (a retry of an
+ * attempt that committed, whose event is already recorded) from "in another state".
+ */
+export async function transitionEndorsement(
+  system: SystemScope,
+  id: string,
+  to: EndorsementStatus,
+  action: string,
+  rejectionReason: string | null,
+): Promise<TransitionResult | undefined> {
+  const fields = rejectionReason ? "'{status,rejection_reason}'::text[]" : "'{status}'::text[]";
+  const outbox = outboxSql('change', 'endorsement.status_changed');
+  const [row] = await system.sql<TransitionResult>(
+    `with before as (select id, status from endorsements where id = ? for update),
+     moved as (
+       update endorsements e
+          set status = ?, rejection_reason = ?, updated_at = now(),
+              decided_at = case when ? then now() else e.decided_at end
+         from before b
+        where e.id = b.id and e.status in ${OPEN_STATUS_SQL} and e.status <> ?
+        returning e.id, e.client_id, e.policy_id, e.employee_id, b.status as old_status, e.status,
+                  e.rejection_reason),
+     audited as (
+       insert into audit_events (client_id, entity, entity_id, action, changed_fields)
+       select client_id, 'endorsement', id, ?, ${fields} from moved),
+     change as (
+       select client_id, id as entity_id, status as to_status, ${endorsementEventDataSql('moved')} as data
+         from moved),
+     ${outbox.sql}
+     select exists (select 1 from moved) as moved, (select status from before) as status,
+            array(select id from outbox_deliveries) as deliveries`,
+    [id, to, rejectionReason, to !== 'ENDORSEMENT_STATUS_SENT_TO_INSURER', to, action, ...outbox.params],
+  );
+  return row;
+}
+
+/** What the automated review reads, with the deliveries of the creation event. */
+export interface ReviewFacts {
+  status: EndorsementStatus;
+  type: EndorsementType;
+  premium_impact: string;
+  employee_status: string;
+  cd_balance: string;
+  deliveries: string[];
+}
+
+/**
+ * Marks that the workflow runs and, with the mark, records the endorsement's creation event
+ * (none -> PENDING), then reads what the review decides on: one statement. Idempotent: the mark
+ * keeps its first value and the event's dedupe key makes a retry record nothing new. Undefined
+ * when there is no such endorsement.
+ */
+export async function markEndorsementUnderReview(
+  system: SystemScope,
+  id: string,
+): Promise<ReviewFacts | undefined> {
+  const outbox = outboxSql('change', 'endorsement.status_changed');
+  const [row] = await system.sql<ReviewFacts>(
+    `with touched as (
+       update endorsements set workflow_started_at = coalesce(workflow_started_at, now())
+        where id = ? returning id, client_id, status, type, premium_impact, employee_id, policy_id),
+     created as (
+       select id, client_id, policy_id, employee_id, null::text as old_status,
+              'ENDORSEMENT_STATUS_PENDING'::text as status, null::text as rejection_reason
+         from touched),
+     change as (
+       select client_id, id as entity_id, status as to_status, ${endorsementEventDataSql('c')} as data
+         from created c),
+     ${outbox.sql}
+     select t.status, t.type, t.premium_impact::text as premium_impact, emp.status as employee_status,
+            p.cd_balance::text as cd_balance, array(select id from outbox_deliveries) as deliveries
+       from touched t join employees emp on emp.id = t.employee_id join policies p on p.id = t.policy_id`,
+    [id, ...outbox.params],
+  );
+  return row;
+}
+
+/** What an insurer adapter is handed (D8), or undefined when the endorsement is gone. */
+export async function readInsurerSubmission(
+  system: SystemScope,
+  id: string,
+): Promise<InsurerSubmission | undefined> {
+  const [row] = await system.sql<InsurerSubmission>(
+    `select e.id as "endorsementId", e.client_id as "clientId", e.policy_id as "policyId",
+            p.policy_number as "policyNumber", i.id as "insurerId", i.code as "insurerCode", i.adapter,
+            e.employee_id as "employeeId", emp.employee_code as "employeeCode", e.type,
+            e.coverage_start_date::text as "coverageStartDate", e.coverage_end_date::text as "coverageEndDate",
+            e.sum_insured::text as "sumInsured", e.premium_impact::text as "premiumImpact"
+       from endorsements e
+       join policies p on p.id = e.policy_id
+       join insurers i on i.id = p.insurer_id
+       join employees emp on emp.id = e.employee_id
+      where e.id = ?`,
+    [id],
+  );
+  return row;
+}

@@ -1,0 +1,250 @@
+import {
+  WithStartWorkflowOperation,
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+  type Client,
+} from '@temporalio/client';
+import type { Config } from '../config/index.js';
+import * as approval from '../data/endorsement-approval.js';
+import {
+  discardUnstartedEndorsement,
+  insertEndorsement,
+  listUnstartedEndorsements,
+  markEndorsementWorkflowStarted,
+  readEndorsementCandidates,
+} from '../data/endorsements.js';
+import { postEndorsementLedgerEntry } from '../data/ledger.js';
+import { recordStatusEvent } from '../data/outbox.js';
+import type { SystemScope } from '../data/scope.js';
+import { TenantScope } from '../data/scope.js';
+import {
+  cdMovement,
+  decideEndorsement,
+  endorsementInProgress,
+  type CreatedEndorsement,
+  type EndorsementRequest,
+} from '../domain/endorsements.js';
+import type { EndorsementStatus } from '../domain/enums.js';
+import {
+  cancelEndorsementUpdate,
+  durationMs,
+  ENDORSEMENT_RECONCILER_ID,
+  ENDORSEMENT_RECONCILER_WORKFLOW,
+  ENDORSEMENT_WORKFLOW,
+  endorsementStartOptions,
+  type EndorsementWorkflowInput,
+  type ReconcilerInput,
+} from '../workflows/endorsement/contract.js';
+
+/** Bounds on how long a request waits for Temporal before answering 503 (the client retries). */
+const START_DEADLINE_MS = 4_000;
+const CANCEL_DEADLINE_MS = 10_000;
+
+/**
+ * An accepted create whose workflow could not be started, and whose row was therefore removed:
+ * the client holds nothing. `cause` is the start's error (the caller answers 503 when Temporal
+ * was unreachable).
+ */
+export class WorkflowNotStarted extends Error {
+  constructor(cause: unknown) {
+    super('the workflow could not be started; the request was undone', { cause });
+  }
+}
+
+export interface StartDeps {
+  temporal: Client;
+  config: Config;
+}
+
+/**
+ * D7's create: one read (employee, candidate policies, cover, open endorsements), the pure
+ * decision, one write storing it PENDING with its audit entry. The workflow is started by the
+ * caller. Concurrency: the insert loses to a concurrent open endorsement (partial unique index) and
+ * is then refused IN_PROGRESS with the winner's id.
+ */
+export async function createEndorsement(
+  scope: TenantScope,
+  req: EndorsementRequest,
+  actor: { tokenId: string | null },
+): Promise<CreatedEndorsement> {
+  const decision = decideEndorsement(await readEndorsementCandidates(scope, req), req);
+  const stored = await insertEndorsement(scope, req, decision, actor);
+  if (!stored.inserted) throw endorsementInProgress(stored.openId);
+  return {
+    id: stored.id,
+    clientId: scope.clientId,
+    policyId: decision.policyId,
+    employeeId: req.employeeId,
+    type: req.type,
+  };
+}
+
+export function workflowInput(e: CreatedEndorsement, config: Config): EndorsementWorkflowInput {
+  return {
+    endorsementId: e.id,
+    clientId: e.clientId,
+    policyId: e.policyId,
+    employeeId: e.employeeId,
+    type: e.type,
+    stuckAfterMs: durationMs(config.ENDORSEMENT_STUCK_AFTER),
+  };
+}
+
+/**
+ * Starts the endorsement's workflow and records that it runs. Idempotent: the workflow id is the
+ * endorsement's, a start while it runs returns it, a start after it closed is refused and counts
+ * as started. The API, the cancel path and the reconciler all start through here.
+ */
+export async function startEndorsementWorkflow(
+  deps: StartDeps,
+  scope: TenantScope,
+  e: CreatedEndorsement,
+): Promise<void> {
+  try {
+    await deps.temporal.withDeadline(Date.now() + START_DEADLINE_MS, () =>
+      deps.temporal.workflow.start(
+        ENDORSEMENT_WORKFLOW,
+        endorsementStartOptions(workflowInput(e, deps.config), deps.config.TEMPORAL_TASK_QUEUE),
+      ),
+    );
+  } catch (err) {
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+  }
+  await markEndorsementWorkflowStarted(scope, e.id);
+}
+
+/**
+ * Stores the endorsement, then starts its workflow. If the start fails the row is removed (only
+ * while nobody has started it) and WorkflowNotStarted is thrown, so the client never holds an id
+ * without a workflow; if the workflow or the reconciler got to it first, it stands and is returned.
+ * A crash between the two is healed by the reconciler.
+ */
+export async function acceptEndorsement(
+  deps: StartDeps,
+  scope: TenantScope,
+  req: EndorsementRequest,
+  actor: { tokenId: string | null },
+): Promise<CreatedEndorsement> {
+  const created = await createEndorsement(scope, req, actor);
+  try {
+    await startEndorsementWorkflow(deps, scope, created);
+  } catch (err) {
+    if (await discardUnstartedEndorsement(scope, created.id)) throw new WorkflowNotStarted(err);
+  }
+  return created;
+}
+
+/**
+ * Asks the endorsement's workflow to cancel (D7) and waits for its answer. Update-with-start: an
+ * endorsement whose workflow never started (a crash after its commit) gets it started with the
+ * cancel already delivered, so the cancel is decided before anything else happens. Returns
+ * normally whether the workflow accepted or refused (a decision came first): the row says which.
+ */
+export async function cancelThroughWorkflow(
+  deps: StartDeps,
+  scope: TenantScope,
+  e: CreatedEndorsement,
+): Promise<void> {
+  const startWorkflowOperation = new WithStartWorkflowOperation(
+    ENDORSEMENT_WORKFLOW,
+    endorsementStartOptions(workflowInput(e, deps.config), deps.config.TEMPORAL_TASK_QUEUE),
+  );
+  try {
+    await deps.temporal.withDeadline(Date.now() + CANCEL_DEADLINE_MS, () =>
+      deps.temporal.workflow.executeUpdateWithStart(cancelEndorsementUpdate, { startWorkflowOperation }),
+    );
+  } catch (err) {
+    const refusedOrClosed =
+      err instanceof WorkflowUpdateFailedError ||
+      err instanceof WorkflowNotFoundError ||
+      err instanceof WorkflowExecutionAlreadyStartedError;
+    if (!refusedOrClosed) throw err;
+  }
+  await markEndorsementWorkflowStarted(scope, e.id);
+}
+
+/**
+ * Starts the workflow of every endorsement (any tenant) still without one after the grace period
+ * (a crash between the API's commit and its start). Idempotent through the start's workflow id.
+ */
+export async function reconcileUnstartedEndorsements(
+  deps: StartDeps,
+  system: SystemScope,
+  graceMs: number,
+): Promise<number> {
+  const rows = await listUnstartedEndorsements(system, graceMs);
+  for (const r of rows) await startEndorsementWorkflow(deps, TenantScope.of(system.em, r.clientId), r);
+  return rows.length;
+}
+
+/** Reconciler cadence: a pass every 30 s over rows unstarted for more than a minute. */
+export const RECONCILER_INTERVAL_MS = 30_000;
+export const RECONCILER_GRACE_MS = 60_000;
+
+/** Starts the namespace's one reconciler workflow unless it already runs (called by every worker). */
+export async function ensureEndorsementReconciler(
+  temporal: Client,
+  taskQueue: string,
+  input: ReconcilerInput = { intervalMs: RECONCILER_INTERVAL_MS, graceMs: RECONCILER_GRACE_MS },
+): Promise<void> {
+  try {
+    await temporal.workflow.start(ENDORSEMENT_RECONCILER_WORKFLOW, {
+      workflowId: ENDORSEMENT_RECONCILER_ID,
+      taskQueue,
+      args: [input],
+      workflowIdConflictPolicy: 'USE_EXISTING',
+    });
+  } catch (err) {
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+  }
+}
+
+/** How an approval ended: applied now or before (deliveries to start), or why it could not be. */
+export type ApprovalOutcome =
+  | { kind: 'applied'; deliveries: string[] }
+  | { kind: 'gone' }
+  | { kind: 'conflict'; status: EndorsementStatus };
+
+/**
+ * The insurer approved: in ONE transaction, the member rows, the CD ledger entry and balance, the
+ * endorsement's APPROVED status with the insurer's ids, its audit entry and its webhook event.
+ * Concurrency: the endorsement and policy rows are locked first. Idempotent: an endorsement already
+ * APPROVED means a previous attempt committed, and nothing is written again.
+ */
+export async function applyEndorsementApproval(
+  system: SystemScope,
+  id: string,
+  ids: approval.InsurerIds,
+): Promise<ApprovalOutcome> {
+  return system.transaction(async (tx): Promise<ApprovalOutcome> => {
+    const e = await approval.lockEndorsementForApproval(tx, id);
+    if (!e) return { kind: 'gone' };
+    if (e.status === 'ENDORSEMENT_STATUS_APPROVED') return { kind: 'applied', deliveries: [] };
+    if (e.status !== 'ENDORSEMENT_STATUS_SENT_TO_INSURER') return { kind: 'conflict', status: e.status };
+    const tenant = TenantScope.of(tx.em, e.client_id);
+    if (e.type === 'ENDORSEMENT_TYPE_ADDITION') await approval.enrolMembers(tenant, e, ids);
+    else if (e.type === 'ENDORSEMENT_TYPE_DELETION') await approval.endMemberCover(tenant, e);
+    else await approval.changeMemberSumInsured(tenant, e);
+    await postEndorsementLedgerEntry(tenant, {
+      policyId: e.policy_id,
+      endorsementId: e.id,
+      reason: e.type,
+      ...cdMovement(e.premium_impact, e.cd_balance),
+    });
+    await approval.markEndorsementApproved(tenant, id, ids);
+    const deliveries = await recordStatusEvent(tenant, {
+      type: 'endorsement.status_changed',
+      entityId: id,
+      toStatus: 'ENDORSEMENT_STATUS_APPROVED',
+      data: {
+        endorsement_id: id,
+        policy_id: e.policy_id,
+        employee_id: e.employee_id,
+        old_status: e.status,
+        new_status: 'ENDORSEMENT_STATUS_APPROVED',
+      },
+    });
+    return { kind: 'applied', deliveries };
+  });
+}
