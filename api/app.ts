@@ -9,7 +9,7 @@ import { errorMiddleware } from './middleware/errors.js';
 import { docsAssets } from './middleware/docs-assets.js';
 import { observe } from './middleware/observe.js';
 import { jsonOnly, readJsonBody, requestLog } from './middleware/request.js';
-import { methodNotAllowed } from './errors.js';
+import { methodNotAllowed, notFound } from './errors.js';
 import { shadowedMethods, type RouteDef } from './route.js';
 import { allRoutes } from './routes/index.js';
 import { parseInput, parseNoBody, parseQuery } from './validation.js';
@@ -17,7 +17,9 @@ import { parseInput, parseNoBody, parseQuery } from './validation.js';
 /** Builds the HTTP app from explicit dependencies; two calls give two independent apps. */
 export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes()): Koa {
   const app = new Koa({ proxy: true });
-  const router = new Router();
+  // Every route answers on its spec path exactly (`GET /v1/policy/` with its slash, `GET /v1/audit`
+  // without): one rule, so a client's URL either is the contract's or is a 404.
+  const router = new Router({ strict: true });
   // First, so that a static path's missing method never reaches a parameterised sibling.
   for (const { method, path, allowed } of shadowedMethods(routes)) {
     router[verb(method)](path, () => {
@@ -34,7 +36,21 @@ export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes()): Koa 
   app.use((ctx, next) => RequestContext.create(deps.orm.em, next));
   app.use(router.routes());
   app.use(router.allowedMethods());
+  app.use(otherSlashHint(router));
   return app;
+}
+
+/**
+ * Reached only when no route matched: a path that differs from a route's only by its trailing slash
+ * stays a 404, whose detail names the path the route answers on.
+ */
+function otherSlashHint(router: Router): Koa.Middleware {
+  return (ctx) => {
+    const other = ctx.path.endsWith('/') ? ctx.path.slice(0, -1) : `${ctx.path}/`;
+    if (other && router.match(other, ctx.method).route) {
+      throw notFound('Not Found', `no route for ${ctx.method} ${ctx.path}; the path is ${other}`);
+    }
+  };
 }
 
 const verb = (method: string) => method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';

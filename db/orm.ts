@@ -2,6 +2,7 @@ import { Migrator } from '@mikro-orm/migrations';
 import { MikroORM, defineConfig, type Options } from '@mikro-orm/postgresql';
 import { entities } from './entities/index.js';
 import { migrationsList } from './migrations/index.js';
+import { PostgresNamingStrategy } from './naming.js';
 
 export type Orm = MikroORM;
 
@@ -17,6 +18,7 @@ export function ormConfig({ databaseUrl, poolMax = 10, debug = false, connect = 
   return defineConfig({
     clientUrl: databaseUrl,
     entities,
+    namingStrategy: PostgresNamingStrategy,
     extensions: [Migrator],
     discovery: { warnWhenNoEntities: true },
     pool: { min: 0, max: poolMax, idleTimeoutMillis: 10_000 },

@@ -1,30 +1,55 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { createdAt, ref, text } from './columns.js';
 
 /** An employer organisation: the tenant. Credentials are issued by the admin command (D3). */
 export const ClientSchema = defineEntity({
   name: 'Client',
   tableName: 'clients',
   properties: {
-    id: p.string().primary(),
-    name: p.string(),
-    secretHash: p.string(),
+    id: text().primary(),
+    name: text(),
+    secretHash: text(),
     /** Bumped on rotation; tokens carry it so older ones stop verifying. */
     secretVersion: p.integer().default(1),
     allowedScopes: p.array(),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    createdAt: createdAt(),
   },
 });
 export type Client = InferEntity<typeof ClientSchema>;
+
+/** The tenant column of a client-owned row: a reference to its client, read as the client's id. */
+export const clientRef = () => ref(ClientSchema, 'client_id');
 
 /** One row per token request naming an existing client: the shared rolling-hour count (D4). */
 export const TokenIssueSchema = defineEntity({
   name: 'TokenIssue',
   tableName: 'token_issues',
+  indexes: [{ name: 'token_issues_window', properties: ['clientId', 'createdAt'] }],
   properties: {
     id: p.bigint('number').primary().autoincrement(),
-    clientId: p.string(),
+    clientId: clientRef().deleteRule('cascade'),
     succeeded: p.boolean(),
-    createdAt: p.datetime(),
+    createdAt: createdAt(),
   },
 });
 export type TokenIssue = InferEntity<typeof TokenIssueSchema>;
+
+/**
+ * A failed token request, budgeted per (client id as sent, source) and per source (D4, revised).
+ * `clientKey` is not a reference: an unknown id leaves the same trace as a known one.
+ */
+export const TokenFailureSchema = defineEntity({
+  name: 'TokenFailure',
+  tableName: 'token_failures',
+  indexes: [
+    { name: 'token_failures_client_source', properties: ['clientKey', 'source', 'createdAt'] },
+    { name: 'token_failures_source', properties: ['source', 'createdAt'] },
+  ],
+  properties: {
+    id: p.bigint('number').primary().autoincrement(),
+    clientKey: text(),
+    source: text(),
+    createdAt: createdAt(),
+  },
+});
+export type TokenFailure = InferEntity<typeof TokenFailureSchema>;

@@ -1,5 +1,7 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { EMPLOYEE_STATUSES, GENDERS, RELATIONSHIPS } from '../../domain/enums.js';
+import { clientRef } from './client.js';
+import { createdAt, ref, text, textEnum, updatedAt } from './columns.js';
 import { tenantFilter } from './tenant.js';
 
 /** The user account behind an employee, keyed by official email, case-insensitively, per client (D6). */
@@ -7,11 +9,12 @@ export const UserSchema = defineEntity({
   name: 'User',
   tableName: 'users',
   filters: tenantFilter,
+  uniques: [{ name: 'users_client_id_email_key_key', properties: ['clientId', 'emailKey'] }],
   properties: {
-    id: p.string().primary(),
-    clientId: p.string(),
-    emailKey: p.string(),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    id: text().primary(),
+    clientId: clientRef(),
+    emailKey: text(),
+    createdAt: createdAt(),
   },
 });
 export type User = InferEntity<typeof UserSchema>;
@@ -20,32 +23,44 @@ export const EmployeeSchema = defineEntity({
   name: 'Employee',
   tableName: 'employees',
   filters: tenantFilter,
+  uniques: [
+    { name: 'employees_client_id_employee_code_key', properties: ['clientId', 'employeeCode'] },
+    { name: 'employees_client_id_user_id_key', properties: ['clientId', 'userId'] },
+  ],
+  indexes: [
+    // List Members' search (D5): case-insensitive substring of name or email, through trigrams.
+    {
+      name: 'employees_name_trgm',
+      expression: 'create index employees_name_trgm on employees using gin (name gin_trgm_ops)',
+    },
+    {
+      name: 'employees_email_trgm',
+      expression: 'create index employees_email_trgm on employees using gin (email gin_trgm_ops)',
+    },
+  ],
   properties: {
-    id: p.string().primary(),
-    clientId: p.string(),
-    userId: p.string(),
+    id: text().primary(),
+    clientId: clientRef(),
+    userId: ref(UserSchema, 'user_id'),
     /** The client's own employee identifier (the spec's `employee_id` on create). */
-    employeeCode: p.string(),
-    name: p.string(),
-    email: p.string(),
-    phoneNumber: p.string(),
+    employeeCode: text(),
+    name: text(),
+    email: text(),
+    phoneNumber: text(),
     dateOfBirth: p.date(),
-    gender: p.enum([...GENDERS]),
-    designation: p.string().default(''),
-    department: p.string().default(''),
+    gender: textEnum(GENDERS),
+    designation: text().default(''),
+    department: text().default(''),
     dateOfJoining: p.date().nullable(),
     dateOfLeaving: p.date().nullable(),
-    address: p.text().default(''),
-    personalEmail: p.string().default(''),
-    personalPhoneNumber: p.string().default(''),
+    address: text().default(''),
+    personalEmail: text().default(''),
+    personalPhoneNumber: text().default(''),
     isAdmin: p.boolean().default(false),
-    status: p.enum([...EMPLOYEE_STATUSES]),
+    status: textEnum(EMPLOYEE_STATUSES),
     lastActiveDate: p.date().nullable(),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p
-      .datetime()
-      .onCreate(() => new Date())
-      .onUpdate(() => new Date()),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
   },
 });
 export type Employee = InferEntity<typeof EmployeeSchema>;
@@ -54,15 +69,25 @@ export const DependentSchema = defineEntity({
   name: 'Dependent',
   tableName: 'dependents',
   filters: tenantFilter,
+  indexes: [
+    { name: 'dependents_employee', properties: ['clientId', 'employeeId'] },
+    // One person per employee: a repeated or racing add finds the existing row.
+    {
+      name: 'dependents_person',
+      expression:
+        'create unique index dependents_person on dependents ' +
+        '(client_id, employee_id, relationship, lower(name), date_of_birth)',
+    },
+  ],
   properties: {
-    id: p.string().primary(),
-    clientId: p.string(),
-    employeeId: p.string(),
-    name: p.string(),
-    relationship: p.enum([...RELATIONSHIPS]),
+    id: text().primary(),
+    clientId: clientRef(),
+    employeeId: ref(EmployeeSchema, 'employee_id'),
+    name: text(),
+    relationship: textEnum(RELATIONSHIPS),
     dateOfBirth: p.date(),
-    gender: p.enum([...GENDERS]),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    gender: textEnum(GENDERS),
+    createdAt: createdAt(),
   },
 });
 export type Dependent = InferEntity<typeof DependentSchema>;

@@ -1,21 +1,32 @@
-import { ClientSchema, TokenIssueSchema } from './client.js';
+import { ClientSchema, TokenFailureSchema, TokenIssueSchema } from './client.js';
 import { DependentSchema, EmployeeSchema, UserSchema } from './employee.js';
+import { CdLedgerEntrySchema } from './ledger.js';
 import { EndorsementSchema, GrantItemSchema, GrantSchema, PolicyMemberSchema } from './membership.js';
-import { CdLedgerEntrySchema, PolicySchema } from './policy.js';
+import { PolicySchema } from './policy.js';
 import { AuditEventSchema, IdempotencyRecordSchema } from './records.js';
 import { InsurerSchema, ProductSchema, TpaSchema } from './reference.js';
+import {
+  WebhookDeliveryAttemptSchema,
+  WebhookDeliverySchema,
+  WebhookEndpointSchema,
+  WebhookEventSchema,
+} from './webhooks.js';
 
 export * from './client.js';
 export * from './employee.js';
+export * from './ledger.js';
 export * from './membership.js';
 export * from './policy.js';
 export * from './records.js';
 export * from './reference.js';
 export * from './tenant.js';
+export * from './webhooks.js';
 
+/** Every table the migrations create has its entity here (test/db/schema-diff.test.ts checks both agree). */
 export const entities = [
   ClientSchema,
   TokenIssueSchema,
+  TokenFailureSchema,
   InsurerSchema,
   TpaSchema,
   ProductSchema,
@@ -30,4 +41,8 @@ export const entities = [
   GrantItemSchema,
   IdempotencyRecordSchema,
   AuditEventSchema,
+  WebhookEndpointSchema,
+  WebhookEventSchema,
+  WebhookDeliverySchema,
+  WebhookDeliveryAttemptSchema,
 ];

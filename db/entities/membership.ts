@@ -6,94 +6,79 @@ import {
   GRANT_STATUSES,
   MEMBER_STATUSES,
 } from '../../domain/enums.js';
+import { clientRef } from './client.js';
+import { createdAt, money, ref, text, textEnum, updatedAt } from './columns.js';
+import { DependentSchema, EmployeeSchema } from './employee.js';
+import { PolicySchema } from './policy.js';
 import { tenantFilter } from './tenant.js';
 
-/**
- * One covered person on a policy. `employeeName` and `memberRank` are the keyset sort key (D5:
- * employee name, then the employee row before dependents); the employee update path keeps the name in step.
- */
-export const PolicyMemberSchema = defineEntity({
-  name: 'PolicyMember',
-  tableName: 'policy_members',
-  filters: tenantFilter,
-  properties: {
-    id: p.string().primary(),
-    clientId: p.string(),
-    policyId: p.string(),
-    employeeId: p.string(),
-    dependentId: p.string().nullable(),
-    endorsementId: p.string().nullable(),
-    insurerMemberId: p.string().nullable(),
-    uhid: p.string().nullable(),
-    coverageStartDate: p.date(),
-    coverageEndDate: p.date(),
-    premiumAmount: p.decimal('string').precision(14).scale(2).nullable(),
-    sumInsured: p.decimal('string').precision(14).scale(2).nullable(),
-    remainingSumInsured: p.decimal('string').precision(14).scale(2).nullable(),
-    status: p.enum([...MEMBER_STATUSES]),
-    employeeName: p.string(),
-    memberRank: p.smallint().default(0),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p
-      .datetime()
-      .onCreate(() => new Date())
-      .onUpdate(() => new Date()),
-  },
-});
-export type PolicyMember = InferEntity<typeof PolicyMemberSchema>;
-
-export const EndorsementSchema = defineEntity({
-  name: 'Endorsement',
-  tableName: 'endorsements',
-  filters: tenantFilter,
-  properties: {
-    id: p.string().primary(),
-    clientId: p.string(),
-    policyId: p.string(),
-    employeeId: p.string(),
-    grantId: p.string().nullable(),
-    type: p.enum([...ENDORSEMENT_TYPES]),
-    status: p.enum([...ENDORSEMENT_STATUSES]),
-    coverageStartDate: p.date(),
-    coverageEndDate: p.date(),
-    premiumImpact: p.decimal('string').precision(14).scale(2),
-    sumInsured: p.decimal('string').precision(14).scale(2),
-    rejectionReason: p.text().nullable(),
-    insurerMemberId: p.string().nullable(),
-    uhid: p.string().nullable(),
-    /** Set once the workflow start is confirmed; the reconciler starts any row left without one. */
-    workflowStartedAt: p.datetime().nullable(),
-    decidedAt: p.datetime().nullable(),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p
-      .datetime()
-      .onCreate(() => new Date())
-      .onUpdate(() => new Date()),
-  },
-});
-export type Endorsement = InferEntity<typeof EndorsementSchema>;
+const policyRef = () => ref(PolicySchema, 'policy_id');
+const employeeRef = () => ref(EmployeeSchema, 'employee_id');
 
 export const GrantSchema = defineEntity({
   name: 'Grant',
   tableName: 'grants',
   filters: tenantFilter,
   properties: {
-    id: p.string().primary(),
-    clientId: p.string(),
-    employeeId: p.string(),
-    policyId: p.string().nullable(),
+    id: text().primary(),
+    clientId: clientRef(),
+    employeeId: employeeRef(),
+    policyId: policyRef().nullable(),
     startDate: p.date(),
     endDate: p.date(),
-    status: p.enum([...GRANT_STATUSES]),
+    status: textEnum(GRANT_STATUSES),
     workflowStartedAt: p.datetime().nullable(),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p
-      .datetime()
-      .onCreate(() => new Date())
-      .onUpdate(() => new Date()),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
   },
 });
 export type Grant = InferEntity<typeof GrantSchema>;
+
+export const EndorsementSchema = defineEntity({
+  name: 'Endorsement',
+  tableName: 'endorsements',
+  filters: tenantFilter,
+  indexes: [
+    // D7: at most one open endorsement per employee and policy, enforced by the database.
+    {
+      name: 'endorsements_one_open',
+      expression:
+        'create unique index endorsements_one_open on endorsements (client_id, employee_id, policy_id) ' +
+        "where status in ('ENDORSEMENT_STATUS_PENDING', 'ENDORSEMENT_STATUS_SENT_TO_INSURER')",
+    },
+    {
+      name: 'endorsements_unstarted',
+      expression:
+        'create index endorsements_unstarted on endorsements (created_at) where workflow_started_at is null',
+    },
+    {
+      name: 'endorsements_grant',
+      expression: 'create index endorsements_grant on endorsements (grant_id) where grant_id is not null',
+    },
+  ],
+  properties: {
+    id: text().primary(),
+    clientId: clientRef(),
+    policyId: policyRef(),
+    employeeId: employeeRef(),
+    grantId: ref(GrantSchema, 'grant_id').nullable(),
+    type: textEnum(ENDORSEMENT_TYPES),
+    status: textEnum(ENDORSEMENT_STATUSES),
+    coverageStartDate: p.date(),
+    coverageEndDate: p.date(),
+    premiumImpact: money(),
+    sumInsured: money(),
+    rejectionReason: text().nullable(),
+    insurerMemberId: text().nullable(),
+    uhid: text().nullable(),
+    /** Set once the workflow start is confirmed; the reconciler starts any row left without one. */
+    workflowStartedAt: p.datetime().nullable(),
+    decidedAt: p.datetime().nullable(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+});
+export type Endorsement = InferEntity<typeof EndorsementSchema>;
 
 /** What a grant did on one policy: an endorsement, or skipped/failed with a reason. */
 export const GrantItemSchema = defineEntity({
@@ -102,13 +87,68 @@ export const GrantItemSchema = defineEntity({
   filters: tenantFilter,
   primaryKeys: ['grantId', 'policyId'],
   properties: {
-    grantId: p.string().primary(),
-    policyId: p.string().primary(),
-    clientId: p.string(),
-    outcome: p.enum([...GRANT_ITEM_OUTCOMES]),
-    endorsementId: p.string().nullable(),
-    detail: p.string().nullable(),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    grantId: ref(GrantSchema, 'grant_id').primary(),
+    policyId: policyRef().primary(),
+    clientId: clientRef(),
+    outcome: textEnum(GRANT_ITEM_OUTCOMES),
+    endorsementId: ref(EndorsementSchema, 'endorsement_id').nullable(),
+    detail: text().nullable(),
+    createdAt: createdAt(),
   },
 });
 export type GrantItem = InferEntity<typeof GrantItemSchema>;
+
+/**
+ * One covered person on a policy. `employeeName` and `memberRank` are the keyset sort key (D5:
+ * employee name ignoring case, then the employee row before dependents); the employee update path
+ * keeps the name in step.
+ */
+export const PolicyMemberSchema = defineEntity({
+  name: 'PolicyMember',
+  tableName: 'policy_members',
+  filters: tenantFilter,
+  indexes: [
+    {
+      name: 'policy_members_page_caseless',
+      expression:
+        'create index policy_members_page_caseless on policy_members ' +
+        '(client_id, policy_id, lower(employee_name), employee_id, member_rank, id)',
+    },
+    { name: 'policy_members_employee', properties: ['clientId', 'employeeId'] },
+    // One active row per covered person on a policy.
+    {
+      name: 'policy_members_one_active',
+      expression:
+        'create unique index policy_members_one_active on policy_members ' +
+        "(policy_id, employee_id, coalesce(dependent_id, '')) where status = 'active'",
+    },
+    // An endorsement enrols each person once, however often its activity is retried.
+    {
+      name: 'policy_members_by_endorsement',
+      expression:
+        'create unique index policy_members_by_endorsement on policy_members ' +
+        "(endorsement_id, coalesce(dependent_id, '')) where endorsement_id is not null",
+    },
+  ],
+  properties: {
+    id: text().primary(),
+    clientId: clientRef(),
+    policyId: policyRef(),
+    employeeId: employeeRef(),
+    dependentId: ref(DependentSchema, 'dependent_id').nullable(),
+    endorsementId: ref(EndorsementSchema, 'endorsement_id').nullable(),
+    insurerMemberId: text().nullable(),
+    uhid: text().nullable(),
+    coverageStartDate: p.date(),
+    coverageEndDate: p.date(),
+    premiumAmount: money().nullable(),
+    sumInsured: money().nullable(),
+    remainingSumInsured: money().nullable(),
+    status: textEnum(MEMBER_STATUSES),
+    employeeName: text(),
+    memberRank: p.smallint().default(0),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+});
+export type PolicyMember = InferEntity<typeof PolicyMemberSchema>;

@@ -1,6 +1,9 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { COVERAGE_TYPES, POLICY_STATUSES, POLICY_TYPES } from '../../domain/enums.js';
 import type { Slab } from '../../domain/premium.js';
+import { clientRef } from './client.js';
+import { createdAt, money, ref, text, textEnum } from './columns.js';
+import { InsurerSchema, ProductSchema, TpaSchema } from './reference.js';
 import { tenantFilter } from './tenant.js';
 
 export type { Slab };
@@ -9,49 +12,44 @@ export const PolicySchema = defineEntity({
   name: 'Policy',
   tableName: 'policies',
   filters: tenantFilter,
+  uniques: [{ name: 'policies_client_id_policy_number_key', properties: ['clientId', 'policyNumber'] }],
+  indexes: [
+    // Keyset paging (D5): newest start date first.
+    {
+      name: 'policies_page',
+      expression: 'create index policies_page on policies (client_id, start_date desc, id desc)',
+    },
+    {
+      name: 'policies_status_page',
+      expression:
+        'create index policies_status_page on policies (client_id, status, start_date desc, id desc)',
+    },
+  ],
+  checks: [{ name: 'policies_check', expression: 'end_date > start_date' }],
   properties: {
-    id: p.string().primary(),
-    clientId: p.string(),
-    policyNumber: p.string(),
-    insurerId: p.string(),
-    productId: p.string(),
-    tpaId: p.string(),
-    netPremium: p.decimal('string').precision(14).scale(2),
-    grossPremium: p.decimal('string').precision(14).scale(2),
-    coverageType: p.enum([...COVERAGE_TYPES]),
-    type: p.enum([...POLICY_TYPES]),
-    status: p.enum([...POLICY_STATUSES]),
+    id: text().primary(),
+    clientId: clientRef(),
+    policyNumber: text(),
+    insurerId: ref(InsurerSchema, 'insurer_id'),
+    productId: ref(ProductSchema, 'product_id'),
+    tpaId: ref(TpaSchema, 'tpa_id'),
+    netPremium: money(),
+    grossPremium: money(),
+    coverageType: textEnum(COVERAGE_TYPES),
+    type: textEnum(POLICY_TYPES),
+    status: textEnum(POLICY_STATUSES),
     startDate: p.date(),
     endDate: p.date(),
     slabs: p.json<Slab[]>(),
-    defaultSumInsured: p.decimal('string').precision(14).scale(2),
-    inclusions: p.text().default(''),
-    exclusions: p.text().default(''),
-    termsConditions: p.text().default(''),
-    policyDocumentUrl: p.string().default(''),
-    networkHospitalUrl: p.string().nullable(),
-    daycareUrl: p.string().nullable(),
-    cdBalance: p.decimal('string').precision(14).scale(2),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    defaultSumInsured: money(),
+    inclusions: text().default(''),
+    exclusions: text().default(''),
+    termsConditions: text().default(''),
+    policyDocumentUrl: text().default(''),
+    networkHospitalUrl: text().nullable(),
+    daycareUrl: text().nullable(),
+    cdBalance: money().default(0),
+    createdAt: createdAt(),
   },
 });
 export type Policy = InferEntity<typeof PolicySchema>;
-
-/** Every CD balance movement; one entry per endorsement at most (unique endorsement_id). */
-export const CdLedgerEntrySchema = defineEntity({
-  name: 'CdLedgerEntry',
-  tableName: 'cd_ledger_entries',
-  filters: tenantFilter,
-  properties: {
-    id: p.string().primary(),
-    clientId: p.string(),
-    policyId: p.string(),
-    endorsementId: p.string().nullable(),
-    /** Signed: negative debits the balance (an addition's premium), positive credits it. */
-    amount: p.decimal('string').precision(14).scale(2),
-    balanceAfter: p.decimal('string').precision(14).scale(2),
-    reason: p.string(),
-    createdAt: p.datetime().onCreate(() => new Date()),
-  },
-});
-export type CdLedgerEntry = InferEntity<typeof CdLedgerEntrySchema>;

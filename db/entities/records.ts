@@ -1,4 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { clientRef } from './client.js';
+import { createdAt, text } from './columns.js';
 import { tenantFilter } from './tenant.js';
 
 /** Stored first answer of a POST sent with an Idempotency-Key; (client, route, key) is unique. */
@@ -8,31 +10,40 @@ export const IdempotencyRecordSchema = defineEntity({
   filters: tenantFilter,
   primaryKeys: ['clientId', 'route', 'key'],
   properties: {
-    clientId: p.string().primary(),
-    route: p.string().primary(),
-    key: p.string().primary(),
-    requestHash: p.string(),
+    clientId: clientRef().primary(),
+    route: text().primary(),
+    key: text().primary(),
+    requestHash: text(),
     responseStatus: p.integer().nullable(),
     responseBody: p.json<unknown>().nullable(),
-    createdAt: p.datetime(),
+    createdAt: createdAt(),
   },
 });
 export type IdempotencyRecord = InferEntity<typeof IdempotencyRecordSchema>;
 
-/** Who changed what and when; field names only, never personal values. */
+/**
+ * Who changed what and when; field names only, never personal values. `publicId` is the opaque id
+ * the API shows (the bigserial would tell a client how much every other client does).
+ */
 export const AuditEventSchema = defineEntity({
   name: 'AuditEvent',
   tableName: 'audit_events',
   filters: tenantFilter,
+  indexes: [
+    { name: 'audit_events_entity', properties: ['clientId', 'entity', 'entityId', 'id'] },
+    { name: 'audit_events_kind', properties: ['clientId', 'entity', 'id'] },
+  ],
   properties: {
     id: p.bigint('number').primary().autoincrement(),
-    clientId: p.string(),
-    entity: p.string(),
-    entityId: p.string(),
-    action: p.string(),
-    changedFields: p.array(),
-    actorTokenId: p.string().nullable(),
-    createdAt: p.datetime(),
+    clientId: clientRef(),
+    entity: text(),
+    entityId: text(),
+    action: text(),
+    changedFields: p.array().defaultRaw(`'{}'`),
+    actorTokenId: text().nullable(),
+    createdAt: createdAt(),
+    // The default as PostgreSQL stores it (from 0004-webhooks), so the schema diff reads it as equal.
+    publicId: text().defaultRaw(`('aud_'::text || replace((gen_random_uuid())::text, '-'::text, ''::text))`),
   },
 });
 export type AuditEvent = InferEntity<typeof AuditEventSchema>;

@@ -1,5 +1,7 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { INSURER_ADAPTERS } from '../../domain/enums.js';
+import { clientRef } from './client.js';
+import { ref, text } from './columns.js';
 import { tenantFilter } from './tenant.js';
 
 /** Reference data loaded by the admin command (D12); each client has its own copies. */
@@ -7,15 +9,19 @@ export const InsurerSchema = defineEntity({
   name: 'Insurer',
   tableName: 'insurers',
   filters: tenantFilter,
+  uniques: [{ name: 'insurers_client_id_code_key', properties: ['clientId', 'code'] }],
   properties: {
-    id: p.string().primary(),
-    clientId: p.string(),
-    code: p.string(),
-    name: p.string(),
-    logoUrl: p.string(),
-    networkHospitalUrl: p.string().nullable(),
-    daycareUrl: p.string().nullable(),
-    adapter: p.enum([...INSURER_ADAPTERS]).default('simulated'),
+    id: text().primary(),
+    clientId: clientRef(),
+    code: text(),
+    name: text(),
+    logoUrl: text(),
+    networkHospitalUrl: text().nullable(),
+    daycareUrl: text().nullable(),
+    adapter: p
+      .enum([...INSURER_ADAPTERS])
+      .columnType('text')
+      .default('simulated'),
   },
 });
 export type Insurer = InferEntity<typeof InsurerSchema>;
@@ -24,11 +30,12 @@ export const TpaSchema = defineEntity({
   name: 'Tpa',
   tableName: 'tpas',
   filters: tenantFilter,
+  uniques: [{ name: 'tpas_client_id_code_key', properties: ['clientId', 'code'] }],
   properties: {
-    id: p.string().primary(),
-    clientId: p.string(),
-    code: p.string(),
-    name: p.string(),
+    id: text().primary(),
+    clientId: clientRef(),
+    code: text(),
+    name: text(),
   },
 });
 export type Tpa = InferEntity<typeof TpaSchema>;
@@ -37,14 +44,15 @@ export const ProductSchema = defineEntity({
   name: 'Product',
   tableName: 'products',
   filters: tenantFilter,
+  uniques: [{ name: 'products_client_id_code_key', properties: ['clientId', 'code'] }],
   properties: {
-    id: p.string().primary(),
-    clientId: p.string(),
-    insurerId: p.string(),
-    code: p.string(),
-    name: p.string(),
+    id: text().primary(),
+    clientId: clientRef(),
+    insurerId: ref(InsurerSchema, 'insurer_id'),
+    code: text(),
+    name: text(),
     /** e.g. Group Health, Group Term Life, Group Personal Accident */
-    category: p.string(),
+    category: text(),
   },
 });
 export type Product = InferEntity<typeof ProductSchema>;

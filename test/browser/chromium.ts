@@ -18,12 +18,27 @@ export interface Browser {
   close(): Promise<void>;
 }
 
+/**
+ * The one line a browser test fails with when the machine has no Chromium (a stack trace would point
+ * into the test support, not at the missing package).
+ */
+export class ChromiumMissing extends Error {
+  constructor(executablePath: string) {
+    super(`Chromium not found at ${executablePath}: apt-get install chromium`);
+    this.name = 'ChromiumMissing';
+    this.stack = this.message;
+  }
+}
+
 /** Headless Chromium with a fresh profile: no sync, no updates, no first-run screens, nothing shared. */
-export async function openBrowser(): Promise<Browser> {
+export async function openBrowser(executablePath = CHROMIUM): Promise<Browser> {
+  await fs.access(executablePath, fs.constants.X_OK).catch(() => {
+    throw new ChromiumMissing(executablePath);
+  });
   const profile = await fs.mkdtemp(path.join(os.tmpdir(), 'ghi-chromium-'));
   await fs.mkdir(OUTPUT_DIR, { recursive: true });
   const context: BrowserContext = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
+    executablePath,
     headless: true,
     viewport: { width: 1440, height: 900 },
     args: [

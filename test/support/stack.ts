@@ -25,7 +25,8 @@ import { newLocalKeys } from '../../infra/local-keys.js';
 import { createWorker } from '../../worker/create-worker.js';
 import { createWebhookWorker } from '../../worker/webhook-worker.js';
 import { defaultAdapterRegistry, type AdapterRegistry } from '../../adapters/registry.js';
-import { recordAnswer } from './contract.js';
+import { assertAnswersMatchContract, recordAnswer } from './contract.js';
+import { demandStack } from './stack-demand.js';
 
 /**
  * One isolated stack per test run: its own database (on DATABASE_URL's server or an embedded
@@ -200,3 +201,13 @@ export async function stopStack(): Promise<void> {
   }
   current = null;
 }
+
+// Loading this module is what asks the root hooks (hooks.ts) for a stack; at the end of the run every
+// answer the tests saw must match the API reference.
+demandStack({
+  start: startStack,
+  async stop() {
+    await stopStack();
+    assertAnswersMatchContract();
+  },
+});

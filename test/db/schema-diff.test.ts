@@ -1,0 +1,41 @@
+import { expect } from 'chai';
+import { initOrm, migrate, type Orm } from '../../db/orm.js';
+import { dropDatabase, ensureDatabase } from '../../infra/postgres.js';
+import { stack } from '../support/stack.js';
+
+/**
+ * The entities (db/entities) and the migrations describe one schema: on a database built by the
+ * migrations alone, MikroORM's schema generator finds nothing to change. An entity that drifts from
+ * the tables (a column, a type, a default, an index, a key) fails here.
+ */
+describe('entities against the migrated schema', function () {
+  this.timeout(120_000);
+  let orm: Orm;
+  let name: string;
+
+  before(async () => {
+    name = `ghi_test_${stack().runId}_schema`;
+    orm = await initOrm({ databaseUrl: await ensureDatabase(stack().databaseUrl, name), poolMax: 2 });
+    await migrate(orm);
+  });
+  after(async () => {
+    await orm?.close();
+    await dropDatabase(stack().databaseUrl, name);
+  });
+
+  const diff = async () => (await orm.getSchemaGenerator().getUpdateSchemaSQL({ wrap: false })).trim();
+
+  it('finds no difference between the entities and a freshly migrated database', async () => {
+    expect(await diff()).to.equal('');
+  });
+
+  it('sees a column the entities do not describe', async () => {
+    const conn = orm.em.getConnection();
+    await conn.execute('alter table clients add column drift_probe text');
+    try {
+      expect(await diff()).to.contain('drift_probe');
+    } finally {
+      await conn.execute('alter table clients drop column drift_probe');
+    }
+  });
+});
