@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { initOrm, migrate, type Orm } from '../../db/orm.js';
-import { dropDatabase, ensureDatabase } from '../../infra/postgres.js';
+import { dropDatabase, ensureDatabase } from '../../db/databases.js';
 import { stack } from '../support/stack.js';
 
 /**
