@@ -10,6 +10,7 @@ import {
   validationError,
   type ApiError,
 } from '../errors.js';
+import { IDEMPOTENCY_ERRORS } from '../idempotency.js';
 import { isRawResponse, type RouteDef } from '../route.js';
 
 /**
@@ -61,6 +62,7 @@ export function sharedErrors(def: RouteDef): ApiError[] {
   if (def.body) {
     errors.push(validationError(SAMPLE_RULE), malformedJson(), bodyTooLarge(), unsupportedMediaType());
   }
+  if (def.scopes !== 'public' && def.idempotencyKey) errors.push(...IDEMPOTENCY_ERRORS);
   errors.push(unexpectedError(), serviceUnavailable('The database is unreachable; retry shortly.'));
   return errors;
 }

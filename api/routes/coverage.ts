@@ -34,6 +34,7 @@ export const coverageRoutes = [
   route({
     method: 'GET',
     path: '/v1/policy/coverage/:employee_id',
+    operationId: 'getCoverage',
     summary: 'Policy coverage of an employee (spec 4.11)',
     description: 'One entry per policy whose active member row for the employee covers today (D10).',
     scopes: ['policy.get', 'policy.all'],
@@ -70,6 +71,7 @@ export const coverageRoutes = [
   route({
     method: 'GET',
     path: '/v1/policy/coverage/:employee_id/health-card/:policy_id.pdf',
+    operationId: 'getHealthCard',
     summary: 'Health card PDF through a pre-signed link (D10); no bearer token',
     description: 'The pdf_url of a coverage entry: signed, valid for 3600 s, no bearer token (D10).',
     scopes: 'public',
