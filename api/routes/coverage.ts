@@ -15,8 +15,12 @@ const employeeNotCovered = () => notFound('Employee Not Covered');
 const linkInvalid = () =>
   forbidden('Link Expired or Invalid', 'request a fresh pdf_url from the coverage lookup');
 
-const coverageParams = z.object({ employee_id: z.string() });
-const healthCardParams = z.object({ employee_id: z.string(), policy_id: z.string() });
+const employeeId = z.string().meta({ description: 'The service-assigned employee id' });
+const coverageParams = z.object({ employee_id: employeeId });
+const healthCardParams = z.object({
+  employee_id: employeeId,
+  policy_id: z.string().meta({ description: 'The policy of the card, as the coverage entry names it' }),
+});
 /** The link's own query; its values are checked with the signature, so any string passes here. */
 const healthCardQuery = z.object({
   expires: z.string().meta({ description: 'Expiry, Unix seconds' }),
