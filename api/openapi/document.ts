@@ -8,7 +8,7 @@ import {
 import { methodNotAllowed, type ApiError } from '../errors.js';
 import { IDEMPOTENCY_KEY } from '../idempotency.js';
 import { shadowedMethods, type RouteDef, type ShadowedMethod } from '../route.js';
-import { errorSchemaFor, routeContract } from './contract.js';
+import { answerHeaders, errorSchemaFor, REQUEST_ID_HEADER, routeContract } from './contract.js';
 
 type Parameters = NonNullable<RouteConfig['request']>['params'];
 
@@ -121,11 +121,11 @@ const idempotencyKeyHeader = z.object({
 });
 
 /** Names one error for the examples of its status: `Policy Not Found`, `Validation Failed`. */
-function errorResponse(errors: readonly ApiError[], path: string): ResponseConfig {
-  // A header every error of this status carries (`Retry-After` on 429 and 503, `Allow` on 405).
-  const headers = Object.keys(errors[0]?.headers ?? {})
-    .filter((h) => errors.every((e) => h in e.headers))
-    .map(headerName);
+function errorResponse(
+  errors: readonly ApiError[],
+  path: string,
+  headers: readonly string[],
+): ResponseConfig {
   const examples = Object.fromEntries(
     errors.map((e) => [
       e.title,
@@ -137,7 +137,7 @@ function errorResponse(errors: readonly ApiError[], path: string): ResponseConfi
   );
   return {
     description: errors.map((e) => e.title).join('; '),
-    headers: headerRefs(['X-Request-Id', ...headers]),
+    headers: headerRefs(headers.map(headerName)),
     content: { 'application/json': { schema: errorSchemaFor(errors), examples } },
   };
 }
@@ -148,8 +148,6 @@ function scopesText(def: RouteDef): string {
     : `**Scopes** (any one of): ${def.scopes.map((s) => `\`${s}\``).join(', ')}`;
 }
 
-const idempotent = (def: RouteDef) => def.scopes !== 'public' && def.idempotencyKey === true;
-
 function routeConfig(def: RouteDef): RouteConfig {
   const path = openApiPath(def.path);
   const contract = routeContract(def);
@@ -157,11 +155,16 @@ function routeConfig(def: RouteDef): RouteConfig {
   if (contract.success) {
     responses['200'] = {
       description: contract.success.description,
-      headers: headerRefs(idempotent(def) ? ['X-Request-Id', 'Idempotent-Replayed'] : ['X-Request-Id']),
+      headers: headerRefs([
+        ...answerHeaders(contract, 200).map(headerName),
+        ...(contract.idempotent ? (['Idempotent-Replayed'] as const) : []),
+      ]),
       content: { [contract.success.contentType]: { schema: contract.success.body } },
     };
   }
-  for (const [status, errors] of contract.errors) responses[String(status)] = errorResponse(errors, path);
+  for (const [status, errors] of contract.errors) {
+    responses[String(status)] = errorResponse(errors, path, answerHeaders(contract, status));
+  }
   return {
     method: def.method.toLowerCase() as RouteConfig['method'],
     path,
@@ -175,7 +178,7 @@ function routeConfig(def: RouteDef): RouteConfig {
     request: {
       params: def.params as Parameters | undefined,
       query: def.query as Parameters | undefined,
-      headers: idempotent(def) ? idempotencyKeyHeader : undefined,
+      headers: contract.idempotent ? idempotencyKeyHeader : undefined,
       body: def.body ? { required: true, content: { 'application/json': { schema: def.body } } } : undefined,
     },
     responses,
@@ -191,6 +194,7 @@ function notAllowedConfig(
   routes: readonly RouteDef[],
 ): RouteConfig {
   const owner = routes.find((r) => r.path === path)!;
+  const refusal = methodNotAllowed(allowed);
   return {
     method: method.toLowerCase() as RouteConfig['method'],
     path: openApiPath(path),
@@ -199,7 +203,12 @@ function notAllowedConfig(
     summary: `Not allowed: use ${allowed.join(', ')}`,
     description: `This path does not take ${method}: 405 with \`Allow: ${allowed.join(', ')}\` (it is not read as a path parameter of another route).`,
     security: [],
-    responses: { '405': errorResponse([methodNotAllowed(allowed)], openApiPath(path)) },
+    responses: {
+      '405': errorResponse([refusal], openApiPath(path), [
+        REQUEST_ID_HEADER,
+        ...Object.keys(refusal.headers),
+      ]),
+    },
   };
 }
 
