@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { expect } from 'chai';
 import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript';
 import ts from 'typescript';
@@ -199,6 +199,8 @@ function compile(files: string[]): Compiled {
   return { diagnostics };
 }
 
+const NODE_MODULES = fileURLToPath(new URL('../../node_modules', import.meta.url));
+
 const lineOf = (text: string) => Number(/^[^:]+:(\d+):/.exec(text)?.[1]);
 
 describe('a client generated from /openapi.json (openapi-typescript + openapi-fetch)', function () {
@@ -220,7 +222,8 @@ describe('a client generated from /openapi.json (openapi-typescript + openapi-fe
     policy = await makePolicy(c.clientId, { reference });
 
     dir = await fs.mkdtemp(path.join(os.tmpdir(), 'ghi-openapi-client-'));
-    await fs.symlink(path.resolve('node_modules'), path.join(dir, 'node_modules'), 'dir');
+    // The generated program resolves openapi-fetch and the type packages from this checkout.
+    await fs.symlink(NODE_MODULES, path.join(dir, 'node_modules'), 'dir');
     await fs.writeFile(path.join(dir, 'package.json'), JSON.stringify({ type: 'module', private: true }));
     const types = astToString(await openapiTS(res.body as OpenAPI3));
     await fs.writeFile(path.join(dir, 'schema.ts'), types);
