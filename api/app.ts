@@ -10,6 +10,7 @@ import { docsAssets } from './middleware/docs-assets.js';
 import { observe } from './middleware/observe.js';
 import { jsonOnly, readJsonBody, requestLog } from './middleware/request.js';
 import { methodNotAllowed, notFound } from './errors.js';
+import { withIdempotency } from './idempotency.js';
 import { shadowedMethods, type RouteDef } from './route.js';
 import { allRoutes } from './routes/index.js';
 import { parseInput, parseNoBody, parseQuery } from './validation.js';
@@ -69,7 +70,21 @@ function mount(router: Router, def: RouteDef, deps: AppDeps): void {
     const em = RequestContext.getEntityManager() as EntityManager;
     if (auth) em.setFilterParams(TENANT_FILTER, { clientId: auth.clientId });
     ctx.state.auth = auth;
-    const payload = await def.handler({ params, query, body, auth: auth!, em, deps, ctx });
+    const run = () => def.handler({ params, query, body, auth: auth!, em, deps, ctx });
+    // Keyed by the raw body, so a retry of the same request replays whatever the first one answered.
+    const payload =
+      def.scopes !== 'public' && def.idempotencyKey
+        ? await withIdempotency(
+            {
+              deps,
+              ctx,
+              clientId: auth!.clientId,
+              route: `${def.method} ${def.path}`,
+              body: ctx.request.body,
+            },
+            run,
+          )
+        : await run();
     if (payload !== undefined) {
       ctx.status = 200;
       ctx.body = { payload };

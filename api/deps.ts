@@ -1,3 +1,4 @@
+import type { OutgoingHttpHeaders } from 'node:http';
 import type { Client as TemporalClient } from '@temporalio/client';
 import type { ApiConfig } from '../config/index.js';
 import type { Orm } from '../db/orm.js';
@@ -11,7 +12,12 @@ import type { Metrics } from './metrics.js';
 import type { RouteDef } from './route.js';
 
 /** Called with every answer of a matched route, as the client got it (the contract check in tests). */
-export type ResponseObserver = (route: RouteDef, status: number, body: unknown) => void;
+export type ResponseObserver = (
+  route: RouteDef,
+  status: number,
+  body: unknown,
+  headers: OutgoingHttpHeaders,
+) => void;
 
 /** Everything the HTTP app needs, passed in explicitly; the app keeps no module-level state. */
 export interface AppDeps {

@@ -12,7 +12,8 @@ const ABANDONED_AFTER_MS = 60_000;
 const WAIT_FOR_FIRST_MS = 15_000;
 const POLL_MS = 25;
 
-const KEY = /^[\x21-\x7e]{1,255}$/;
+/** 1 to 255 visible ASCII characters. */
+export const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
 const invalidIdempotencyKey = () =>
   validationError('Idempotency-Key: must be 1 to 255 visible ASCII characters');
@@ -54,7 +55,7 @@ interface Stored {
 export async function withIdempotency<T>(scope: IdempotencyScope, run: () => Promise<T>): Promise<T> {
   const key = scope.ctx.get('idempotency-key');
   if (!key) return run();
-  if (!KEY.test(key)) throw invalidIdempotencyKey();
+  if (!IDEMPOTENCY_KEY.test(key)) throw invalidIdempotencyKey();
   const hash = requestHash(scope.body);
   const conn = scope.deps.orm.em.getConnection();
   const ids = [scope.clientId, scope.route, key];

@@ -104,7 +104,14 @@ export const pageQueryFields = {
     .refine((n) => n >= 1 && n <= MAX_LIMIT, LIMIT_RULE)
     .optional()
     .transform((n) => n ?? DEFAULT_LIMIT)
-    .meta({ description: `Page size, 1 to ${MAX_LIMIT}; default ${DEFAULT_LIMIT}` }),
+    // Read from the query string as text; documented as the integer it stands for.
+    .meta({
+      type: 'integer',
+      minimum: 1,
+      maximum: MAX_LIMIT,
+      default: DEFAULT_LIMIT,
+      description: `Page size, 1 to ${MAX_LIMIT}; default ${DEFAULT_LIMIT}`,
+    }),
   start_cursor: cursorParam,
   last_cursor: cursorParam,
 };

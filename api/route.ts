@@ -26,6 +26,11 @@ interface RouteBase<PS, QS, BS> {
   method: Method;
   /** Koa-router path, e.g. `/v1/policy/:policy_id`. */
   path: string;
+  /**
+   * The operation's name in the API reference and in clients generated from it, for what it does
+   * (`listPolicies`, `createEndorsement`); unique across routes, never derived from the path.
+   */
+  operationId: string;
   summary: string;
   params?: PS;
   query?: QS;
@@ -60,6 +65,11 @@ export const isRawResponse = (r: RouteResponse): r is RawResponse => 'contentTyp
 export interface ProtectedRoute<PS, QS, BS> extends RouteBase<PS, QS, BS> {
   /** Any one of these scopes admits the token (D2). */
   scopes: readonly Scope[];
+  /**
+   * The route honours an optional `Idempotency-Key` header: the dispatcher runs its handler through
+   * withIdempotency, and the reference declares the header, `Idempotent-Replayed` and its errors.
+   */
+  idempotencyKey?: boolean;
   /** Returns the payload to wrap as `{payload}`, or undefined when it has written ctx.body itself. */
   handler: (req: Handler<Out<PS>, Out<QS>, Out<BS>, Auth>) => Promise<unknown>;
 }

@@ -20,7 +20,7 @@ export function observe(deps: Pick<AppDeps, 'metrics' | 'onResponse'>): Koa.Midd
       const route = matchedRoute(ctx);
       const seconds = (performance.now() - started) / 1000;
       deps.metrics.observeRequest(ctx.method, route?.path ?? 'unmatched', ctx.status, seconds);
-      if (route) deps.onResponse?.(route, ctx.status, ctx.body);
+      if (route) deps.onResponse?.(route, ctx.status, ctx.body, ctx.response.headers);
     }
   };
 }

@@ -1,3 +1,4 @@
+import type { OutgoingHttpHeaders } from 'node:http';
 import { z } from 'zod';
 import {
   bodyTooLarge,
@@ -10,6 +11,7 @@ import {
   validationError,
   type ApiError,
 } from '../errors.js';
+import { IDEMPOTENCY_ERRORS } from '../idempotency.js';
 import { isRawResponse, type RouteDef } from '../route.js';
 
 /**
@@ -44,6 +46,18 @@ export interface RouteContract {
   success: SuccessContract | null;
   /** Every error the route may answer, grouped by HTTP status, in status order. */
   errors: Map<number, ApiError[]>;
+  /** The route honours `Idempotency-Key`: a replayed success says so in `Idempotent-Replayed`. */
+  idempotent: boolean;
+}
+
+/** Every answer carries it (api/middleware/request.ts). */
+export const REQUEST_ID_HEADER = 'X-Request-Id';
+
+/** The headers every answer of one status carries: the request id, and the ones all its errors set. */
+export function answerHeaders(contract: RouteContract, status: number): string[] {
+  const errors = contract.errors.get(status) ?? [];
+  const shared = Object.keys(errors[0]?.headers ?? {}).filter((h) => errors.every((e) => h in e.headers));
+  return [REQUEST_ID_HEADER, ...shared];
 }
 
 const SAMPLE_RULE = '<field>: <rule>';
@@ -61,6 +75,7 @@ export function sharedErrors(def: RouteDef): ApiError[] {
   if (def.body) {
     errors.push(validationError(SAMPLE_RULE), malformedJson(), bodyTooLarge(), unsupportedMediaType());
   }
+  if (def.scopes !== 'public' && def.idempotencyKey) errors.push(...IDEMPOTENCY_ERRORS);
   errors.push(unexpectedError(), serviceUnavailable('The database is unreachable; retry shortly.'));
   return errors;
 }
@@ -79,7 +94,11 @@ export function routeContract(def: RouteDef): RouteContract {
   for (const e of [...all].sort((a, b) => a.status - b.status)) {
     errors.set(e.status, [...(errors.get(e.status) ?? []), e]);
   }
-  return { success: successOf(def), errors };
+  return {
+    success: successOf(def),
+    errors,
+    idempotent: def.scopes !== 'public' && def.idempotencyKey === true,
+  };
 }
 
 function successOf(def: RouteDef): SuccessContract | null {
@@ -114,15 +133,34 @@ export interface ContractProblem {
   problem: string;
 }
 
+/** Header values the reference types more narrowly than a string. */
+const HEADER_VALUES: Record<string, RegExp> = { 'retry-after': /^[0-9]+$/, 'idempotent-replayed': /^true$/ };
+
 /**
- * Checks one answer against its route's contract: a 200 body against the success schema, an error
- * against the errors documented for that status. Returns what does not match, or null.
+ * Checks one answer against its route's contract: its headers against the ones documented for its
+ * status, a 200 body against the success schema, an error against the errors documented for that
+ * status. Returns what does not match, or null.
  */
-export function checkAnswer(def: RouteDef, status: number, body: unknown): ContractProblem | null {
+export function checkAnswer(
+  def: RouteDef,
+  status: number,
+  body: unknown,
+  headers: OutgoingHttpHeaders = {},
+): ContractProblem | null {
   const route = `${def.method} ${def.path}`;
   let contract = contracts.get(def);
   if (!contract) contracts.set(def, (contract = routeContract(def)));
   const fail = (problem: string) => ({ route, status, problem });
+  const missing = answerHeaders(contract, status).filter((h) => !headers[h.toLowerCase()]);
+  if (missing.length > 0) return fail(`header ${missing.join(', ')} is documented but absent`);
+  for (const [name, pattern] of Object.entries(HEADER_VALUES)) {
+    const value = headers[name];
+    const text = value === undefined ? undefined : [value].flat().join(', ');
+    if (text !== undefined && !pattern.test(text)) return fail(`header ${name}: ${text}`);
+  }
+  if (headers['idempotent-replayed'] !== undefined && !(contract.idempotent && status === 200)) {
+    return fail('Idempotent-Replayed is not documented for this answer');
+  }
   if (status >= 200 && status < 300) {
     if (!contract.success) return null; // the contract test names routes without a response schema
     if (contract.success.contentType !== 'application/json') return null;

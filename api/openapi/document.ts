@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import {
   OpenAPIRegistry,
   OpenApiGeneratorV31,
@@ -5,8 +6,9 @@ import {
   type RouteConfig,
 } from '@asteasolutions/zod-to-openapi';
 import { methodNotAllowed, type ApiError } from '../errors.js';
+import { IDEMPOTENCY_KEY } from '../idempotency.js';
 import { shadowedMethods, type RouteDef, type ShadowedMethod } from '../route.js';
-import { errorSchemaFor, routeContract } from './contract.js';
+import { answerHeaders, errorSchemaFor, REQUEST_ID_HEADER, routeContract } from './contract.js';
 
 type Parameters = NonNullable<RouteConfig['request']>['params'];
 
@@ -14,19 +16,6 @@ export type OpenApiDocument = ReturnType<OpenApiGeneratorV31['generateDocument']
 
 /** `/v1/policy/:policy_id` -> `/v1/policy/{policy_id}` (koa-router's parameters to OpenAPI's). */
 export const openApiPath = (koaPath: string): string => koaPath.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
-
-/** A stable, unique operation id from method and path: `GET /v1/policy/{policy_id}` -> `getV1PolicyByPolicyId`. */
-export function operationId(def: RouteDef): string {
-  const words = def.path
-    .split('/')
-    .filter(Boolean)
-    .flatMap((segment) =>
-      segment.startsWith(':')
-        ? ['by', ...segment.slice(1).split(/[_.]/)]
-        : segment.split(/[^A-Za-z0-9]+/).filter(Boolean),
-    );
-  return [def.method.toLowerCase(), ...words.map((w) => w[0]!.toUpperCase() + w.slice(1))].join('');
-}
 
 /** Sections of the reference, matched on path prefixes, most specific first. */
 const TAGS: { prefix: string; name: string; description: string }[] = [
@@ -75,9 +64,68 @@ employees, endorsements, grants and coverage.
 - Dates are \`YYYY-MM-DD\` (Asia/Kolkata); money is a JSON number in INR; ids are opaque strings.
 - Every request gets an \`X-Request-Id\` answer header (or keeps the one it sent) for support.`;
 
+/** Answer headers, declared once as components; an answer names the ones it always carries. */
+interface Header {
+  description: string;
+  required?: boolean;
+  schema: { type: 'string' | 'integer'; minimum?: number; enum?: string[] };
+}
+const HEADERS = {
+  'X-Request-Id': {
+    description:
+      'The request id: the `X-Request-Id` the request sent, or one the service assigned. Quote it to support.',
+    required: true,
+    schema: { type: 'string' },
+  },
+  'Retry-After': {
+    description: 'Seconds to wait before trying again.',
+    required: true,
+    schema: { type: 'integer', minimum: 0 },
+  },
+  'WWW-Authenticate': {
+    description: 'The scheme to authenticate with: `Bearer`.',
+    required: true,
+    schema: { type: 'string' },
+  },
+  Allow: {
+    description: 'The methods this path takes.',
+    required: true,
+    schema: { type: 'string' },
+  },
+  'Idempotent-Replayed': {
+    description: '`true` when this answer replays the first answer given to the same `Idempotency-Key`.',
+    schema: { type: 'string', enum: ['true'] },
+  },
+} satisfies Record<string, Header>;
+type HeaderName = keyof typeof HEADERS;
+
+function headerName(name: string): HeaderName {
+  if (!(name in HEADERS)) throw new Error(`the answer header ${name} is not described in HEADERS`);
+  return name as HeaderName;
+}
+
+const headerRefs = (names: readonly HeaderName[]) =>
+  Object.fromEntries(names.map((h) => [h, { $ref: `#/components/headers/${h}` }]));
+
+/** `Idempotency-Key` as the routes with `idempotencyKey` read it (see withIdempotency). */
+const idempotencyKeyHeader = z.object({
+  'Idempotency-Key': z
+    .string()
+    .regex(IDEMPOTENCY_KEY)
+    .optional()
+    .meta({
+      description:
+        'Optional: a retry with the same key and body within 24 h answers the first answer again ' +
+        '(`Idempotent-Replayed: true`) instead of acting twice; 1 to 255 visible ASCII characters.',
+    }),
+});
+
 /** Names one error for the examples of its status: `Policy Not Found`, `Validation Failed`. */
-function errorResponse(errors: readonly ApiError[], path: string): ResponseConfig {
-  const headers = [...new Set(errors.flatMap((e) => Object.keys(e.headers)))];
+function errorResponse(
+  errors: readonly ApiError[],
+  path: string,
+  headers: readonly string[],
+): ResponseConfig {
   const examples = Object.fromEntries(
     errors.map((e) => [
       e.title,
@@ -89,9 +137,7 @@ function errorResponse(errors: readonly ApiError[], path: string): ResponseConfi
   );
   return {
     description: errors.map((e) => e.title).join('; '),
-    ...(headers.length > 0 && {
-      headers: Object.fromEntries(headers.map((h) => [h, { schema: { type: 'string' } }])),
-    }),
+    headers: headerRefs(headers.map(headerName)),
     content: { 'application/json': { schema: errorSchemaFor(errors), examples } },
   };
 }
@@ -109,14 +155,20 @@ function routeConfig(def: RouteDef): RouteConfig {
   if (contract.success) {
     responses['200'] = {
       description: contract.success.description,
+      headers: headerRefs([
+        ...answerHeaders(contract, 200).map(headerName),
+        ...(contract.idempotent ? (['Idempotent-Replayed'] as const) : []),
+      ]),
       content: { [contract.success.contentType]: { schema: contract.success.body } },
     };
   }
-  for (const [status, errors] of contract.errors) responses[String(status)] = errorResponse(errors, path);
+  for (const [status, errors] of contract.errors) {
+    responses[String(status)] = errorResponse(errors, path, answerHeaders(contract, status));
+  }
   return {
     method: def.method.toLowerCase() as RouteConfig['method'],
     path,
-    operationId: operationId(def),
+    operationId: def.operationId,
     tags: [tagOf(def)],
     summary: def.summary,
     description: [def.description, scopesText(def)].filter(Boolean).join('\n\n'),
@@ -126,24 +178,37 @@ function routeConfig(def: RouteDef): RouteConfig {
     request: {
       params: def.params as Parameters | undefined,
       query: def.query as Parameters | undefined,
+      headers: contract.idempotent ? idempotencyKeyHeader : undefined,
       body: def.body ? { required: true, content: { 'application/json': { schema: def.body } } } : undefined,
     },
     responses,
   };
 }
 
-/** A method a static path refuses rather than pass to a parameterised sibling (see shadowedMethods). */
-function notAllowedConfig({ method, path, allowed }: ShadowedMethod): RouteConfig {
-  const def = { method, path, scopes: 'public' } as RouteDef;
+/**
+ * A method a static path refuses rather than pass to a parameterised sibling (see shadowedMethods),
+ * named after the path's own operation: `PUT` on bulkUpdateEmployees' path is `bulkUpdateEmployeesPutNotAllowed`.
+ */
+function notAllowedConfig(
+  { method, path, allowed }: ShadowedMethod,
+  routes: readonly RouteDef[],
+): RouteConfig {
+  const owner = routes.find((r) => r.path === path)!;
+  const refusal = methodNotAllowed(allowed);
   return {
     method: method.toLowerCase() as RouteConfig['method'],
     path: openApiPath(path),
-    operationId: operationId(def),
-    tags: [tagOf(def)],
+    operationId: `${owner.operationId}${method[0]}${method.slice(1).toLowerCase()}NotAllowed`,
+    tags: [tagOf(owner)],
     summary: `Not allowed: use ${allowed.join(', ')}`,
     description: `This path does not take ${method}: 405 with \`Allow: ${allowed.join(', ')}\` (it is not read as a path parameter of another route).`,
     security: [],
-    responses: { '405': errorResponse([methodNotAllowed(allowed)], openApiPath(path)) },
+    responses: {
+      '405': errorResponse([refusal], openApiPath(path), [
+        REQUEST_ID_HEADER,
+        ...Object.keys(refusal.headers),
+      ]),
+    },
   };
 }
 
@@ -161,8 +226,9 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], options: Docum
     bearerFormat: 'JWT',
     description: 'An access token from POST /v1/auth/token; valid for 3600 s.',
   });
+  for (const [name, header] of Object.entries(HEADERS)) registry.registerComponent('headers', name, header);
   for (const def of routes) registry.registerPath(routeConfig(def));
-  for (const shadowed of shadowedMethods(routes)) registry.registerPath(notAllowedConfig(shadowed));
+  for (const shadowed of shadowedMethods(routes)) registry.registerPath(notAllowedConfig(shadowed, routes));
   const used = new Set(routes.map(tagOf));
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',

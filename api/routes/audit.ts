@@ -31,6 +31,7 @@ export const auditRoutes = [
   route({
     method: 'GET',
     path: '/v1/audit',
+    operationId: 'listAuditEvents',
     summary: 'Audit trail of employees, endorsements and grants',
     description:
       'Who (client, token id), what (action, changed field names) and when, oldest first; never values. ' +

@@ -75,6 +75,7 @@ export const authRoutes = [
   route({
     method: 'POST',
     path: '/v1/auth/token',
+    operationId: 'issueToken',
     summary: 'Generate token',
     description:
       'Scope names are case-insensitive and `_` equals `.` (D2). At most 100 tokens per client in any ' +
@@ -122,6 +123,7 @@ export const authRoutes = [
   route({
     method: 'GET',
     path: '/v1/auth/session',
+    operationId: 'getSession',
     summary: 'Describe the presented token',
     // Any valid token of ours: integrators use it to check a token before a batch of calls.
     scopes: SCOPES,

@@ -15,8 +15,12 @@ const employeeNotCovered = () => notFound('Employee Not Covered');
 const linkInvalid = () =>
   forbidden('Link Expired or Invalid', 'request a fresh pdf_url from the coverage lookup');
 
-const coverageParams = z.object({ employee_id: z.string() });
-const healthCardParams = z.object({ employee_id: z.string(), policy_id: z.string() });
+const employeeId = z.string().meta({ description: 'The service-assigned employee id' });
+const coverageParams = z.object({ employee_id: employeeId });
+const healthCardParams = z.object({
+  employee_id: employeeId,
+  policy_id: z.string().meta({ description: 'The policy of the card, as the coverage entry names it' }),
+});
 /** The link's own query; its values are checked with the signature, so any string passes here. */
 const healthCardQuery = z.object({
   expires: z.string().meta({ description: 'Expiry, Unix seconds' }),
@@ -34,6 +38,7 @@ export const coverageRoutes = [
   route({
     method: 'GET',
     path: '/v1/policy/coverage/:employee_id',
+    operationId: 'getCoverage',
     summary: 'Policy coverage of an employee (spec 4.11)',
     description: 'One entry per policy whose active member row for the employee covers today (D10).',
     scopes: ['policy.get', 'policy.all'],
@@ -70,6 +75,7 @@ export const coverageRoutes = [
   route({
     method: 'GET',
     path: '/v1/policy/coverage/:employee_id/health-card/:policy_id.pdf',
+    operationId: 'getHealthCard',
     summary: 'Health card PDF through a pre-signed link (D10); no bearer token',
     description: 'The pdf_url of a coverage entry: signed, valid for 3600 s, no bearer token (D10).',
     scopes: 'public',

@@ -16,6 +16,7 @@ export const dependentRoutes = [
   route({
     method: 'POST',
     path: '/v1/client/employees/:employee_id/dependents',
+    operationId: 'addDependent',
     summary: 'Add a dependent (idempotent on relationship, name and date of birth)',
     scopes: ['employee.update', 'employee.all'],
     params: employeePathParams,
@@ -41,6 +42,7 @@ export const dependentRoutes = [
   route({
     method: 'GET',
     path: '/v1/client/employees/:employee_id/dependents',
+    operationId: 'listDependents',
     summary: 'List the dependents of an employee',
     scopes: ['employee.get', 'employee.all'],
     params: employeePathParams,

@@ -57,6 +57,7 @@ export const employeeRoutes = [
   route({
     method: 'POST',
     path: '/v1/client/employees',
+    operationId: 'createEmployee',
     summary: 'Create employee (idempotent on employee_id and on the official email)',
     description:
       'Idempotent: an employee_id or official email already known to the client answers 200 with ' +
@@ -81,6 +82,7 @@ export const employeeRoutes = [
   route({
     method: 'GET',
     path: '/v1/client/employees/profile',
+    operationId: 'getEmployeeProfile',
     summary: 'Get employee',
     scopes: ['employee.get', 'employee.all'],
     query: profileQuery,
@@ -97,6 +99,7 @@ export const employeeRoutes = [
   route({
     method: 'PATCH',
     path: '/v1/client/employees/bulk',
+    operationId: 'bulkUpdateEmployees',
     summary: 'Bulk update employees (1..100 items, per-item results in request order)',
     description:
       'An item with an unknown or missing emp_id or a bad date fails alone, in `results`; the others are applied (D6).',
@@ -124,6 +127,7 @@ export const employeeRoutes = [
   route({
     method: 'PUT',
     path: '/v1/client/employees/:employee_id',
+    operationId: 'updateEmployee',
     summary: 'Update employee (only the fields present change)',
     scopes: ['employee.update', 'employee.all'],
     params: employeePathParams,

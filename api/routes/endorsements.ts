@@ -7,7 +7,6 @@ import { endorsementWorkflowId } from '../../workflows/endorsement/contract.js';
 import type { Auth } from '../auth/tokens.js';
 import type { AppDeps } from '../deps.js';
 import { conflict, notFound, serviceUnavailable, validationError, type ApiError } from '../errors.js';
-import { IDEMPOTENCY_ERRORS, withIdempotency } from '../idempotency.js';
 import { isUnavailable } from '../middleware/errors.js';
 import {
   createEndorsementPayload,
@@ -27,7 +26,6 @@ import {
 
 type Req<P, B> = Handler<P, undefined, B, Auth>;
 
-const CREATE_ROUTE = 'POST /v1/policy/endorsements';
 const endorsementNotFound = () => notFound('Endorsement Not Found');
 const alreadyDecided = (detail: string) => conflict('Endorsement Already Decided', detail);
 
@@ -121,6 +119,7 @@ export const endorsementRoutes = [
   route({
     method: 'POST',
     path: '/v1/policy/endorsements',
+    operationId: 'createEndorsement',
     summary: 'Create endorsement (spec 4.9)',
     description:
       'Checked synchronously (D7), then processed by a workflow: PENDING, SENT_TO_INSURER, then APPROVED ' +
@@ -133,17 +132,16 @@ export const endorsementRoutes = [
       invalidType(),
       missingAdditionDetails(['coverage_start_date']),
       ...REFUSALS.map((code) => refusalToApiError(new EndorsementRefused(code, '…'))),
-      ...IDEMPOTENCY_ERRORS,
     ],
+    // At most once per Idempotency-Key (see withIdempotency); without one, each request creates.
+    idempotencyKey: true,
     handler: async ({ body, auth, em, deps, ctx }: Req<undefined, CreateEndorsementBody>) =>
-      withIdempotency(
-        { deps, ctx, clientId: auth.clientId, route: CREATE_ROUTE, body: ctx.request.body },
-        () => accept(deps, TenantScope.of(em, auth.clientId), auth, body, String(ctx.state.requestId)),
-      ),
+      accept(deps, TenantScope.of(em, auth.clientId), auth, body, String(ctx.state.requestId)),
   }),
   route({
     method: 'GET',
     path: '/v1/policy/endorsements/:endorsement_id',
+    operationId: 'getEndorsement',
     summary: 'Get endorsement (spec 4.10)',
     scopes: ['policy.get', 'policy.all'],
     params: endorsementParams,
@@ -162,6 +160,7 @@ export const endorsementRoutes = [
   route({
     method: 'POST',
     path: '/v1/policy/endorsements/:endorsement_id/cancel',
+    operationId: 'cancelEndorsement',
     summary: 'Cancel endorsement (D7)',
     description:
       'While PENDING or SENT_TO_INSURER; once submitted, the insurer adapter is told to withdraw. ' +

@@ -5,7 +5,6 @@ import { looksLikeId } from '../../domain/ids.js';
 import type { Auth } from '../auth/tokens.js';
 import type { AppDeps } from '../deps.js';
 import { notFound, serviceUnavailable } from '../errors.js';
-import { IDEMPOTENCY_ERRORS, withIdempotency } from '../idempotency.js';
 import { isUnavailable } from '../middleware/errors.js';
 import { grantAcceptedPayload, grantPayload, presentGrant } from '../presenters/grant.js';
 import { route, type Handler } from '../route.js';
@@ -21,7 +20,6 @@ import {
 
 type Req<P, B> = Handler<P, undefined, B, Auth>;
 
-const CREATE_ROUTE = 'POST /v1/policy/grant';
 const grantNotFound = () => notFound('Grant Not Found');
 
 /**
@@ -59,20 +57,21 @@ export const grantRoutes = [
   route({
     method: 'POST',
     path: '/v1/policy/grant',
+    operationId: 'createGrant',
     summary: 'Grant policy (spec 4.12, D9)',
     scopes: ['policy.all'],
     body: grantBody,
     response: grantAcceptedPayload,
-    errors: [notFound('Employee Not Found'), notFound('Policy Not Found'), ...IDEMPOTENCY_ERRORS],
-    handler: async ({ body, auth, em, deps, ctx }: Req<undefined, GrantBody>) =>
-      withIdempotency(
-        { deps, ctx, clientId: auth.clientId, route: CREATE_ROUTE, body: ctx.request.body },
-        () => accept(deps, TenantScope.of(em, auth.clientId), auth, body),
-      ),
+    errors: [notFound('Employee Not Found'), notFound('Policy Not Found')],
+    // At most once per Idempotency-Key (see withIdempotency); without one, each request creates.
+    idempotencyKey: true,
+    handler: async ({ body, auth, em, deps }: Req<undefined, GrantBody>) =>
+      accept(deps, TenantScope.of(em, auth.clientId), auth, body),
   }),
   route({
     method: 'GET',
     path: '/v1/policy/grant/:request_id',
+    operationId: 'getGrant',
     summary: 'Get grant request (D9)',
     scopes: ['policy.get', 'policy.all'],
     params: grantParams,

@@ -44,6 +44,7 @@ export const healthRoutes = [
   route({
     method: 'GET',
     path: '/healthz',
+    operationId: 'checkLiveness',
     summary: 'Process liveness',
     scopes: 'public',
     response: livenessPayload,
@@ -52,6 +53,7 @@ export const healthRoutes = [
   route({
     method: 'GET',
     path: '/readyz',
+    operationId: 'checkReadiness',
     summary: 'PostgreSQL and Temporal reachable',
     description: 'For load balancers: 503 while either dependency is unreachable.',
     scopes: 'public',

@@ -118,6 +118,7 @@ export const policyRoutes = [
   route({
     method: 'GET',
     path: '/v1/policy/',
+    operationId: 'listPolicies',
     summary: 'List policies (spec 4.2)',
     description: 'Newest start_date first; keyset paging with opaque cursors (D5).',
     scopes: ['policy.list', 'policy.all'],
@@ -143,6 +144,7 @@ export const policyRoutes = [
   route({
     method: 'GET',
     path: '/v1/policy/:policy_id',
+    operationId: 'getPolicy',
     summary: 'Get policy (spec 4.3)',
     scopes: ['policy.get', 'policy.all'],
     params: policyParams,
@@ -163,6 +165,7 @@ export const policyRoutes = [
   route({
     method: 'GET',
     path: '/v1/policy/:policy_id/members',
+    operationId: 'listPolicyMembers',
     summary: 'List policy members (spec 4.4)',
     description: 'By employee name, each employee before their dependents; keyset paging (D5).',
     scopes: ['policy.members.list', 'policy.all'],

@@ -46,6 +46,7 @@ export function referenceRoutes(routes: () => readonly RouteDef[]): RouteDef[] {
     route({
       method: 'GET',
       path: '/openapi.json',
+      operationId: 'getOpenApiDocument',
       summary: 'This API reference as an OpenAPI 3.1 document',
       scopes: 'public',
       response: {
@@ -62,6 +63,7 @@ export function referenceRoutes(routes: () => readonly RouteDef[]): RouteDef[] {
     route({
       method: 'GET',
       path: '/docs',
+      operationId: 'getApiReferencePage',
       summary: 'This API reference as a web page',
       scopes: 'public',
       response: {

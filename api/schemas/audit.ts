@@ -14,13 +14,19 @@ export const auditQuery = z
     entity: z
       .string()
       .transform((v) => v.trim().toLowerCase())
-      .pipe(z.enum(AUDIT_ENTITIES, { error: `must be one of ${AUDIT_ENTITIES.join(', ')}` })),
+      .pipe(z.enum(AUDIT_ENTITIES, { error: `must be one of ${AUDIT_ENTITIES.join(', ')}` }))
+      .meta({
+        type: 'string',
+        enum: [...AUDIT_ENTITIES],
+        description: 'The kind of record (matched case-insensitively)',
+      }),
     entity_id: z
       .string()
       .trim()
       .min(1, 'must not be empty')
       .max(64, 'must be at most 64 characters')
-      .optional(),
+      .optional()
+      .meta({ description: "One record's id; without it, every record of that kind" }),
     ...pageQueryFields,
   })
   .superRefine(oneDirection);

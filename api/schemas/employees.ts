@@ -121,11 +121,19 @@ export const bulkUpdateItem = z.strictObject(
 
 /** Query of Get Employee (4.5); the route answers a failure as MISSING_EMPLOYEE_ID. */
 export const profileQuery = z.object({
-  employee_id: z.string(rule('must be a single value')).trim().min(1, 'is required'),
+  employee_id: z
+    .string(rule('must be a single value'))
+    .trim()
+    .min(1, 'is required')
+    .meta({ description: 'The service-assigned employee id (as Create employee answers it)' }),
 });
 
 /** The service-assigned employee id in a path; an id of any shape is looked up (unknown is 404). */
-export const employeePathParams = z.object({ employee_id: z.string() });
+export const employeePathParams = z.object({
+  employee_id: z
+    .string()
+    .meta({ description: 'The service-assigned employee id (as Create employee answers it)' }),
+});
 
 export const createDependentBody = z.strictObject(
   {

@@ -12,46 +12,6 @@ const id = z
   .min(1, 'is required')
   .max(64, 'must be at most 64 characters');
 
-/**
- * Spec 4.9, shape only (strict: an unknown field is a 400 naming it). `type`, the dates and
- * sum_insured are checked by parseEndorsementRequest in D7's order, because their errors differ
- * (INVALID_ENDORSEMENT_TYPE, MISSING_ADDITION_DETAILS, VALIDATION_ERROR).
- */
-export const createEndorsementBody = z.strictObject(
-  {
-    employee_id: id,
-    policy_id: id.nullish(),
-    type: z
-      .unknown()
-      .optional()
-      .meta({
-        type: 'string',
-        enum: ['ADDITION', 'DELETION', 'MODIFICATION'],
-        description: 'Required; the `ENDORSEMENT_TYPE_` prefixed forms are accepted too (D7)',
-      }),
-    coverage_start_date: z.unknown().optional().meta({
-      type: 'string',
-      format: 'date',
-      description: 'Required (for an ADDITION: MISSING_ADDITION_DETAILS when absent)',
-    }),
-    coverage_end_date: z.unknown().optional().meta({
-      type: 'string',
-      format: 'date',
-      description: 'Required (for an ADDITION: MISSING_ADDITION_DETAILS when absent)',
-    }),
-    sum_insured: z.unknown().optional().meta({
-      type: 'number',
-      description:
-        "INR, one of the policy's slabs; default the policy's default. ADDITION and MODIFICATION only",
-    }),
-  },
-  { error: (iss) => (iss.code === 'invalid_type' ? 'must be an object' : undefined) },
-);
-export type CreateEndorsementBody = z.output<typeof createEndorsementBody>;
-
-export const endorsementParams = z.object({ endorsement_id: idParam });
-export type EndorsementParams = z.output<typeof endorsementParams>;
-
 /** D7: the short and the prefixed spellings. MODIFICATION changes a covered member's sum insured. */
 const TYPES: Record<string, EndorsementType> = {
   ADDITION: 'ENDORSEMENT_TYPE_ADDITION',
@@ -61,6 +21,52 @@ const TYPES: Record<string, EndorsementType> = {
   ENDORSEMENT_TYPE_DELETION: 'ENDORSEMENT_TYPE_DELETION',
   ENDORSEMENT_TYPE_MODIFICATION: 'ENDORSEMENT_TYPE_MODIFICATION',
 };
+
+/**
+ * Spec 4.9, shape only (strict: an unknown field is a 400 naming it). `type`, the dates and
+ * sum_insured are checked by parseEndorsementRequest in D7's order, because their errors differ
+ * (INVALID_ENDORSEMENT_TYPE, MISSING_ADDITION_DETAILS, VALIDATION_ERROR).
+ */
+export const createEndorsementBody = z
+  .strictObject(
+    {
+      employee_id: id,
+      policy_id: id.nullish(),
+      type: z
+        .unknown()
+        .optional()
+        .meta({
+          type: 'string',
+          enum: Object.keys(TYPES),
+          description: 'The short and the `ENDORSEMENT_TYPE_` prefixed spellings are the same (D7)',
+        }),
+      coverage_start_date: z.unknown().optional().meta({
+        type: 'string',
+        format: 'date',
+        description: 'For an ADDITION, MISSING_ADDITION_DETAILS when absent',
+      }),
+      coverage_end_date: z.unknown().optional().meta({
+        type: 'string',
+        format: 'date',
+        description: 'For an ADDITION, MISSING_ADDITION_DETAILS when absent',
+      }),
+      sum_insured: z.unknown().optional().meta({
+        type: 'number',
+        description:
+          "INR, one of the policy's slabs; default the policy's default. ADDITION and MODIFICATION only",
+      }),
+    },
+    { error: (iss) => (iss.code === 'invalid_type' ? 'must be an object' : undefined) },
+  )
+  // type and the dates are checked after the shape, in D7's order, so the schema admits them absent;
+  // the reference states them required, as they are.
+  .meta({ required: ['employee_id', 'type', 'coverage_start_date', 'coverage_end_date'] });
+export type CreateEndorsementBody = z.output<typeof createEndorsementBody>;
+
+export const endorsementParams = z.object({
+  endorsement_id: idParam.meta({ description: 'The endorsement id, as Create endorsement answers it' }),
+});
+export type EndorsementParams = z.output<typeof endorsementParams>;
 
 export const invalidType = () =>
   new ApiError(

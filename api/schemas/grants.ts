@@ -25,7 +25,9 @@ export const grantBody = z
   });
 export type GrantBody = z.output<typeof grantBody>;
 
-export const grantParams = z.object({ request_id: idParam });
+export const grantParams = z.object({
+  request_id: idParam.meta({ description: 'The grant request id, as Grant policy answers it' }),
+});
 export type GrantParams = z.output<typeof grantParams>;
 
 export const toGrantRequest = (body: GrantBody): GrantRequest => ({

@@ -18,12 +18,21 @@ const statusFilter = <T extends readonly [string, ...string[]]>(values: T) =>
     .transform((v) => v.toUpperCase())
     .pipe(z.enum(values, { error: `must be one of ${values.join(', ')}` }))
     .optional()
-    .meta({ description: `One of ${values.join(', ')} (case-insensitive)` });
+    .meta({
+      type: 'string',
+      enum: [...values],
+      description: `Only rows with this status (matched case-insensitively)`,
+    });
 
 /** Spec 4.2. */
 export const listPoliciesQuery = z
   .object({
-    client_id: z.string().trim().min(1, 'is required').max(64, 'must be at most 64 characters'),
+    client_id: z
+      .string()
+      .trim()
+      .min(1, 'is required')
+      .max(64, 'must be at most 64 characters')
+      .meta({ description: "The token's client (spec 4.2); another client's id is 403" }),
     status: statusFilter(POLICY_STATUSES),
     search,
     ...pageQueryFields,
@@ -46,7 +55,8 @@ export const listMembersQuery = z
       .trim()
       .min(1, 'must not be empty')
       .max(64, 'must be at most 64 characters')
-      .optional(),
+      .optional()
+      .meta({ description: "Only this employee's rows (the employee and their dependents)" }),
     status: statusFilter(MEMBER_STATUS_FILTER).transform((s) => (s ? STORED_MEMBER_STATUS[s] : undefined)),
     search,
     ...pageQueryFields,
@@ -55,6 +65,8 @@ export const listMembersQuery = z
 export type ListMembersQuery = z.output<typeof listMembersQuery>;
 
 /** Any string; an id that cannot be a policy is answered like an unknown one (404). */
-export const policyParams = z.object({ policy_id: z.string() });
+export const policyParams = z.object({
+  policy_id: z.string().meta({ description: 'The policy id, as List policies answers it' }),
+});
 
 export type PolicyParams = z.output<typeof policyParams>;

@@ -20,6 +20,7 @@ const probeRoutes: RouteDef[] = [
   route({
     method: 'GET',
     path: PROBE_PATH,
+    operationId: 'probeAuth',
     summary: 'auth probe',
     scopes: PROBE_SCOPES,
     handler: async ({ auth }) => ({ client_id: auth.clientId, scopes: auth.scopes }),
@@ -27,6 +28,7 @@ const probeRoutes: RouteDef[] = [
   route({
     method: 'GET',
     path: TENANT_PROBE_PATH,
+    operationId: 'probeTenant',
     summary: 'tenant probe: every employee the handler can see',
     scopes: ['employee.get'],
     handler: async ({ em }) => {

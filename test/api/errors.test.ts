@@ -18,6 +18,7 @@ describe('error mapping', () => {
       route({
         method: 'POST',
         path: '/test/echo',
+        operationId: 'echo',
         summary: 'echo',
         scopes: 'public',
         body: z.strictObject({ name: z.string() }),
@@ -26,6 +27,7 @@ describe('error mapping', () => {
       route({
         method: 'GET',
         path: '/test/boom',
+        operationId: 'fail',
         summary: 'fails',
         scopes: 'public',
         handler: async () => {

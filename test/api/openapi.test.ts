@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import type Router from '@koa/router';
 import { createApp } from '../../api/app.js';
 import type { AppDeps } from '../../api/deps.js';
-import { envelope, routeContract } from '../../api/openapi/contract.js';
+import { checkAnswer, envelope, routeContract } from '../../api/openapi/contract.js';
 import { openApiPath, type OpenApiDocument } from '../../api/openapi/document.js';
 import { isRawResponse, type RouteDef } from '../../api/route.js';
 import { allRoutes } from '../../api/routes/index.js';
@@ -61,6 +61,120 @@ describe('OpenAPI document (GET /openapi.json)', () => {
     const documented = operations(doc).map((o) => o.key);
     expect(new Set(documented).size).to.equal(documented.length);
     expect([...documented].sort()).to.deep.equal(mountedRoutes(deps).sort());
+  });
+
+  it('names every operation on its route definition, uniquely, for what it does', () => {
+    const ids = operations(doc).map((o) => o.op.operationId);
+    expect(
+      ids.every((id) => /^[a-z][A-Za-z]+$/.test(id)),
+      ids.join(', '),
+    ).to.equal(true);
+    expect(new Set(ids).size, 'unique operationIds').to.equal(ids.length);
+    for (const def of allRoutes()) {
+      expect(def.operationId, routeKey(def)).to.match(/^[a-z][A-Za-z]+$/);
+      expect(operations(doc).find((o) => o.key === routeKey(def))!.op.operationId).to.equal(def.operationId);
+    }
+    const named = Object.fromEntries(operations(doc).map((o) => [o.key, o.op.operationId]));
+    expect(named).to.include({
+      'POST /v1/auth/token': 'issueToken',
+      'GET /v1/policy/': 'listPolicies',
+      'GET /v1/policy/{policy_id}': 'getPolicy',
+      'GET /v1/policy/{policy_id}/members': 'listPolicyMembers',
+      'POST /v1/client/employees': 'createEmployee',
+      'GET /v1/client/employees/profile': 'getEmployeeProfile',
+      'PUT /v1/client/employees/{employee_id}': 'updateEmployee',
+      'PATCH /v1/client/employees/bulk': 'bulkUpdateEmployees',
+      'POST /v1/policy/endorsements': 'createEndorsement',
+      'GET /v1/policy/endorsements/{endorsement_id}': 'getEndorsement',
+      'GET /v1/policy/coverage/{employee_id}': 'getCoverage',
+      'POST /v1/policy/grant': 'createGrant',
+      'PUT /v1/client/employees/bulk': 'bulkUpdateEmployeesPutNotAllowed',
+    });
+  });
+
+  it('describes every parameter, types limit as a bounded integer and filters as enums', () => {
+    type Param = { name: string; in: string; description?: string; schema: Record<string, unknown> };
+    const params = operations(doc).flatMap(({ key: k, op }) =>
+      ((op as unknown as { parameters?: Param[] }).parameters ?? []).map((p) => ({ key: k, ...p })),
+    );
+    for (const p of params)
+      expect(p.description, `${p.key} ${p.in} ${p.name}`).to.be.a('string').and.not.empty;
+    const limits = params.filter((p) => p.name === 'limit');
+    expect(limits.map((p) => p.key).sort()).to.deep.equal([
+      'GET /v1/audit',
+      'GET /v1/policy/',
+      'GET /v1/policy/{policy_id}/members',
+    ]);
+    for (const p of limits) {
+      expect(p.schema, p.key).to.include({ type: 'integer', minimum: 1, maximum: 100, default: 10 });
+    }
+    const enumOf = (k: string, name: string) =>
+      params.find((p) => p.key === k && p.name === name)?.schema.enum;
+    expect(enumOf('GET /v1/policy/', 'status')).to.deep.equal([
+      'POLICY_STATUS_ACTIVE',
+      'POLICY_STATUS_INACTIVE',
+      'POLICY_STATUS_SUSPENDED',
+    ]);
+    expect(enumOf('GET /v1/policy/{policy_id}/members', 'status')).to.deep.equal([
+      'ACTIVE',
+      'INACTIVE',
+      'SUSPENDED',
+    ]);
+    expect(enumOf('GET /v1/audit', 'entity')).to.deep.equal(['employee', 'endorsement', 'grant']);
+    const idempotencyKeys = params.filter((p) => p.in === 'header' && p.name === 'Idempotency-Key');
+    const honouring = allRoutes().filter((r) => r.scopes !== 'public' && r.idempotencyKey);
+    expect(idempotencyKeys.map((p) => p.key).sort()).to.deep.equal(honouring.map(routeKey).sort());
+    expect(idempotencyKeys.map((p) => p.key)).to.include.members([
+      'POST /v1/policy/endorsements',
+      'POST /v1/policy/grant',
+    ]);
+  });
+
+  it('requires the fields an endorsement cannot do without, and lists its types', () => {
+    const { op } = operations(doc).find((o) => o.key === 'POST /v1/policy/endorsements')!;
+    const schema = (op as any).requestBody.content['application/json'].schema;
+    expect(schema.required).to.have.members([
+      'employee_id',
+      'type',
+      'coverage_start_date',
+      'coverage_end_date',
+    ]);
+    expect(schema.properties.type.enum).to.include.members(['ADDITION', 'DELETION', 'MODIFICATION']);
+  });
+
+  it('declares X-Request-Id on every answer, Retry-After on 429 and 503, Idempotent-Replayed on replays', () => {
+    type Answer = { headers?: Record<string, { $ref: string }> };
+    const ref = (name: string) => ({ $ref: `#/components/headers/${name}` });
+    const headers = (doc.components as { headers?: Record<string, object> }).headers ?? {};
+    expect(headers['Retry-After']).to.deep.include({ schema: { type: 'integer', minimum: 0 } });
+    for (const { key: k, op } of operations(doc)) {
+      for (const [status, answer] of Object.entries(op.responses as Record<string, Answer>)) {
+        expect(answer.headers?.['X-Request-Id'], `${k} ${status}`).to.deep.equal(ref('X-Request-Id'));
+        if (status === '429' || status === '503') {
+          expect(answer.headers?.['Retry-After'], `${k} ${status}`).to.deep.equal(ref('Retry-After'));
+        }
+      }
+    }
+    const replayed = operations(doc)
+      .filter((o) => (o.op.responses['200'] as Answer | undefined)?.headers?.['Idempotent-Replayed'])
+      .map((o) => o.key);
+    expect(replayed.sort()).to.deep.equal(['POST /v1/policy/endorsements', 'POST /v1/policy/grant']);
+  });
+
+  it('finds an answer without its documented headers out of contract', () => {
+    const def = allRoutes().find((r) => r.operationId === 'getPolicy')!;
+    const body = {
+      type: 'SERVICE_UNAVAILABLE',
+      title: 'Service Unavailable',
+      detail: '',
+      instance: '/v1/policy/x',
+    };
+    expect(checkAnswer(def, 503, body, { 'x-request-id': 'r1', 'retry-after': '5' })).to.equal(null);
+    expect(checkAnswer(def, 503, body, { 'x-request-id': 'r1' })?.problem).to.contain('Retry-After');
+    expect(checkAnswer(def, 503, body, { 'retry-after': '5' })?.problem).to.contain('X-Request-Id');
+    expect(checkAnswer(def, 503, body, { 'x-request-id': 'r1', 'retry-after': 'soon' })?.problem).to.contain(
+      'retry-after',
+    );
   });
 
   it('documents PUT on the bulk path as 405 with Allow: PATCH', () => {

@@ -46,7 +46,7 @@ describe('API reference page (GET /docs) in headless Chromium', function () {
 
   it('expands an operation to its scopes, body and every documented error', async () => {
     const { page } = browser;
-    const token = page.locator('[id="operations-Authentication-postV1AuthToken"]');
+    const token = page.locator('[id="operations-Authentication-issueToken"]');
     await token.locator('.opblock-summary').first().click();
     await token.locator('.responses-table').first().waitFor({ state: 'visible', timeout: 30_000 });
     const text = await token.innerText();
@@ -54,7 +54,7 @@ describe('API reference page (GET /docs) in headless Chromium', function () {
     expect(text).to.contain('Rate Limit Exceeded');
     expect(text).to.contain('client_secret');
 
-    const policy = page.locator('[id="operations-Policies-getV1PolicyByPolicyId"]');
+    const policy = page.locator('[id="operations-Policies-getPolicy"]');
     await policy.locator('.opblock-summary').first().click();
     await policy.locator('.responses-table').first().waitFor({ state: 'visible', timeout: 30_000 });
     const policyText = await policy.innerText();

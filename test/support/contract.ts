@@ -13,9 +13,9 @@ import { allRoutes } from '../../api/routes/index.js';
 const serviceRoutes = new Set(allRoutes().map((r) => `${r.method} ${r.path}`));
 const problems = new Map<string, ContractProblem & { count: number }>();
 
-export const recordAnswer: ResponseObserver = (route, status, body) => {
+export const recordAnswer: ResponseObserver = (route, status, body, headers) => {
   if (!route.response || !serviceRoutes.has(`${route.method} ${route.path}`)) return;
-  const problem = checkAnswer(route, status, body);
+  const problem = checkAnswer(route, status, body, headers);
   if (!problem) return;
   const key = `${problem.route} ${problem.status} ${problem.problem}`;
   const seen = problems.get(key);
