@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { Config } from '../config/index.js';
-import type { Logger } from '../api/logger.js';
+import type { Logger } from '../infra/logger.js';
 import {
   GIVE_UP_AFTER_MS,
   WEBHOOK_DELIVERY_WORKFLOW,

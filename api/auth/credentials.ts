@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { Orm } from '../../db/orm.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../../infra/logger.js';
 
 /** `rotateSecret` notifies this channel with the client id in the same statement as the update. */
 export const SECRET_ROTATED_CHANNEL = 'client_secret_rotated';
