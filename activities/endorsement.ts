@@ -5,7 +5,7 @@ import { recordAudit } from '../domain/audit.js';
 import { coveredRelationships, OPEN_STATUS_SQL } from '../domain/endorsements.js';
 import { startEndorsementWorkflow } from '../domain/endorsement-workflow.js';
 import { endorsementEventDataSql, outboxSql, recordStatusEvent } from '../domain/events.js';
-import { startDeliveries } from '../domain/webhook-workflow.js';
+import { startDeliveries } from '../usecases/webhook-deliveries.js';
 import type { CoverageType, EndorsementStatus, EndorsementType } from '../domain/enums.js';
 import { newId } from '../domain/ids.js';
 import { amountAtLeast, formatPaise, toPaise } from '../domain/premium.js';

@@ -5,7 +5,7 @@ import { createEndorsement, EndorsementRefused, OPEN_STATUS_SQL } from '../domai
 import type { EndorsementStatus, EndorsementType, GrantItemOutcome, GrantStatus } from '../domain/enums.js';
 import { grantEventDataSql, outboxSql } from '../domain/events.js';
 import { startGrantWorkflow } from '../domain/grant-workflow.js';
-import { startDeliveries } from '../domain/webhook-workflow.js';
+import { startDeliveries } from '../usecases/webhook-deliveries.js';
 import {
   clipToPolicy,
   FINAL_GRANT_STATUSES,
