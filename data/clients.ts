@@ -57,10 +57,6 @@ export async function notifySecretChannel(scope: SystemScope, payload: string): 
   await scope.sql('select pg_notify(?, ?)', [SECRET_ROTATED_CHANNEL, payload]);
 }
 
-export async function clientExists(scope: SystemScope, clientId: string): Promise<boolean> {
-  return (await scope.sql('select 1 from clients where id = ?', [clientId])).length > 0;
-}
-
 /** Subscribes a dedicated connection (the credential store's listener) to rotation notifications. */
 export async function listenForSecretRotations(connection: {
   query: (statement: string) => Promise<unknown>;
