@@ -63,3 +63,8 @@ export async function listenForSecretRotations(connection: {
 }): Promise<void> {
   await connection.query(`listen ${SECRET_ROTATED_CHANNEL}`);
 }
+
+/** How many clients exist (the local stack seeds its demo client into an empty database). */
+export async function countClients(scope: SystemScope): Promise<number> {
+  return scope.em.count(ClientSchema, {});
+}
