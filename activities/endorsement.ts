@@ -7,7 +7,7 @@ import {
 } from '../data/endorsements.js';
 import { SystemScope } from '../data/scope.js';
 import { reviewRejection } from '../domain/endorsements.js';
-import { startDeliveries } from '../domain/webhook-workflow.js';
+import { startDeliveries } from '../usecases/webhook-deliveries.js';
 import type { EndorsementStatus } from '../domain/enums.js';
 import type { InsurerSubmission } from '../adapters/types.js';
 import { applyEndorsementApproval, reconcileUnstartedEndorsements } from '../usecases/endorsements.js';

@@ -4,7 +4,7 @@ import { readGrantSettlement, transitionGrant, type StoredGrantItem } from '../d
 import { SystemScope } from '../data/scope.js';
 import type { EndorsementStatus, GrantStatus } from '../domain/enums.js';
 import { FINAL_GRANT_STATUSES, grantOutcome } from '../domain/grants.js';
-import { startDeliveries } from '../domain/webhook-workflow.js';
+import { startDeliveries } from '../usecases/webhook-deliveries.js';
 import { workflowInput } from '../usecases/endorsements.js';
 import { makeGrantItem, reconcileUnstartedGrants, takeOverGrant } from '../usecases/grants.js';
 import { GRANT_GONE, GRANT_STATE_CONFLICT, type GrantItem } from '../workflows/grant/contract.js';

@@ -1,7 +1,7 @@
 import type { Config } from '../config/index.js';
 import type { Orm } from '../db/orm.js';
 import type { Clock } from '../domain/clock.js';
-import type { Logger } from '../api/logger.js';
+import type { Logger } from '../infra/logger.js';
 import type { Client as TemporalClient } from '@temporalio/client';
 import type { AdapterRegistry } from '../adapters/registry.js';
 import { createEndorsementActivities } from './endorsement.js';

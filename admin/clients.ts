@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { SECRET_ROTATED_CHANNEL } from '../api/auth/credentials.js';
+import { insertClient, rotateClientSecret } from '../data/clients.js';
+import { SystemScope } from '../data/scope.js';
 import { hashSecret, newClientSecret } from '../domain/credentials.js';
 import { newId } from '../domain/ids.js';
 import { normaliseScope, SCOPES, type Scope } from '../domain/scopes.js';
@@ -19,26 +20,15 @@ export function parseScopes(list: string | undefined): Scope[] {
 export async function createClient(em: EntityManager, name: string, scopes: Scope[]) {
   const clientId = newId('client');
   const clientSecret = newClientSecret();
-  await em
-    .getConnection()
-    .execute(
-      "insert into clients (id, name, secret_hash, secret_version, allowed_scopes) values (?, ?, ?, 1, string_to_array(?, ','))",
-      [clientId, name, await hashSecret(clientSecret), scopes.join(',')],
-    );
+  const secretHash = await hashSecret(clientSecret);
+  await insertClient(SystemScope.of(em), { id: clientId, name, secretHash, scopes });
   return { client_id: clientId, client_secret: clientSecret };
 }
 
 /** A new secret and a bumped secret version: every token issued before this stops verifying. */
 export async function rotateSecret(em: EntityManager, clientId: string) {
   const clientSecret = newClientSecret();
-  // One statement: the notification is delivered on commit, so API instances drop their cached version.
-  const rows = await em.getConnection().execute<{ id: string }[]>(
-    `with rotated as (
-       update clients set secret_hash = ?, secret_version = secret_version + 1 where id = ? returning id
-     )
-     select id, pg_notify(?, id) from rotated`,
-    [await hashSecret(clientSecret), clientId, SECRET_ROTATED_CHANNEL],
-  );
-  if (rows.length === 0) throw new AdminError(`no client ${clientId}`);
+  const rotated = await rotateClientSecret(SystemScope.of(em), clientId, await hashSecret(clientSecret));
+  if (!rotated) throw new AdminError(`no client ${clientId}`);
   return { client_id: clientId, client_secret: clientSecret };
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { COVERAGE_TYPES, INSURER_ADAPTERS, POLICY_STATUSES, POLICY_TYPES } from '../domain/enums.js';
-import { calendarDate, requiredText } from '../api/schemas/common.js';
-import { createDependentBody, createEmployeeBody } from '../api/schemas/employees.js';
+import { calendarDate, requiredText } from '../domain/schemas/common.js';
+import { createDependentBody, createEmployeeBody } from '../domain/schemas/employees.js';
 
 const money = z
   .union([z.number().nonnegative(), z.string().regex(/^\d+(\.\d{1,2})?$/)])

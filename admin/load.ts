@@ -1,7 +1,16 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { newEmployeeFromRequest, storedGender } from '../api/schemas/employees.js';
+import {
+  clientIsKnown,
+  insertDependent,
+  upsertInsurer,
+  upsertPolicy,
+  upsertProduct,
+  upsertTpa,
+} from '../data/reference-load.js';
+import { MissingTenant, TenantScope } from '../data/scope.js';
 import { createOrFindEmployee } from '../domain/employees.js';
 import { newId } from '../domain/ids.js';
+import { newEmployeeFromRequest, storedGender } from '../domain/schemas/employees.js';
 import { AdminError } from './clients.js';
 import type { LoadFile } from './load-schema.js';
 
@@ -13,111 +22,112 @@ export interface LoadResult {
   employees: Record<string, string>;
 }
 
+type Ids = Record<string, string>;
+
+/** The id a file's code was loaded under; a code the file does not define is the operator's mistake. */
+const need = (map: Ids, code: string, what: string) => {
+  const id = map[code];
+  if (!id) throw new AdminError(`${what} "${code}" is not defined in the file`);
+  return id;
+};
+
+function clientScope(em: EntityManager, clientId: string): TenantScope {
+  try {
+    return TenantScope.of(em, clientId);
+  } catch (err) {
+    throw err instanceof MissingTenant ? new AdminError(`no client ${clientId}`) : err;
+  }
+}
+
 /**
- * Loads reference data for one client in one transaction. Re-loading the same file is safe: rows are
- * keyed by (client, code) / (client, policy_number) and updated in place; employees are created once.
+ * Loads reference data for one client in one transaction (all or nothing). Re-loading the same file is
+ * safe: rows are keyed by (client, code) / (client, policy_number) and updated in place; employees are
+ * created once (createOrFindEmployee), and their dependents only when the load created them.
  */
 export async function loadReferenceData(
   em: EntityManager,
   clientId: string,
   data: LoadFile,
 ): Promise<LoadResult> {
-  return em.transactional(async (tx) => {
-    const exists = await tx.execute('select 1 from clients where id = ?', [clientId]);
-    if (exists.length === 0) throw new AdminError(`no client ${clientId}`);
+  return clientScope(em, clientId).transaction(async (tx) => {
+    if (!(await clientIsKnown(tx))) throw new AdminError(`no client ${clientId}`);
     const out: LoadResult = { insurers: {}, tpas: {}, products: {}, policies: {}, employees: {} };
-    const need = (map: Record<string, string>, code: string, what: string) => {
-      const id = map[code];
-      if (!id) throw new AdminError(`${what} "${code}" is not defined in the file`);
-      return id;
-    };
-
-    for (const i of data.insurers) {
-      const [row] = await tx.execute<{ id: string }[]>(
-        `insert into insurers (id, client_id, code, name, logo_url, network_hospital_url, daycare_url, adapter)
-         values (?, ?, ?, ?, ?, ?, ?, ?)
-         on conflict (client_id, code) do update set name = excluded.name, logo_url = excluded.logo_url,
-           network_hospital_url = excluded.network_hospital_url, daycare_url = excluded.daycare_url, adapter = excluded.adapter
-         returning id`,
-        [
-          newId('insurer'),
-          clientId,
-          i.code,
-          i.name,
-          i.logo_url,
-          i.network_hospital_url ?? null,
-          i.daycare_url ?? null,
-          i.adapter,
-        ],
-      );
-      out.insurers[i.code] = row!.id;
-    }
-    for (const t of data.tpas) {
-      const [row] = await tx.execute<{ id: string }[]>(
-        `insert into tpas (id, client_id, code, name) values (?, ?, ?, ?)
-         on conflict (client_id, code) do update set name = excluded.name returning id`,
-        [newId('tpa'), clientId, t.code, t.name],
-      );
-      out.tpas[t.code] = row!.id;
-    }
-    for (const p of data.products) {
-      const [row] = await tx.execute<{ id: string }[]>(
-        `insert into products (id, client_id, insurer_id, code, name, category) values (?, ?, ?, ?, ?, ?)
-         on conflict (client_id, code) do update set name = excluded.name, category = excluded.category,
-           insurer_id = excluded.insurer_id returning id`,
-        [newId('product'), clientId, need(out.insurers, p.insurer, 'insurer'), p.code, p.name, p.category],
-      );
-      out.products[p.code] = row!.id;
-    }
-    for (const p of data.policies) {
-      const slabs = p.slabs.map((s) => ({ sum_insured: s.sum_insured, annual_premium: s.annual_premium }));
-      const [row] = await tx.execute<{ id: string }[]>(
-        `insert into policies (id, client_id, policy_number, insurer_id, product_id, tpa_id, net_premium, gross_premium,
-           coverage_type, type, status, start_date, end_date, slabs, default_sum_insured, inclusions, exclusions,
-           terms_conditions, policy_document_url, network_hospital_url, daycare_url, cd_balance)
-         values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?, ?, ?, ?)
-         on conflict (client_id, policy_number) do update set status = excluded.status, slabs = excluded.slabs,
-           default_sum_insured = excluded.default_sum_insured, start_date = excluded.start_date, end_date = excluded.end_date
-         returning id`,
-        [
-          newId('policy'),
-          clientId,
-          p.policy_number,
-          need(out.insurers, p.insurer, 'insurer'),
-          need(out.products, p.product, 'product'),
-          need(out.tpas, p.tpa, 'tpa'),
-          p.net_premium,
-          p.gross_premium,
-          p.coverage_type,
-          p.type,
-          p.status,
-          p.start_date,
-          p.end_date,
-          JSON.stringify(slabs),
-          p.default_sum_insured ?? slabs[0]!.sum_insured,
-          p.inclusions,
-          p.exclusions,
-          p.terms_conditions,
-          p.policy_document_url,
-          p.network_hospital_url ?? null,
-          p.daycare_url ?? null,
-          p.cd_balance,
-        ],
-      );
-      out.policies[p.policy_number] = row!.id;
-    }
-    for (const e of data.employees) {
-      const { id, created } = await createOrFindEmployee(tx, clientId, newEmployeeFromRequest(e));
-      out.employees[e.employee_id] = id;
-      if (!created) continue;
-      for (const d of e.dependents) {
-        await tx.execute(
-          `insert into dependents (id, client_id, employee_id, name, relationship, date_of_birth, gender)
-           values (?, ?, ?, ?, ?, ?, ?)`,
-          [newId('dependent'), clientId, id, d.name, d.relationship, d.date_of_birth, storedGender(d.gender)],
-        );
-      }
-    }
+    await loadInsurersAndProducts(tx, data, out);
+    await loadPolicies(tx, data, out);
+    await loadEmployees(tx, data, out);
     return out;
   });
+}
+
+async function loadInsurersAndProducts(tx: TenantScope, data: LoadFile, out: LoadResult): Promise<void> {
+  for (const i of data.insurers) {
+    out.insurers[i.code] = await upsertInsurer(tx, {
+      id: newId('insurer'),
+      code: i.code,
+      name: i.name,
+      logoUrl: i.logo_url,
+      networkHospitalUrl: i.network_hospital_url ?? null,
+      daycareUrl: i.daycare_url ?? null,
+      adapter: i.adapter,
+    });
+  }
+  for (const t of data.tpas) {
+    out.tpas[t.code] = await upsertTpa(tx, { id: newId('tpa'), code: t.code, name: t.name });
+  }
+  for (const p of data.products) {
+    out.products[p.code] = await upsertProduct(tx, {
+      id: newId('product'),
+      insurerId: need(out.insurers, p.insurer, 'insurer'),
+      code: p.code,
+      name: p.name,
+      category: p.category,
+    });
+  }
+}
+
+async function loadPolicies(tx: TenantScope, data: LoadFile, out: LoadResult): Promise<void> {
+  for (const p of data.policies) {
+    const slabs = p.slabs.map((s) => ({ sum_insured: s.sum_insured, annual_premium: s.annual_premium }));
+    out.policies[p.policy_number] = await upsertPolicy(tx, {
+      id: newId('policy'),
+      policyNumber: p.policy_number,
+      insurerId: need(out.insurers, p.insurer, 'insurer'),
+      productId: need(out.products, p.product, 'product'),
+      tpaId: need(out.tpas, p.tpa, 'tpa'),
+      netPremium: p.net_premium,
+      grossPremium: p.gross_premium,
+      coverageType: p.coverage_type,
+      type: p.type,
+      status: p.status,
+      startDate: p.start_date,
+      endDate: p.end_date,
+      slabs,
+      defaultSumInsured: p.default_sum_insured ?? slabs[0]!.sum_insured,
+      inclusions: p.inclusions,
+      exclusions: p.exclusions,
+      termsConditions: p.terms_conditions,
+      policyDocumentUrl: p.policy_document_url,
+      networkHospitalUrl: p.network_hospital_url ?? null,
+      daycareUrl: p.daycare_url ?? null,
+      cdBalance: p.cd_balance,
+    });
+  }
+}
+
+async function loadEmployees(tx: TenantScope, data: LoadFile, out: LoadResult): Promise<void> {
+  for (const e of data.employees) {
+    const { id, created } = await createOrFindEmployee(tx.em, tx.clientId, newEmployeeFromRequest(e));
+    out.employees[e.employee_id] = id;
+    if (!created) continue;
+    for (const d of e.dependents) {
+      await insertDependent(tx, {
+        id: newId('dependent'),
+        employeeId: id,
+        name: d.name,
+        relationship: d.relationship,
+        dateOfBirth: d.date_of_birth,
+        gender: storedGender(d.gender),
+      });
+    }
+  }
 }

@@ -5,6 +5,13 @@ import type { EndorsementStatus, EndorsementType } from '../domain/enums.js';
 import { OPEN_ENDORSEMENT_STATUSES } from '../domain/enums.js';
 import { ENDORSEMENT_WORKFLOW, endorsementWorkflowId } from '../workflows/endorsement/contract.js';
 import { EndorsementStuck } from '../workflows/search-attributes.js';
+import { SystemScope } from '../data/scope.js';
+import {
+  listOpenEndorsementsAcrossClients,
+  readEndorsementAcrossClients,
+  readEndorsementsAcrossClients,
+  type OperatorEndorsement,
+} from '../data/stuck-endorsements.js';
 import { AdminError } from './clients.js';
 import { TenantScope } from '../data/scope.js';
 import { cancelThroughWorkflow } from '../usecases/endorsements.js';
@@ -58,22 +65,7 @@ export function stuckVisibilityQuery(q: StuckQuery): string {
   return filters.join(' AND ');
 }
 
-interface Row {
-  id: string;
-  client_id: string;
-  employee_id: string;
-  policy_id: string;
-  policy_number: string;
-  type: EndorsementType;
-  status: EndorsementStatus;
-  created_at: Date;
-}
-
-/** `?, ?, ?`: knex binds one value per mark. */
-const marks = (n: number) => Array.from({ length: n }, () => '?').join(', ');
-
-const ROW_SQL = `select e.id, e.client_id, e.employee_id, e.policy_id, p.policy_number, e.type, e.status, e.created_at
-  from endorsements e join policies p on p.id = e.policy_id and p.client_id = e.client_id`;
+type Row = OperatorEndorsement;
 
 /**
  * Stuck and old open endorsements: the running workflows visibility lists (EndorsementStuck, or
@@ -94,11 +86,11 @@ export async function findStuckEndorsements(
     );
     if (stuck.size >= limit) break;
   }
-  const conn = em.getConnection();
-  const listed = stuck.size
-    ? await conn.execute<Row[]>(`${ROW_SQL} where e.id in (${marks(stuck.size)})`, [...stuck.keys()])
-    : [];
-  const orphans = q.olderThanMs === undefined ? [] : await openRowsWithoutWorkflow(temporal, em, q, stuck);
+  // Operators look across clients: system reads.
+  const system = SystemScope.of(em);
+  const listed = await readEndorsementsAcrossClients(system, [...stuck.keys()]);
+  const orphans =
+    q.olderThanMs === undefined ? [] : await openRowsWithoutWorkflow(temporal, system, q, stuck);
   return [...listed, ...orphans]
     .map((row) => present(row, q.now, stuck.get(row.id)))
     .sort((a, b) => b.age_seconds - a.age_seconds);
@@ -107,26 +99,16 @@ export async function findStuckEndorsements(
 /** Open rows older than the threshold whose workflow visibility does not list as running. */
 async function openRowsWithoutWorkflow(
   temporal: Client,
-  em: EntityManager,
+  system: SystemScope,
   q: StuckQuery,
   listed: Map<string, boolean>,
 ): Promise<Row[]> {
-  const filters = [`e.status in (${marks(OPEN_ENDORSEMENT_STATUSES.length)})`, 'e.created_at < ?'];
-  const params: unknown[] = [...OPEN_ENDORSEMENT_STATUSES, new Date(q.now.getTime() - q.olderThanMs!)];
-  if (q.clientId) {
-    filters.push('e.client_id = ?');
-    params.push(q.clientId);
-  }
-  if (q.policyId) {
-    filters.push('e.policy_id = ?');
-    params.push(q.policyId);
-  }
-  const rows = await em
-    .getConnection()
-    .execute<Row[]>(`${ROW_SQL} where ${filters.join(' and ')} order by e.created_at limit ?`, [
-      ...params,
-      q.limit ?? 1000,
-    ]);
+  const rows = await listOpenEndorsementsAcrossClients(system, {
+    before: new Date(q.now.getTime() - q.olderThanMs!),
+    clientId: q.clientId,
+    policyId: q.policyId,
+    limit: q.limit ?? 1000,
+  });
   const unlisted = rows.filter((row) => !listed.has(row.id));
   const running = await Promise.all(unlisted.map((row) => isRunning(temporal, row.id)));
   return unlisted.filter((_, i) => !running[i]);
@@ -193,10 +175,7 @@ export async function cancelAsOperator(
   em: EntityManager,
   endorsementId: string,
 ): Promise<CancelResult> {
-  const read = async () => {
-    const [row] = await em.getConnection().execute<Row[]>(`${ROW_SQL} where e.id = ?`, [endorsementId]);
-    return row;
-  };
+  const read = () => readEndorsementAcrossClients(SystemScope.of(em), endorsementId);
   const row = await read();
   if (!row) throw new AdminError(`unknown endorsement: ${endorsementId}`);
   if (row.status === 'ENDORSEMENT_STATUS_CANCELLED') {

@@ -7,7 +7,7 @@ import type { BlockList } from 'node:net';
 import type { CredentialStore } from './auth/credentials.js';
 import type { SecretChecks } from './auth/secret-checks.js';
 import type { TokenService } from './auth/tokens.js';
-import type { Logger } from './logger.js';
+import type { Logger } from '../infra/logger.js';
 import type { Metrics } from './metrics.js';
 import type { RouteDef } from './route.js';
 

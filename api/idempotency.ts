@@ -1,6 +1,13 @@
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type Koa from 'koa';
+import {
+  claimIdempotencyKey,
+  readIdempotencyRecord,
+  releaseIdempotencyKey,
+  storeIdempotentAnswer,
+} from '../data/idempotency.js';
+import { TenantScope } from '../data/scope.js';
 import type { AppDeps } from './deps.js';
 import { ApiError, conflict, validationError } from './errors.js';
 
@@ -39,12 +46,6 @@ export interface IdempotencyScope {
   body: unknown;
 }
 
-interface Stored {
-  request_hash: string;
-  response_status: number | null;
-  response_body: unknown;
-}
-
 /**
  * Runs a POST at most once per `Idempotency-Key` (optional header). The record's primary key
  * (client_id, route, key) is the arbiter: exactly one request claims the key by inserting it; the
@@ -57,40 +58,31 @@ export async function withIdempotency<T>(scope: IdempotencyScope, run: () => Pro
   if (!key) return run();
   if (!IDEMPOTENCY_KEY.test(key)) throw invalidIdempotencyKey();
   const hash = requestHash(scope.body);
-  const conn = scope.deps.orm.em.getConnection();
-  const ids = [scope.clientId, scope.route, key];
+  // Its own connection, outside any transaction of the route: the claim must be seen by others at once.
+  const tenant = TenantScope.of(scope.deps.orm.em, scope.clientId);
+  const id = { route: scope.route, key };
   const deadline = Date.now() + WAIT_FOR_FIRST_MS;
 
   for (;;) {
-    if (await claim(scope, key, hash)) {
+    if (await claim(tenant, scope, key, hash)) {
       let payload: T;
       try {
         payload = await run();
       } catch (err) {
-        await conn.execute(
-          'delete from idempotency_records where client_id = ? and route = ? and key = ? and response_status is null',
-          ids,
-        );
+        await releaseIdempotencyKey(tenant, id);
         throw err;
       }
-      await conn.execute(
-        `update idempotency_records set response_status = 200, response_body = ?::jsonb
-          where client_id = ? and route = ? and key = ?`,
-        [JSON.stringify(payload), ...ids],
-      );
+      await storeIdempotentAnswer(tenant, id, payload);
       return payload;
     }
-    const [stored] = await conn.execute<Stored[]>(
-      'select request_hash, response_status, response_body from idempotency_records where client_id = ? and route = ? and key = ?',
-      ids,
-    );
+    const stored = await readIdempotencyRecord(tenant, id);
     if (!stored) continue; // the first attempt failed and released the key: claim it again
-    if (stored.request_hash !== hash) {
+    if (stored.requestHash !== hash) {
       throw idempotencyKeyReused();
     }
-    if (stored.response_status !== null) {
+    if (stored.responseStatus !== null) {
       scope.ctx.set('Idempotent-Replayed', 'true');
-      return stored.response_body as T;
+      return stored.responseBody as T;
     }
     if (Date.now() > deadline) {
       throw requestInProgress();
@@ -100,28 +92,13 @@ export async function withIdempotency<T>(scope: IdempotencyScope, run: () => Pro
 }
 
 /** Inserts the claim, or takes over a record that expired (24 h) or was abandoned unanswered. */
-async function claim(scope: IdempotencyScope, key: string, hash: string): Promise<boolean> {
+function claim(tenant: TenantScope, scope: IdempotencyScope, key: string, hash: string): Promise<boolean> {
   const now = scope.deps.clock.now().getTime();
-  const rows = await scope.deps.orm.em.getConnection().execute<unknown[]>(
-    `insert into idempotency_records (client_id, route, key, request_hash, created_at)
-     values (?, ?, ?, ?, ?)
-     on conflict (client_id, route, key) do update
-       set request_hash = excluded.request_hash, response_status = null, response_body = null,
-           created_at = excluded.created_at
-       where idempotency_records.created_at < ?
-          or (idempotency_records.response_status is null and idempotency_records.created_at < ?)
-     returning 1`,
-    [
-      scope.clientId,
-      scope.route,
-      key,
-      hash,
-      new Date(now),
-      new Date(now - IDEMPOTENCY_TTL_MS),
-      new Date(now - ABANDONED_AFTER_MS),
-    ],
-  );
-  return rows.length > 0;
+  return claimIdempotencyKey(tenant, { route: scope.route, key }, hash, {
+    now: new Date(now),
+    expiredBefore: new Date(now - IDEMPOTENCY_TTL_MS),
+    abandonedBefore: new Date(now - ABANDONED_AFTER_MS),
+  });
 }
 
 /** SHA-256 of the body with object keys sorted, so key order does not make two bodies differ. */

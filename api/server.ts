@@ -7,7 +7,7 @@ import { createApp } from './app.js';
 import { createCredentialStore } from './auth/credentials.js';
 import { createTokenService } from './auth/tokens.js';
 import type { AppDeps } from './deps.js';
-import { createLogger, type Logger } from './logger.js';
+import { createLogger, type Logger } from '../infra/logger.js';
 import { createMetrics } from './metrics.js';
 import { trustedProxies } from './auth/client-address.js';
 import { createSecretChecks } from './auth/secret-checks.js';

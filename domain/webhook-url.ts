@@ -1,5 +1,4 @@
-import dns from 'node:dns';
-import { isIP, type LookupFunction } from 'node:net';
+import { isIP } from 'node:net';
 
 /**
  * Where webhooks may be sent. Only http(s); in production only https. Private, loopback,
@@ -133,7 +132,7 @@ export function nonPublicReason(address: string): string | null {
   return within(value, v6Value(globalPrefix), globalBits, 128) ? null : 'not global unicast';
 }
 
-function refuseAny(host: string, addresses: readonly string[], policy: UrlPolicy): void {
+export function refuseNonPublic(host: string, addresses: readonly string[], policy: UrlPolicy): void {
   if (policy.allowPrivate) return;
   for (const address of addresses) {
     const reason = nonPublicReason(address);
@@ -146,61 +145,15 @@ function refuseAny(host: string, addresses: readonly string[], policy: UrlPolicy
 }
 
 /** The URL's host without IPv6 brackets. */
-const hostOf = (url: URL) => url.hostname.replace(/^\[(.*)\]$/, '$1');
-
-export type Resolver = (host: string) => Promise<string[]>;
-const resolveAll: Resolver = async (host) =>
-  (await dns.promises.lookup(host, { all: true, verbatim: true })).map((a) => a.address);
-
-/** Registration: the form, then every address the host resolves to (an IP literal is itself). */
-export async function checkWebhookUrl(
-  raw: string,
-  policy: UrlPolicy,
-  resolve: Resolver = resolveAll,
-): Promise<URL> {
-  const url = parseWebhookUrl(raw, policy);
-  const host = hostOf(url);
-  let addresses: string[];
-  if (isIP(host)) addresses = [host];
-  else {
-    try {
-      addresses = await resolve(host);
-    } catch {
-      throw new WebhookUrlRefused(`${host} does not resolve`);
-    }
-  }
-  refuseAny(host, addresses, policy);
-  return url;
-}
+export const hostOf = (url: URL) => url.hostname.replace(/^\[(.*)\]$/, '$1');
 
 /**
  * Delivery: the form and an IP literal are checked before connecting; a name is checked inside the
- * connection's own lookup (below), so the socket goes to an address that passed.
+ * connection's own lookup (usecases/webhook-address.ts), so the socket goes to an address that passed.
  */
 export function checkBeforeConnect(raw: string, policy: UrlPolicy): URL {
   const url = parseWebhookUrl(raw, policy);
   const host = hostOf(url);
-  if (isIP(host)) refuseAny(host, [host], policy);
+  if (isIP(host)) refuseNonPublic(host, [host], policy);
   return url;
-}
-
-/** A `lookup` for http.request that refuses when any address of the name is not public. */
-export function guardedLookup(policy: UrlPolicy): LookupFunction {
-  return (hostname, options, callback) => {
-    dns.lookup(hostname, { ...options, all: true, verbatim: true }, (err, addresses) => {
-      if (err) return callback(err, '');
-      try {
-        refuseAny(
-          hostname,
-          addresses.map((a) => a.address),
-          policy,
-        );
-      } catch (refused) {
-        return callback(refused as NodeJS.ErrnoException, '');
-      }
-      if (options.all) return callback(null, addresses);
-      const first = addresses[0]!;
-      callback(null, first.address, first.family);
-    });
-  };
 }

@@ -11,7 +11,7 @@ import {
 } from '../admin/webhooks.js';
 import { loadReferenceData } from '../admin/load.js';
 import { loadFileSchema } from '../admin/load-schema.js';
-import { describeIssues } from '../api/validation.js';
+import { describeIssues } from '../domain/schemas/issues.js';
 import { ConfigError, requireDatabaseUrl } from '../config/index.js';
 import { initOrm, migrate } from '../db/orm.js';
 import { operatorConfig } from '../infra/local-stack.js';

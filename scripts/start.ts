@@ -6,6 +6,8 @@ import { createClient } from '../admin/clients.js';
 import { loadReferenceData } from '../admin/load.js';
 import { loadFileSchema } from '../admin/load-schema.js';
 import { loadConfig } from '../config/index.js';
+import { countClients } from '../data/clients.js';
+import { SystemScope } from '../data/scope.js';
 import { initOrm, migrate } from '../db/orm.js';
 import { SCOPES } from '../domain/scopes.js';
 import { removeLocalStackState, writeLocalStackState } from '../infra/local-stack.js';
@@ -59,8 +61,7 @@ async function demoCredentials(databaseUrl: string): Promise<{ client_id: string
   try {
     await migrate(orm);
     const em = orm.em.fork();
-    const clients = await em.getConnection().execute<{ n: string }[]>('select count(*) as n from clients');
-    if (Number(clients[0]?.n) > 0) {
+    if ((await countClients(SystemScope.of(em))) > 0) {
       return JSON.parse(
         await fs
           .readFile(file, 'utf8')

@@ -1,5 +1,5 @@
 import { loadConfig, webhookSecretKeys, requireDatabaseUrl } from '../config/index.js';
-import { createLogger } from '../api/logger.js';
+import { createLogger } from '../infra/logger.js';
 import { initOrm } from '../db/orm.js';
 import { systemClock } from '../domain/clock.js';
 import { connectWorkerConnection, createTemporalClient } from '../infra/temporal-client.js';

@@ -1,5 +1,5 @@
 import { Runtime, type LogLevel, type LogMetadata, type Logger as SdkLogger } from '@temporalio/worker';
-import type { Logger } from '../api/logger.js';
+import type { Logger } from '../infra/logger.js';
 import type { Config } from '../config/index.js';
 
 const LEVELS = { TRACE: 'trace', DEBUG: 'debug', INFO: 'info', WARN: 'warn', ERROR: 'error' } as const;

@@ -1,10 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
+import {
+  listenForSecretRotations,
+  notifySecretChannel,
+  readSecretVersion,
+  SECRET_ROTATED_CHANNEL,
+} from '../../data/clients.js';
+import { SystemScope } from '../../data/scope.js';
 import type { Orm } from '../../db/orm.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../../infra/logger.js';
 
-/** `rotateSecret` notifies this channel with the client id in the same statement as the update. */
-export const SECRET_ROTATED_CHANNEL = 'client_secret_rotated';
+export { SECRET_ROTATED_CHANNEL };
 
 /** Shown in pg_stat_activity, so operators can tell the listener connections apart. */
 export const LISTENER_NAME = 'secret-rotation-listener';
@@ -43,6 +49,8 @@ type State = 'idle' | 'waiting' | 'connecting' | 'listening' | 'closed';
  */
 export function createCredentialStore(orm: Orm, options: CredentialStoreOptions = {}) {
   const databaseUrl = options.databaseUrl ?? orm.config.get('clientUrl');
+  // Secret versions are read before the caller's tenant is known (that is what they check).
+  const system = SystemScope.of(orm.em);
   const cache = new Map<string, { version: number | null; at: number }>();
   const syncWaiters = new Map<string, () => void>();
   let state: State = options.listen === false || !databaseUrl ? 'closed' : 'idle';
@@ -118,7 +126,7 @@ export function createCredentialStore(orm: Orm, options: CredentialStoreOptions 
     client.on('end', () => lost(client));
     try {
       await client.connect();
-      await client.query(`listen ${SECRET_ROTATED_CHANNEL}`);
+      await listenForSecretRotations(client);
       if (listener !== client) return;
       // Anything read before LISTEN took effect may have missed a rotation.
       invalidateAll();
@@ -131,13 +139,6 @@ export function createCredentialStore(orm: Orm, options: CredentialStoreOptions 
     }
   }
 
-  async function readVersion(clientId: string): Promise<number | null> {
-    const rows = await orm.em
-      .getConnection()
-      .execute<{ secret_version: number }[]>('select secret_version from clients where id = ?', [clientId]);
-    return rows[0]?.secret_version ?? null;
-  }
-
   async function secretVersion(clientId: string): Promise<number | null> {
     const now = performance.now();
     lastUsed = now;
@@ -145,7 +146,7 @@ export function createCredentialStore(orm: Orm, options: CredentialStoreOptions 
     const hit = state === 'listening' ? cache.get(clientId) : undefined;
     if (hit && now - hit.at < ENTRY_TTL_MS) return hit.version;
     const seen = generation;
-    const version = await readVersion(clientId);
+    const version = await readSecretVersion(system, clientId);
     if (state === 'listening' && seen === generation) {
       if (cache.size >= MAX_ENTRIES) cache.clear();
       cache.set(clientId, { version, at: now });
@@ -172,7 +173,7 @@ export function createCredentialStore(orm: Orm, options: CredentialStoreOptions 
       }, SYNC_TIMEOUT_MS);
     });
     try {
-      await orm.em.getConnection().execute('select pg_notify(?, ?)', [SECRET_ROTATED_CHANNEL, key]);
+      await notifySecretChannel(system, key);
       await arrived;
     } finally {
       clearTimeout(timer);

@@ -1,6 +1,6 @@
 import type Koa from 'koa';
 import { safeError } from '../../db/errors.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../../infra/logger.js';
 import { ApiError, serviceUnavailable, unexpectedError } from '../errors.js';
 
 const DB_DOWN_CODES = new Set([

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type Koa from 'koa';
 import bodyParser from 'koa-bodyparser';
 import { bodyTooLarge, malformedJson, unsupportedMediaType } from '../errors.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../../infra/logger.js';
 
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { DUMMY_HASH } from '../../domain/credentials.js';
+import { SystemScope } from '../../data/scope.js';
 import { normaliseScope, SCOPES, type Scope } from '../../domain/scopes.js';
+import { decideTokenRequest } from '../../usecases/tokens.js';
 import { TOKEN_TTL_SECONDS } from '../auth/tokens.js';
 import { clientAddress } from '../auth/client-address.js';
-import { admitAttempt, forgetAttempt, recordSuccess } from '../auth/token-requests.js';
 import type { AppDeps } from '../deps.js';
 import { ApiError, forbidden } from '../errors.js';
 import { route } from '../route.js';
@@ -42,9 +42,6 @@ const tokenRequest = z.strictObject(
   { client_id: requiredString(128), client_secret: requiredString(256), scopes: scopeList },
   { error: 'must be an object' },
 );
-
-/** A client allowed `policy.all` may also ask for the narrower `policy.*` scopes (least privilege). */
-const familyScope = (scope: Scope) => `${scope.split('.')[0]}.all`;
 
 /** Same body for an unknown client and a wrong secret: existence must not leak (spec 7). */
 const invalidCredentials = () =>
@@ -88,33 +85,31 @@ export const authRoutes = [
     response: tokenPayload,
     errors: [invalidCredentials(), scopesNotAllowed(['policy.all']), rateLimited()],
     handler: async ({ body, em, deps, ctx }) => {
-      const now = deps.clock.now();
-      // Failure budgets first, before any hashing, for known and unknown ids alike (D4).
-      const attempt = await admitAttempt(em, body.client_id, clientAddress(ctx, deps.trustedProxies), now, {
-        perClientAndSource: deps.config.TOKEN_FAILURES_PER_CLIENT_SOURCE,
-        perSource: deps.config.TOKEN_FAILURES_PER_SOURCE,
-      });
-      if (attempt.kind === 'limited') throw limited(deps, attempt.retryAfterSeconds);
-      // An unknown id still pays for a full scrypt verification: same timing as a wrong secret.
-      const valid = await deps.secretChecks.check(
-        body.client_secret,
-        attempt.client?.secretHash ?? DUMMY_HASH,
+      // Token requests name a client that is not yet authenticated: the counts are system rows.
+      const decision = await decideTokenRequest(
+        SystemScope.of(em),
+        {
+          clientId: body.client_id,
+          clientSecret: body.client_secret,
+          scopes: body.scopes,
+          source: clientAddress(ctx, deps.trustedProxies),
+          now: deps.clock.now(),
+        },
+        {
+          budgets: {
+            perClientAndSource: deps.config.TOKEN_FAILURES_PER_CLIENT_SOURCE,
+            perSource: deps.config.TOKEN_FAILURES_PER_SOURCE,
+          },
+          checkSecret: (secret, hash) => deps.secretChecks.check(secret, hash),
+        },
       );
-      if (!attempt.client || !valid) throw invalidCredentials();
-      const { client, attemptId } = attempt;
-
-      const allowed = new Set<string | null>(client.allowedScopes.map(normaliseScope));
-      const refused = body.scopes.filter((scope) => !allowed.has(scope) && !allowed.has(familyScope(scope)));
-      if (refused.length > 0) {
-        await forgetAttempt(em, attemptId);
-        throw scopesNotAllowed(refused);
-      }
-      const success = await recordSuccess(em, client.id, attemptId, now);
-      if (success.kind === 'limited') throw limited(deps, success.retryAfterSeconds);
+      if (decision.kind === 'limited') throw limited(deps, decision.retryAfterSeconds);
+      if (decision.kind === 'invalid_credentials') throw invalidCredentials();
+      if (decision.kind === 'scopes_not_allowed') throw scopesNotAllowed(decision.refused);
       deps.metrics.tokenIssued();
       ctx.set('Cache-Control', 'no-store');
       return {
-        access_token: deps.tokens.issue(client.id, body.scopes, client.secretVersion),
+        access_token: deps.tokens.issue(decision.client.id, body.scopes, decision.client.secretVersion),
         expires_in: TOKEN_TTL_SECONDS,
         token_type: 'Bearer',
       };

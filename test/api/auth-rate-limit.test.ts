@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { trustedProxies } from '../../api/auth/client-address.js';
-import { TOKEN_REQUEST_LIMIT } from '../../api/auth/token-requests.js';
+import { TOKEN_REQUEST_LIMIT } from '../../data/tokens.js';
 import { loadConfig } from '../../config/index.js';
 import { fixedClock } from '../../domain/clock.js';
 import { makeClient, sql, type TestClient } from '../support/factories.js';

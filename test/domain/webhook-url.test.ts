@@ -1,12 +1,8 @@
 import { expect } from 'chai';
 import { addWebhook } from '../../admin/webhooks.js';
-import { postSigned } from '../../domain/webhook-send.js';
-import {
-  checkWebhookUrl,
-  nonPublicReason,
-  parseWebhookUrl,
-  type UrlPolicy,
-} from '../../domain/webhook-url.js';
+import { nonPublicReason, parseWebhookUrl, type UrlPolicy } from '../../domain/webhook-url.js';
+import { checkWebhookUrl } from '../../usecases/webhook-address.js';
+import { postSigned } from '../../usecases/webhook-send.js';
 import { makeClient, sql } from '../support/factories.js';
 import { stack } from '../support/stack.js';
 import { startReceiver } from '../support/webhook-receiver.js';

@@ -7,7 +7,7 @@ import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import { apiConfig, loadConfig, type ApiConfig } from '../../config/index.js';
 import type { AppDeps } from '../../api/deps.js';
-import { createLogger } from '../../api/logger.js';
+import { createLogger } from '../../infra/logger.js';
 import { listenMetrics } from '../../api/metrics-server.js';
 import { buildDeps, listen } from '../../api/server.js';
 import { initOrm, migrate, type Orm } from '../../db/orm.js';

@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { expect } from 'chai';
-import { createLogger } from '../../api/logger.js';
+import { createLogger } from '../../infra/logger.js';
 import { sdkLogger } from '../../worker/telemetry.js';
 
 /** The worker's SDK logger: Temporal's workflow and activity log calls as the service's JSON lines. */

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { createGrantActivities } from '../../activities/grant.js';
-import { createLogger } from '../../api/logger.js';
+import { createLogger } from '../../infra/logger.js';
 import { systemClock } from '../../domain/clock.js';
 import { TenantScope } from '../../data/scope.js';
 import { startEndorsementWorkflow } from '../../usecases/endorsements.js';

@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { createActivities } from '../../activities/index.js';
 import { addWebhook, listWebhooks, removeWebhook, resealWebhookSecrets } from '../../admin/webhooks.js';
-import { createLogger } from '../../api/logger.js';
+import { createLogger } from '../../infra/logger.js';
 import { systemClock } from '../../domain/clock.js';
 import { recordStatusEvent } from '../../data/outbox.js';
 import { TenantScope } from '../../data/scope.js';

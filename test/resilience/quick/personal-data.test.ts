@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
-import { createLogger } from '../../../api/logger.js';
+import { createLogger } from '../../../infra/logger.js';
 import { allRoutes } from '../../../api/routes/index.js';
 import { endorsementWorkflowId } from '../../../workflows/endorsement/contract.js';
 import { makeClient, makePolicy, makeReferenceData, sql, type TestClient } from '../../support/factories.js';

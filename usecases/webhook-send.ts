@@ -1,7 +1,8 @@
 import http from 'node:http';
 import https from 'node:https';
 import { performance } from 'node:perf_hooks';
-import { checkBeforeConnect, guardedLookup, WebhookUrlRefused, type UrlPolicy } from './webhook-url.js';
+import { checkBeforeConnect, WebhookUrlRefused, type UrlPolicy } from '../domain/webhook-url.js';
+import { guardedLookup } from './webhook-address.js';
 
 /** What one POST came to: the response code (null when none arrived), latency, and why it failed. */
 export interface PostResult {

@@ -1,4 +1,4 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { SystemScope } from './scope.js';
 
 /**
  * D4 (revised): successful token generations are limited per client; failed ones have their own
@@ -46,24 +46,19 @@ const secondsUntilFree = (oldest: Date, now: Date) =>
  * a per-source advisory lock serialises count-then-insert. Known and unknown ids run the same
  * statements (timing), and the client row is read in the same transaction.
  */
-export async function admitAttempt(
-  em: EntityManager,
+export async function admitTokenAttempt(
+  scope: SystemScope,
   clientKey: string,
   source: string,
   now: Date,
   budgets: FailureBudgets,
 ): Promise<Attempt> {
   const windowStart = new Date(now.getTime() - TOKEN_REQUEST_WINDOW_MS);
-  return em.transactional(async (tx) => {
-    await tx.execute('set local synchronous_commit = off');
-    await tx.execute('select pg_advisory_xact_lock(?, hashtext(?))', [SOURCE_LOCK, source]);
-    await tx.execute('delete from token_failures where source = ? and created_at <= ?', [
-      source,
-      windowStart,
-    ]);
-    const [counts] = await tx.execute<
-      { pair: number; source: number; pair_oldest: Date; source_oldest: Date }[]
-    >(
+  return scope.transaction(async (tx) => {
+    await tx.sql('set local synchronous_commit = off');
+    await tx.sql('select pg_advisory_xact_lock(?, hashtext(?))', [SOURCE_LOCK, source]);
+    await tx.sql('delete from token_failures where source = ? and created_at <= ?', [source, windowStart]);
+    const [counts] = await tx.sql<{ pair: number; source: number; pair_oldest: Date; source_oldest: Date }>(
       `select count(*) filter (where client_key = ?)::int as pair, count(*)::int as source,
               min(created_at) filter (where client_key = ?) as pair_oldest, min(created_at) as source_oldest
          from token_failures where source = ?`,
@@ -75,11 +70,11 @@ export async function admitAttempt(
     if (counts && counts.source >= budgets.perSource) {
       return { kind: 'limited', retryAfterSeconds: secondsUntilFree(new Date(counts.source_oldest), now) };
     }
-    const [row] = await tx.execute<{ id: string }[]>(
+    const [row] = await tx.sql<{ id: string }>(
       'insert into token_failures (client_key, source, created_at) values (?, ?, ?) returning id',
       [clientKey, source, now],
     );
-    const [client] = await tx.execute<ClientRow[]>(
+    const [client] = await tx.sql<ClientRow>(
       'select id, secret_hash, secret_version, allowed_scopes from clients where id = ?',
       [clientKey],
     );
@@ -99,8 +94,8 @@ export async function admitAttempt(
 }
 
 /** The secret was right: the attempt is not a failure (a request refused for its scopes is neither). */
-export async function forgetAttempt(em: EntityManager, attemptId: string): Promise<void> {
-  await em.execute('delete from token_failures where id = ?', [attemptId]);
+export async function forgetTokenAttempt(scope: SystemScope, attemptId: string): Promise<void> {
+  await scope.sql('delete from token_failures where id = ?', [attemptId]);
 }
 
 /**
@@ -109,29 +104,26 @@ export async function forgetAttempt(em: EntityManager, attemptId: string): Promi
  * same transaction. Rows that have left the window are pruned here, keeping about the limit per client.
  * Idempotency: none needed; each call is one new token.
  */
-export async function recordSuccess(
-  em: EntityManager,
+export async function recordTokenIssue(
+  scope: SystemScope,
   clientId: string,
   attemptId: string,
   now: Date,
 ): Promise<Limited | { kind: 'recorded' }> {
   const windowStart = new Date(now.getTime() - TOKEN_REQUEST_WINDOW_MS);
-  return em.transactional(async (tx) => {
-    await tx.execute('set local synchronous_commit = off');
-    await tx.execute('delete from token_failures where id = ?', [attemptId]);
-    await tx.execute('select pg_advisory_xact_lock(?, hashtext(?))', [CLIENT_LOCK, clientId]);
-    await tx.execute('delete from token_issues where client_id = ? and created_at <= ?', [
-      clientId,
-      windowStart,
-    ]);
-    const [counts] = await tx.execute<{ recent: number; oldest: Date }[]>(
+  return scope.transaction(async (tx) => {
+    await tx.sql('set local synchronous_commit = off');
+    await tx.sql('delete from token_failures where id = ?', [attemptId]);
+    await tx.sql('select pg_advisory_xact_lock(?, hashtext(?))', [CLIENT_LOCK, clientId]);
+    await tx.sql('delete from token_issues where client_id = ? and created_at <= ?', [clientId, windowStart]);
+    const [counts] = await tx.sql<{ recent: number; oldest: Date }>(
       'select count(*)::int as recent, min(created_at) as oldest from token_issues where client_id = ?',
       [clientId],
     );
     if (counts && counts.recent >= TOKEN_REQUEST_LIMIT) {
       return { kind: 'limited', retryAfterSeconds: secondsUntilFree(new Date(counts.oldest), now) };
     }
-    await tx.execute('insert into token_issues (client_id, succeeded, created_at) values (?, true, ?)', [
+    await tx.sql('insert into token_issues (client_id, succeeded, created_at) values (?, true, ?)', [
       clientId,
       now,
     ]);

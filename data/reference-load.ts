@@ -1,0 +1,144 @@
+import type { TenantScope } from './scope.js';
+
+/**
+ * Reference data (D12) written for one client by the load command. Every write is an upsert keyed by
+ * (client, code) or (client, policy_number), so loading the same file again updates rows in place;
+ * dependents are inserted only for employees the load created. All run in the caller's transaction.
+ */
+
+export interface InsurerRow {
+  id: string;
+  code: string;
+  name: string;
+  logoUrl: string;
+  networkHospitalUrl: string | null;
+  daycareUrl: string | null;
+  adapter: string;
+}
+
+export interface ProductRow {
+  id: string;
+  insurerId: string;
+  code: string;
+  name: string;
+  category: string;
+}
+
+export interface PolicyRow {
+  id: string;
+  policyNumber: string;
+  insurerId: string;
+  productId: string;
+  tpaId: string;
+  netPremium: string;
+  grossPremium: string;
+  coverageType: string;
+  type: string;
+  status: string;
+  startDate: string;
+  endDate: string;
+  slabs: { sum_insured: string; annual_premium: string }[];
+  defaultSumInsured: string;
+  inclusions: string;
+  exclusions: string;
+  termsConditions: string;
+  policyDocumentUrl: string;
+  networkHospitalUrl: string | null;
+  daycareUrl: string | null;
+  cdBalance: string;
+}
+
+export interface DependentRow {
+  id: string;
+  employeeId: string;
+  name: string;
+  relationship: string;
+  dateOfBirth: string;
+  gender: string;
+}
+
+/** Whether the scope's client exists (a load names it on the command line). */
+export async function clientIsKnown(tx: TenantScope): Promise<boolean> {
+  return (await tx.sql('select 1 from clients where id = ?', [tx.clientId])).length > 0;
+}
+
+/** Returns the id kept: the existing row's when the code was loaded before. */
+export async function upsertInsurer(tx: TenantScope, i: InsurerRow): Promise<string> {
+  const [row] = await tx.sql<{ id: string }>(
+    `insert into insurers (id, client_id, code, name, logo_url, network_hospital_url, daycare_url, adapter)
+     values (?, ?, ?, ?, ?, ?, ?, ?)
+     on conflict (client_id, code) do update set name = excluded.name, logo_url = excluded.logo_url,
+       network_hospital_url = excluded.network_hospital_url, daycare_url = excluded.daycare_url, adapter = excluded.adapter
+     returning id`,
+    [i.id, tx.clientId, i.code, i.name, i.logoUrl, i.networkHospitalUrl, i.daycareUrl, i.adapter],
+  );
+  return row!.id;
+}
+
+export async function upsertTpa(
+  tx: TenantScope,
+  t: { id: string; code: string; name: string },
+): Promise<string> {
+  const [row] = await tx.sql<{ id: string }>(
+    `insert into tpas (id, client_id, code, name) values (?, ?, ?, ?)
+     on conflict (client_id, code) do update set name = excluded.name returning id`,
+    [t.id, tx.clientId, t.code, t.name],
+  );
+  return row!.id;
+}
+
+export async function upsertProduct(tx: TenantScope, p: ProductRow): Promise<string> {
+  const [row] = await tx.sql<{ id: string }>(
+    `insert into products (id, client_id, insurer_id, code, name, category) values (?, ?, ?, ?, ?, ?)
+     on conflict (client_id, code) do update set name = excluded.name, category = excluded.category,
+       insurer_id = excluded.insurer_id returning id`,
+    [p.id, tx.clientId, p.insurerId, p.code, p.name, p.category],
+  );
+  return row!.id;
+}
+
+/** A re-load updates the policy's status, slabs and dates; premiums and texts keep their first values. */
+export async function upsertPolicy(tx: TenantScope, p: PolicyRow): Promise<string> {
+  const [row] = await tx.sql<{ id: string }>(
+    `insert into policies (id, client_id, policy_number, insurer_id, product_id, tpa_id, net_premium, gross_premium,
+       coverage_type, type, status, start_date, end_date, slabs, default_sum_insured, inclusions, exclusions,
+       terms_conditions, policy_document_url, network_hospital_url, daycare_url, cd_balance)
+     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?, ?, ?, ?)
+     on conflict (client_id, policy_number) do update set status = excluded.status, slabs = excluded.slabs,
+       default_sum_insured = excluded.default_sum_insured, start_date = excluded.start_date, end_date = excluded.end_date
+     returning id`,
+    [
+      p.id,
+      tx.clientId,
+      p.policyNumber,
+      p.insurerId,
+      p.productId,
+      p.tpaId,
+      p.netPremium,
+      p.grossPremium,
+      p.coverageType,
+      p.type,
+      p.status,
+      p.startDate,
+      p.endDate,
+      JSON.stringify(p.slabs),
+      p.defaultSumInsured,
+      p.inclusions,
+      p.exclusions,
+      p.termsConditions,
+      p.policyDocumentUrl,
+      p.networkHospitalUrl,
+      p.daycareUrl,
+      p.cdBalance,
+    ],
+  );
+  return row!.id;
+}
+
+export async function insertDependent(tx: TenantScope, d: DependentRow): Promise<void> {
+  await tx.sql(
+    `insert into dependents (id, client_id, employee_id, name, relationship, date_of_birth, gender)
+     values (?, ?, ?, ?, ?, ?, ?)`,
+    [d.id, tx.clientId, d.employeeId, d.name, d.relationship, d.dateOfBirth, d.gender],
+  );
+}
