@@ -2,7 +2,6 @@ import Router from '@koa/router';
 import { RequestContext } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import Koa from 'koa';
-import { TENANT_FILTER } from '../db/entities/tenant.js';
 import { authenticate } from './auth/authenticate.js';
 import type { AppDeps } from './deps.js';
 import { errorMiddleware } from './middleware/errors.js';
@@ -12,6 +11,7 @@ import { jsonOnly, readJsonBody, requestLog } from './middleware/request.js';
 import { methodNotAllowed } from './errors.js';
 import { shadowedMethods, type RouteDef } from './route.js';
 import { allRoutes } from './routes/index.js';
+import { tenantScopeOf } from './tenant.js';
 import { parseInput, parseNoBody, parseQuery } from './validation.js';
 
 /** Builds the HTTP app from explicit dependencies; two calls give two independent apps. */
@@ -50,10 +50,11 @@ function mount(router: Router, def: RouteDef, deps: AppDeps): void {
     const body = def.body
       ? parseInput(def.body, ctx.request.body ?? null)
       : parseNoBody(def.method, ctx.request.body);
-    const em = RequestContext.getEntityManager() as EntityManager;
-    if (auth) em.setFilterParams(TENANT_FILTER, { clientId: auth.clientId });
+    // One tenant scope per request, for the token's client; its em carries the tenant filter (D1).
+    const scope = auth ? tenantScopeOf(deps, auth) : undefined;
+    const em = scope?.em ?? (RequestContext.getEntityManager() as EntityManager);
     ctx.state.auth = auth;
-    const payload = await def.handler({ params, query, body, auth: auth!, em, deps, ctx });
+    const payload = await def.handler({ params, query, body, auth: auth!, scope: scope!, em, deps, ctx });
     if (payload !== undefined) {
       ctx.status = 200;
       ctx.body = { payload };

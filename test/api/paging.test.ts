@@ -1,7 +1,9 @@
 import { expect } from 'chai';
 import { z } from 'zod';
 import { ApiError } from '../../api/errors.js';
-import { cursorCodec, oneDirection, pageQueryFields, readPage, type KeysetQuery } from '../../api/paging.js';
+import { cursorCodec, oneDirection, pageQueryFields, withCursorErrors } from '../../api/paging.js';
+import { readPage, type KeysetQuery } from '../../data/paging.js';
+import { TenantScope } from '../../data/scope.js';
 import { makeClient, sql } from '../support/factories.js';
 import { stack } from '../support/stack.js';
 
@@ -110,7 +112,7 @@ describe('readPage', () => {
 
   for (const descending of [false, true]) {
     it(`walks ${descending ? 'descending' : 'ascending'} pages forward and back with exact flags`, async () => {
-      const em = stack().orm.em.fork();
+      const em = TenantScope.of(stack().orm.em, clientId);
       const q = query(descending);
       const expected = descending ? [...ids].reverse() : ids;
       const forward: string[][] = [];
@@ -137,11 +139,13 @@ describe('readPage', () => {
   }
 
   it('refuses a sealed cursor whose key does not fit the list', async () => {
-    const em = stack().orm.em.fork();
+    const em = TenantScope.of(stack().orm.em, clientId);
     const q = query(false);
     for (const key of [[12], ['1', '2'], ['x1'], []] as (string | number)[][]) {
       const cursor = codec.encode(q.scope, key);
-      const error = await readPage(em, codec, q, { limit: 5, start_cursor: cursor }).catch((e: unknown) => e);
+      const error = await withCursorErrors(readPage(em, codec, q, { limit: 5, start_cursor: cursor })).catch(
+        (e: unknown) => e,
+      );
       expect(error, JSON.stringify(key)).to.be.instanceOf(ApiError);
       expect((error as ApiError).status).to.equal(400);
       expect((error as ApiError).detail).to.equal('start_cursor: is not a valid cursor for this list');
