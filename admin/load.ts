@@ -1,7 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { newEmployeeFromRequest, storedGender } from '../api/schemas/employees.js';
-import { createOrFindEmployee } from '../domain/employees.js';
-import { newId } from '../domain/ids.js';
+import { createOrFindEmployee } from '../data/employees.js';
+import { TenantScope } from '../data/scope.js';
+import { looksLikeId, newId } from '../domain/ids.js';
 import { AdminError } from './clients.js';
 import type { LoadFile } from './load-schema.js';
 
@@ -22,7 +23,9 @@ export async function loadReferenceData(
   clientId: string,
   data: LoadFile,
 ): Promise<LoadResult> {
-  return em.transactional(async (tx) => {
+  if (!looksLikeId('client', clientId)) throw new AdminError(`no client ${clientId}`);
+  return TenantScope.of(em, clientId).transaction(async (scope) => {
+    const tx = scope.em;
     const exists = await tx.execute('select 1 from clients where id = ?', [clientId]);
     if (exists.length === 0) throw new AdminError(`no client ${clientId}`);
     const out: LoadResult = { insurers: {}, tpas: {}, products: {}, policies: {}, employees: {} };
@@ -107,7 +110,7 @@ export async function loadReferenceData(
       out.policies[p.policy_number] = row!.id;
     }
     for (const e of data.employees) {
-      const { id, created } = await createOrFindEmployee(tx, clientId, newEmployeeFromRequest(e));
+      const { id, created } = await createOrFindEmployee(scope, newEmployeeFromRequest(e));
       out.employees[e.employee_id] = id;
       if (!created) continue;
       for (const d of e.dependents) {

@@ -1,5 +1,12 @@
 import type { Gender, MemberStatus } from '../domain/enums.js';
-import { contains, readPage, type CursorCodec, type KeysetQuery, type Page, type PageRequest } from './paging.js';
+import {
+  contains,
+  readPage,
+  type CursorCodec,
+  type KeysetQuery,
+  type Page,
+  type PageRequest,
+} from './paging.js';
 import type { TenantScope } from './scope.js';
 
 /**

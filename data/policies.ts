@@ -1,6 +1,13 @@
 import type { PolicyStatus, CoverageType, PolicyType } from '../domain/enums.js';
 import type { Slab } from '../domain/premium.js';
-import { contains, readPage, type CursorCodec, type KeysetQuery, type Page, type PageRequest } from './paging.js';
+import {
+  contains,
+  readPage,
+  type CursorCodec,
+  type KeysetQuery,
+  type Page,
+  type PageRequest,
+} from './paging.js';
 import { REFERENCE_AND_CLIENT_JOINS } from './reference.js';
 import type { TenantScope } from './scope.js';
 
@@ -92,7 +99,10 @@ export const listPolicies = (
   readPage<PolicyListRow>(scope, codec, policiesQuery(scope.clientId, filter), req);
 
 /** One policy of the client with its display names, one statement; null when it is not the client's. */
-export async function findPolicyDetail(scope: TenantScope, policyId: string): Promise<PolicyDetailRow | null> {
+export async function findPolicyDetail(
+  scope: TenantScope,
+  policyId: string,
+): Promise<PolicyDetailRow | null> {
   const [row] = await scope.sql<PolicyDetailRow>(
     `select ${POLICY_DETAIL_COLUMNS} from policies pol ${REFERENCE_AND_CLIENT_JOINS} where pol.client_id = ? and pol.id = ?`,
     [scope.clientId, policyId],

@@ -1,16 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
-import { recordAudit } from '../../domain/audit.js';
-import {
-  bulkUpdateEmployees,
-  createOrFindEmployee,
-  updateEmployee,
-  type NewEmployee,
-} from '../../domain/employees.js';
+import { recordAudit } from '../../data/audit.js';
+import { bulkUpdateEmployees, createOrFindEmployee, updateEmployee } from '../../data/employees.js';
+import { TenantScope } from '../../data/scope.js';
+import type { NewEmployee } from '../../domain/employees.js';
 import { makeClient, makeEmployee, sql } from '../support/factories.js';
 import { stack } from '../support/stack.js';
 
-const em = () => stack().orm.em.fork();
+const tenant = (clientId: string) => TenantScope.of(stack().orm.em, clientId);
 
 function person(o: Partial<NewEmployee> = {}): NewEmployee {
   const t = randomBytes(4).toString('hex');
@@ -26,7 +23,7 @@ function person(o: Partial<NewEmployee> = {}): NewEmployee {
   };
 }
 
-describe('domain: employees', () => {
+describe('data: employees', () => {
   let clientId: string;
   let otherClientId: string;
 
@@ -38,7 +35,7 @@ describe('domain: employees', () => {
     it('settles racing creates with one employee_id and different emails on one row, leaving no stray user', async () => {
       const base = person();
       const inputs = Array.from({ length: 8 }, (_, i) => ({ ...base, email: `racer${i}.${base.email}` }));
-      const results = await Promise.all(inputs.map((input) => createOrFindEmployee(em(), clientId, input)));
+      const results = await Promise.all(inputs.map((input) => createOrFindEmployee(tenant(clientId), input)));
 
       expect(new Set(results.map((r) => r.id)).size).to.equal(1);
       expect(results.filter((r) => r.created)).to.have.length(1);
@@ -55,7 +52,7 @@ describe('domain: employees', () => {
         ...base,
         employeeCode: `${base.employeeCode}-${i}`,
       }));
-      const results = await Promise.all(inputs.map((input) => createOrFindEmployee(em(), clientId, input)));
+      const results = await Promise.all(inputs.map((input) => createOrFindEmployee(tenant(clientId), input)));
 
       expect(new Set(results.map((r) => r.id)).size).to.equal(1);
       const rows = await sql(
@@ -66,7 +63,7 @@ describe('domain: employees', () => {
     });
 
     it('records an admin-made create with no token id', async () => {
-      const { id } = await createOrFindEmployee(em(), clientId, person());
+      const { id } = await createOrFindEmployee(tenant(clientId), person());
       const audit = await sql('select action, actor_token_id from audit_events where entity_id = ?', [id]);
       expect(audit).to.deep.equal([{ action: 'create', actor_token_id: null }]);
     });
@@ -75,7 +72,7 @@ describe('domain: employees', () => {
   describe('recordAudit', () => {
     it('writes several entries in one statement with their own field lists', async () => {
       const id = `emp_audit_${randomBytes(4).toString('hex')}`;
-      await recordAudit(em(), [
+      await recordAudit(tenant(clientId), [
         {
           clientId,
           entity: 'employee',
@@ -98,8 +95,8 @@ describe('domain: employees', () => {
 
     it('commits or rolls back with the caller’s transaction', async () => {
       const id = `emp_audit_${randomBytes(4).toString('hex')}`;
-      await em()
-        .transactional(async (tx) => {
+      await tenant(clientId)
+        .transaction(async (tx) => {
           await recordAudit(tx, {
             clientId,
             entity: 'employee',
@@ -120,8 +117,7 @@ describe('domain: employees', () => {
     it('answers null for another client’s employee and leaves it alone', async () => {
       const theirs = await makeEmployee(otherClientId, { name: 'Untouched' });
       const result = await updateEmployee(
-        em(),
-        clientId,
+        tenant(clientId),
         theirs.id,
         { name: 'Changed' },
         { today: '2026-01-01' },
@@ -134,8 +130,7 @@ describe('domain: employees', () => {
     it('reports the stored columns that changed, date_of_leaving with a status change', async () => {
       const e = await makeEmployee(clientId);
       const result = await updateEmployee(
-        em(),
-        clientId,
+        tenant(clientId),
         e.id,
         { status: 'INACTIVE', phoneNumber: e.phoneNumber, department: 'Sales' },
         { today: '2026-03-15' },
@@ -147,7 +142,7 @@ describe('domain: employees', () => {
   describe('bulkUpdateEmployees', () => {
     it('answers only the client’s own ids as known', async () => {
       const [mine, theirs] = [await makeEmployee(clientId), await makeEmployee(otherClientId)];
-      const known = await bulkUpdateEmployees(em(), clientId, [
+      const known = await bulkUpdateEmployees(tenant(clientId), [
         { employeeId: mine.id, lastActiveDate: '2026-02-02' },
         { employeeId: theirs.id, lastActiveDate: '2026-02-02' },
       ]);
