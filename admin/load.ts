@@ -8,7 +8,7 @@ import {
   upsertTpa,
 } from '../data/reference-load.js';
 import { MissingTenant, TenantScope } from '../data/scope.js';
-import { createOrFindEmployee } from '../domain/employees.js';
+import { createOrFindEmployee } from '../data/employees.js';
 import { newId } from '../domain/ids.js';
 import { newEmployeeFromRequest, storedGender } from '../domain/schemas/employees.js';
 import { AdminError } from './clients.js';
@@ -116,7 +116,7 @@ async function loadPolicies(tx: TenantScope, data: LoadFile, out: LoadResult): P
 
 async function loadEmployees(tx: TenantScope, data: LoadFile, out: LoadResult): Promise<void> {
   for (const e of data.employees) {
-    const { id, created } = await createOrFindEmployee(tx.em, tx.clientId, newEmployeeFromRequest(e));
+    const { id, created } = await createOrFindEmployee(tx, newEmployeeFromRequest(e));
     out.employees[e.employee_id] = id;
     if (!created) continue;
     for (const d of e.dependents) {

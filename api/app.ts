@@ -2,7 +2,6 @@ import Router from '@koa/router';
 import { RequestContext } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import Koa from 'koa';
-import { TENANT_FILTER } from '../db/entities/tenant.js';
 import { authenticate } from './auth/authenticate.js';
 import type { AppDeps } from './deps.js';
 import { errorMiddleware } from './middleware/errors.js';
@@ -13,6 +12,7 @@ import { methodNotAllowed, notFound } from './errors.js';
 import { withIdempotency } from './idempotency.js';
 import { shadowedMethods, type RouteDef } from './route.js';
 import { allRoutes } from './routes/index.js';
+import { tenantScopeOf } from './tenant.js';
 import { parseInput, parseNoBody, parseQuery } from './validation.js';
 
 /** Builds the HTTP app from explicit dependencies; two calls give two independent apps. */
@@ -67,10 +67,11 @@ function mount(router: Router, def: RouteDef, deps: AppDeps): void {
     const body = def.body
       ? parseInput(def.body, ctx.request.body ?? null)
       : parseNoBody(def.method, ctx.request.body);
-    const em = RequestContext.getEntityManager() as EntityManager;
-    if (auth) em.setFilterParams(TENANT_FILTER, { clientId: auth.clientId });
+    // One tenant scope per request, for the token's client; its em carries the tenant filter (D1).
+    const scope = auth ? tenantScopeOf(deps, auth) : undefined;
+    const em = scope?.em ?? (RequestContext.getEntityManager() as EntityManager);
     ctx.state.auth = auth;
-    const run = () => def.handler({ params, query, body, auth: auth!, em, deps, ctx });
+    const run = () => def.handler({ params, query, body, auth: auth!, scope: scope!, em, deps, ctx });
     // Keyed by the raw body, so a retry of the same request replays whatever the first one answered.
     const payload =
       def.scopes !== 'public' && def.idempotencyKey

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type Koa from 'koa';
 import type { z } from 'zod';
+import type { TenantScope } from '../data/scope.js';
 import type { Scope } from '../domain/scopes.js';
 import type { Auth } from './auth/tokens.js';
 import type { AppDeps } from './deps.js';
@@ -16,7 +17,9 @@ export interface Handler<P, Q, B, A> {
   body: B;
   /** Verified token; absent only on public routes. */
   auth: A;
-  /** A request-scoped EntityManager whose tenant filter is set to the token's client (D1). */
+  /** The token's tenant (D1); absent only on public routes. */
+  scope: A extends Auth ? TenantScope : TenantScope | undefined;
+  /** A request-scoped EntityManager; on protected routes the scope's, its tenant filter set (D1). */
   em: EntityManager;
   deps: AppDeps;
   ctx: Koa.Context;

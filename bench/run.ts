@@ -1,8 +1,8 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { DUMMY_HASH, SCRYPT, verifySecret } from '../domain/credentials.js';
-import type { HealthCardData } from '../domain/coverage.js';
-import { renderHealthCard } from '../domain/health-card.js';
+import type { HealthCardData } from '../domain/health-card.js';
+import { renderHealthCard } from '../usecases/coverage/health-card.js';
 import { compare, measure, median, type Figures } from './measure.js';
 import type { LoadSpec } from './load.js';
 import { BENCH_SETTINGS, startBenchStack, type BenchStack } from './stack.js';

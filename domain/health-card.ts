@@ -1,6 +1,28 @@
-import PDFDocument from 'pdfkit';
-import type { HealthCardData } from './coverage.js';
 import type { Relationship } from './enums.js';
+
+export interface CoveredPerson {
+  name: string;
+  /** null for the employee; the dependent's relationship otherwise. */
+  relationship: Relationship | null;
+}
+
+/** Everything a health card prints. */
+export interface HealthCardData {
+  memberName: string;
+  employeeCode: string;
+  policyNumber: string;
+  insurerName: string;
+  tpaName: string;
+  productName: string;
+  category: string;
+  uhid: string | null;
+  sumInsured: string;
+  coverageStartDate: string;
+  coverageEndDate: string;
+  policyStartDate: string;
+  policyEndDate: string;
+  coveredPersons: CoveredPerson[];
+}
 
 const RELATIONSHIP_LABEL: Record<Relationship, string> = {
   SPOUSE: 'Spouse',
@@ -8,6 +30,10 @@ const RELATIONSHIP_LABEL: Record<Relationship, string> = {
   PARENT: 'Parent',
   PARENT_IN_LAW: 'Parent-in-law',
 };
+
+/** How a card names a covered person: `Asha Rao (Spouse)`, the employee as `Self`. */
+export const coveredPersonLine = (person: CoveredPerson): string =>
+  `${person.name} (${person.relationship ? RELATIONSHIP_LABEL[person.relationship] : 'Self'})`;
 
 /** `300000.00` -> `INR 3,00,000`, paise kept when present; string work only, no floating point. */
 export function formatInr(amount: string): string {
@@ -22,49 +48,4 @@ export function formatInr(amount: string): string {
 export function healthCardFileName(policyNumber: string): string {
   const safe = policyNumber.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[-.]+|[-.]+$/g, '');
   return `health-card-${safe || 'policy'}.pdf`;
-}
-
-/**
- * Renders one health card. Standard PDF fonts only (nothing to embed or subset) and no stream compression
- * (a card is ~3 KB either way; deflate roughly doubled the render time): a card takes a few milliseconds.
- * Standard fonts cover Latin-1 (WinAnsi) text; characters outside it do not render.
- */
-export function renderHealthCard(card: HealthCardData, issuedAt: Date): Promise<Buffer> {
-  const doc = new PDFDocument({
-    size: 'A5',
-    layout: 'landscape',
-    margin: 28,
-    compress: false,
-    info: { Title: 'Health card', Creator: 'Group health administration', CreationDate: issuedAt },
-  });
-  const chunks: Buffer[] = [];
-  const done = new Promise<Buffer>((resolve, reject) => {
-    doc.on('data', (chunk: Buffer) => chunks.push(chunk));
-    doc.on('end', () => resolve(Buffer.concat(chunks)));
-    doc.on('error', reject);
-  });
-
-  doc.font('Helvetica-Bold').fontSize(18).text('Health Card');
-  doc.font('Helvetica').fontSize(10).text(`${card.insurerName} - ${card.productName} (${card.category})`);
-  doc.moveDown();
-  const field = (label: string, value: string) =>
-    doc.font('Helvetica-Bold').text(`${label}: `, { continued: true }).font('Helvetica').text(value);
-  field('Member name', card.memberName);
-  field('Employee ID', card.employeeCode);
-  field('Policy number', card.policyNumber);
-  field('Insurer', card.insurerName);
-  field('TPA', card.tpaName);
-  field('Product', card.productName);
-  field('UHID', card.uhid ?? 'pending');
-  field('Sum insured', formatInr(card.sumInsured));
-  field('Valid from', `${card.coverageStartDate} to ${card.coverageEndDate}`);
-  field('Policy period', `${card.policyStartDate} to ${card.policyEndDate}`);
-  doc.moveDown();
-  doc.font('Helvetica-Bold').text('Covered persons');
-  doc.font('Helvetica');
-  for (const person of card.coveredPersons) {
-    doc.text(`${person.name} (${person.relationship ? RELATIONSHIP_LABEL[person.relationship] : 'Self'})`);
-  }
-  doc.end();
-  return done;
 }

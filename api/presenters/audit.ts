@@ -1,22 +1,7 @@
 import { z } from 'zod';
-import { isoSql } from '../../data/outbox.js';
-import { AUDIT_ENTITIES, type AuditEntity } from '../schemas/audit.js';
+import type { AuditRow } from '../../data/audit.js';
+import { AUDIT_ENTITIES } from '../../domain/audit.js';
 import { outcome, pagingOut } from '../schemas/responses.js';
-
-/** Columns of a trail row; `ae` is audit_events. Field names only: the table holds no values. */
-export const AUDIT_COLUMNS = `ae.public_id, ae.client_id, ae.entity, ae.entity_id, ae.action, ae.changed_fields,
-  ae.actor_token_id, ${isoSql('ae.created_at')} as created_at`;
-
-export interface AuditRow {
-  public_id: string;
-  client_id: string;
-  entity: AuditEntity;
-  entity_id: string;
-  action: string;
-  changed_fields: string[];
-  actor_token_id: string | null;
-  created_at: string;
-}
 
 export const auditEventSchema = z
   .object({

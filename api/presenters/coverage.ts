@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { CoverageRow } from '../../domain/coverage.js';
+import type { CoverageRow } from '../../data/coverage.js';
 import { COVERAGE_TYPES, POLICY_TYPES } from '../../domain/enums.js';
 import { dateOut, moneyOut } from '../schemas/responses.js';
 

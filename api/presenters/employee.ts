@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import type { Dependent, Employee } from '../../db/entities/index.js';
+import type { DependentRecord } from '../../data/dependents.js';
+import type { EmployeeProfile } from '../../data/employees.js';
 import { EMPLOYEE_STATUSES } from '../../domain/enums.js';
 import { RELATIONSHIP_REQUEST } from '../schemas/employees.js';
 import { dateOut, idOut, outcome } from '../schemas/responses.js';
@@ -58,10 +59,7 @@ export const dependentSchema = z
   });
 export type DependentOut = z.infer<typeof dependentSchema>;
 
-/** The stored fields Get Employee answers with (an entity or a row read by domain/employees.ts). */
-export type EmployeeFields = Omit<Employee, 'createdAt' | 'updatedAt'>;
-
-export function presentEmployee(e: EmployeeFields): EmployeeOut {
+export function presentEmployee(e: EmployeeProfile): EmployeeOut {
   return {
     id: e.id,
     user_id: e.userId,
@@ -86,7 +84,7 @@ export function presentEmployee(e: EmployeeFields): EmployeeOut {
   };
 }
 
-export function presentDependent(d: Dependent): DependentOut {
+export function presentDependent(d: DependentRecord): DependentOut {
   return {
     dependent_id: d.id,
     employee_id: d.employeeId,

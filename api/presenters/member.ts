@@ -1,41 +1,7 @@
 import { z } from 'zod';
-import { MEMBER_STATUSES, type Gender, type MemberStatus } from '../../domain/enums.js';
+import type { MemberRow } from '../../data/members.js';
+import { MEMBER_STATUSES, type Gender } from '../../domain/enums.js';
 import { dateOut, idOut, moneyOut, outcome, pagingOut } from '../schemas/responses.js';
-
-/**
- * Columns of a member row (spec 2.3); `pm` is the member row, `e` its employee. employee_name is the
- * denormalised sort key, so the name shown, searched and ordered by is one and the same.
- */
-export const MEMBER_COLUMNS = `pm.id, pm.client_id, pm.policy_id, pm.employee_id, pm.dependent_id, pm.endorsement_id,
-  pm.insurer_member_id, pm.coverage_start_date, pm.coverage_end_date, pm.premium_amount, pm.sum_insured,
-  pm.remaining_sum_insured, pm.status, pm.employee_name, e.email as employee_email,
-  e.date_of_birth as employee_dob, e.gender as employee_gender, e.department as employee_department,
-  e.designation as employee_designation`;
-
-export const MEMBER_EMPLOYEE_JOIN =
-  'join employees e on e.id = pm.employee_id and e.client_id = pm.client_id';
-
-export interface MemberRow {
-  id: string;
-  client_id: string;
-  policy_id: string;
-  employee_id: string;
-  dependent_id: string | null;
-  endorsement_id: string | null;
-  insurer_member_id: string | null;
-  coverage_start_date: string;
-  coverage_end_date: string;
-  premium_amount: string | null;
-  sum_insured: string | null;
-  remaining_sum_insured: string | null;
-  status: MemberStatus;
-  employee_name: string;
-  employee_email: string;
-  employee_dob: string;
-  employee_gender: Gender;
-  employee_department: string;
-  employee_designation: string;
-}
 
 /** Gender as Get Employee answers it (D6): the documented `MALE`, `GENDER_FEMALE`, `GENDER_OTHER`. */
 export const RESPONSE_GENDERS = ['MALE', 'GENDER_FEMALE', 'GENDER_OTHER'] as const;

@@ -1,64 +1,7 @@
 import { z } from 'zod';
-import {
-  COVERAGE_TYPES,
-  POLICY_STATUSES,
-  POLICY_TYPES,
-  type CoverageType,
-  type PolicyStatus,
-  type PolicyType,
-} from '../../domain/enums.js';
-import type { Slab } from '../../domain/premium.js';
+import type { PolicyDetailRow, PolicyListRow } from '../../data/policies.js';
+import { COVERAGE_TYPES, POLICY_STATUSES, POLICY_TYPES } from '../../domain/enums.js';
 import { dateOut, idOut, moneyOut, outcome, pagingOut } from '../schemas/responses.js';
-
-/** Columns of the list view (spec 2.2, first group), read with POLICY_JOINS; `pol` is the policy. */
-export const POLICY_LIST_COLUMNS = `pol.id, pol.client_id, pol.policy_number, pol.insurer_id, pol.product_id, pol.tpa_id,
-  pol.net_premium, pol.gross_premium, pol.coverage_type, pol.type, pol.status, pol.start_date, pol.end_date,
-  pol.slabs, i.name as insurer_name, i.logo_url as insurer_logo, pr.name as product_name, t.name as tpa_name,
-  c.name as client_name`;
-
-/** Detail-only columns (spec 2.2, second group); the insurer's lists stand in for a policy without its own. */
-export const POLICY_DETAIL_COLUMNS = `${POLICY_LIST_COLUMNS}, pol.inclusions, pol.exclusions, pol.terms_conditions,
-  pol.policy_document_url, coalesce(pol.network_hospital_url, i.network_hospital_url, '') as network_hospital_url,
-  coalesce(pol.daycare_url, i.daycare_url, '') as daycare_url, pol.cd_balance`;
-
-/** Display names; every joined row belongs to the policy's own client (D1). */
-export const POLICY_JOINS = `join insurers i on i.id = pol.insurer_id and i.client_id = pol.client_id
-  join products pr on pr.id = pol.product_id and pr.client_id = pol.client_id
-  join tpas t on t.id = pol.tpa_id and t.client_id = pol.client_id
-  join clients c on c.id = pol.client_id`;
-
-/** A row as PostgreSQL returns it: numeric as exact strings, dates as YYYY-MM-DD. */
-export interface PolicyListRow {
-  id: string;
-  client_id: string;
-  policy_number: string;
-  insurer_id: string;
-  product_id: string;
-  tpa_id: string;
-  net_premium: string;
-  gross_premium: string;
-  coverage_type: CoverageType;
-  type: PolicyType;
-  status: PolicyStatus;
-  start_date: string;
-  end_date: string;
-  slabs: Slab[];
-  insurer_name: string;
-  insurer_logo: string;
-  product_name: string;
-  tpa_name: string;
-  client_name: string;
-}
-
-export interface PolicyDetailRow extends PolicyListRow {
-  inclusions: string;
-  exclusions: string;
-  terms_conditions: string;
-  policy_document_url: string;
-  network_hospital_url: string;
-  daycare_url: string;
-  cd_balance: string;
-}
 
 /** Money leaves as a JSON number (spec conventions); numeric(14,2) fits a double exactly enough to print back. */
 const money = (amount: string): number => Number(amount);

@@ -1,31 +1,11 @@
+import { auditTrailPage } from '../../usecases/audit.js';
 import type { Auth } from '../auth/tokens.js';
-import { cursorsFor, readPage, type KeysetQuery } from '../paging.js';
-import { AUDIT_COLUMNS, listAuditPayload, presentAuditEvent, type AuditRow } from '../presenters/audit.js';
+import { cursorsFor, withCursorErrors } from '../paging.js';
+import { listAuditPayload, presentAuditEvent } from '../presenters/audit.js';
 import { route, type Handler } from '../route.js';
 import { auditQuery, type AuditQuery } from '../schemas/audit.js';
 
 type Req = Handler<undefined, AuditQuery, undefined, Auth>;
-
-/**
- * Oldest entry first, by the table's sequence (audit_events_entity with an entity_id,
- * audit_events_kind without): a client that keeps its end_cursor picks up new entries from there.
- */
-export function auditPageQuery(clientId: string, q: AuditQuery): KeysetQuery {
-  const where = ['ae.client_id = ?', 'ae.entity = ?'];
-  const params: unknown[] = [clientId, q.entity];
-  if (q.entity_id) {
-    where.push('ae.entity_id = ?');
-    params.push(q.entity_id);
-  }
-  return {
-    scope: `audit:${clientId}:${q.entity}:${q.entity_id ?? '*'}`,
-    from: 'audit_events ae',
-    where: where.join(' and '),
-    params,
-    select: AUDIT_COLUMNS,
-    key: [{ sql: 'ae.id', type: 'bigint' }],
-  };
-}
 
 export const auditRoutes = [
   route({
@@ -39,12 +19,14 @@ export const auditRoutes = [
     scopes: ['policy.all', 'employee.all'],
     query: auditQuery,
     response: listAuditPayload,
-    handler: async ({ query, auth, em, deps }: Req) => {
-      const page = await readPage<AuditRow>(
-        em,
-        cursorsFor(deps.config),
-        auditPageQuery(auth.clientId, query),
-        query,
+    handler: async ({ query, scope, deps }: Req) => {
+      const page = await withCursorErrors(
+        auditTrailPage(
+          scope,
+          cursorsFor(deps.config),
+          { entity: query.entity, entityId: query.entity_id },
+          query,
+        ),
       );
       return {
         audit_events: page.rows.map(presentAuditEvent),

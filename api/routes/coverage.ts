@@ -1,10 +1,7 @@
 import { z } from 'zod';
+import { SystemScope } from '../../data/scope.js';
 import { today } from '../../domain/clock.js';
-import { clientOfEmployee, findCoverage, findHealthCard } from '../../domain/coverage.js';
-import { TENANT_FILTER } from '../../db/entities/tenant.js';
-import { healthCardFileName, renderHealthCard } from '../../domain/health-card.js';
-import { looksLikeId } from '../../domain/ids.js';
-import { linkSigner } from '../../domain/signed-links.js';
+import { coverageOf, healthCardThroughLink } from '../../usecases/coverage/index.js';
 import type { Auth } from '../auth/tokens.js';
 import { forbidden, notFound } from '../errors.js';
 import { coveragePayload, presentCoverageEntry } from '../presenters/coverage.js';
@@ -27,13 +24,6 @@ const healthCardQuery = z.object({
   signature: z.string().meta({ description: 'HMAC of method, path and expiry' }),
 });
 
-/** The health card's path; this exact string, with the expiry, is what the link's HMAC covers (D10). */
-const healthCardPath = (employeeId: string, policyId: string) =>
-  `/v1/policy/coverage/${employeeId}/health-card/${policyId}.pdf`;
-
-/** What a health-card link is bound to besides its path and expiry. */
-const linkBinding = (secretVersion: number) => `client-secret-version:${secretVersion}`;
-
 export const coverageRoutes = [
   route({
     method: 'GET',
@@ -48,28 +38,23 @@ export const coverageRoutes = [
     handler: async ({
       params,
       auth,
-      em,
+      scope,
       deps,
     }: Handler<z.output<typeof coverageParams>, undefined, undefined, Auth>) => {
-      if (!looksLikeId('employee', params.employee_id)) throw employeeNotFound();
-      const now = deps.clock.now();
-      const found = await findCoverage(em, auth.clientId, params.employee_id, today(deps.clock));
-      if (!found.employeeFound) throw employeeNotFound();
-      if (found.entries.length === 0) throw employeeNotCovered();
-      const signer = linkSigner(deps.config.LINK_SIGNING_KEY);
-      // Spec 4.11: the payload is the bare array of entries.
-      return found.entries.map((entry) =>
-        presentCoverageEntry(
-          entry,
-          deps.config.baseUrl +
-            signer.sign(
-              'GET',
-              healthCardPath(params.employee_id, entry.policy_id),
-              now,
-              linkBinding(auth.secretVersion),
-            ),
-        ),
+      const found = await coverageOf(
+        scope,
+        params.employee_id,
+        { today: today(deps.clock), now: deps.clock.now() },
+        {
+          signingKey: deps.config.LINK_SIGNING_KEY,
+          baseUrl: deps.config.baseUrl,
+          secretVersion: auth.secretVersion,
+        },
       );
+      if (found.outcome === 'unknown_employee') throw employeeNotFound();
+      if (found.outcome === 'not_covered') throw employeeNotCovered();
+      // Spec 4.11: the payload is the bare array of entries.
+      return found.entries.map((e) => presentCoverageEntry(e.coverage, e.pdfUrl));
     },
   }),
   route({
@@ -90,7 +75,6 @@ export const coverageRoutes = [
     errors: [linkInvalid(), employeeNotCovered()],
     handler: async ({
       params,
-      em,
       deps,
       ctx,
     }: Handler<
@@ -99,38 +83,24 @@ export const coverageRoutes = [
       undefined,
       Auth | undefined
     >) => {
-      if (!looksLikeId('employee', params.employee_id) || !looksLikeId('policy', params.policy_id))
-        throw linkInvalid();
-      // The link is bound to its client's secret version, read through the employee it names: a rotation
-      // ends every outstanding link. An unknown employee leaves nothing to verify against.
-      const owner = await clientOfEmployee(em, params.employee_id);
-      if (!owner) throw linkInvalid();
-      // The signature covers the raw request path, so a swapped id or an altered query never gets further.
-      const check = linkSigner(deps.config.LINK_SIGNING_KEY).verify(
-        'GET',
-        ctx.path,
-        ctx.querystring,
-        deps.clock.now(),
-        linkBinding(owner.secretVersion),
+      const found = await healthCardThroughLink(
+        SystemScope.of(deps.orm.em),
+        {
+          employeeId: params.employee_id,
+          policyId: params.policy_id,
+          path: ctx.path,
+          rawQuery: ctx.querystring,
+        },
+        { today: today(deps.clock), now: deps.clock.now() },
+        deps.config.LINK_SIGNING_KEY,
       );
-      if (!check.ok) throw linkInvalid();
+      if (found.outcome === 'invalid_link') throw linkInvalid();
+      if (found.outcome === 'not_covered') throw employeeNotCovered();
 
-      // No token names the tenant: it comes from the verified employee id, and every read below is filtered by it (D1).
-      const { clientId } = owner;
-      em.setFilterParams(TENANT_FILTER, { clientId });
-      const card = await findHealthCard(
-        em,
-        clientId,
-        params.employee_id,
-        params.policy_id,
-        today(deps.clock),
-      );
-      if (!card) throw employeeNotCovered();
-
-      ctx.body = await renderHealthCard(card, deps.clock.now());
+      ctx.body = found.pdf;
       ctx.status = 200;
       ctx.type = 'application/pdf';
-      ctx.set('Content-Disposition', `attachment; filename="${healthCardFileName(card.policyNumber)}"`);
+      ctx.set('Content-Disposition', `attachment; filename="${found.fileName}"`);
       ctx.set('Cache-Control', 'private, no-store');
       ctx.set('X-Content-Type-Options', 'nosniff');
       return undefined;

@@ -1,6 +1,5 @@
 import { today } from '../../domain/clock.js';
-import { addDependent } from '../../domain/employees.js';
-import { DependentSchema, EmployeeSchema } from '../../db/entities/index.js';
+import { addEmployeeDependent, dependentsOf } from '../../usecases/employees.js';
 import { validationError } from '../errors.js';
 import { addDependentPayload, listDependentsPayload, presentDependent } from '../presenters/employee.js';
 import { route } from '../route.js';
@@ -23,12 +22,12 @@ export const dependentRoutes = [
     body: createDependentBody,
     response: addDependentPayload,
     errors: [employeeNotFound()],
-    handler: async ({ params, body, auth, em, deps }) => {
+    handler: async ({ params, body, auth, scope, deps }) => {
       // A child may be added on the day it is born; a future date is not a person yet.
       if (body.date_of_birth > today(deps.clock)) {
         throw validationError('date_of_birth: must not be in the future');
       }
-      const added = await addDependent(em, auth.clientId, params.employee_id, newDependentFromRequest(body), {
+      const added = await addEmployeeDependent(scope, params.employee_id, newDependentFromRequest(body), {
         tokenId: auth.tokenId,
       });
       if (!added) throw employeeNotFound();
@@ -48,15 +47,10 @@ export const dependentRoutes = [
     params: employeePathParams,
     response: listDependentsPayload,
     errors: [employeeNotFound()],
-    handler: async ({ params, em }) => {
+    handler: async ({ params, scope }) => {
       // Both reads go through the tenant filter (D1): another client's employee is unknown here.
-      const employee = await em.findOne(EmployeeSchema, { id: params.employee_id }, { fields: ['id'] });
-      if (!employee) throw employeeNotFound();
-      const dependents = await em.find(
-        DependentSchema,
-        { employeeId: employee.id },
-        { orderBy: { createdAt: 'asc', id: 'asc' } },
-      );
+      const dependents = await dependentsOf(scope, params.employee_id);
+      if (!dependents) throw employeeNotFound();
       return {
         dependents: dependents.map(presentDependent),
         message: 'Dependents fetched successfully',

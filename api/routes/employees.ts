@@ -1,12 +1,11 @@
 import { today } from '../../domain/clock.js';
+import { EmailInUseError, type BulkItem } from '../../domain/employees.js';
 import {
-  bulkUpdateEmployees,
-  createOrFindEmployee,
-  EmailInUseError,
-  findEmployeeProfile,
-  updateEmployee,
-  type BulkItem,
-} from '../../domain/employees.js';
+  bulkUpdateLastActive,
+  changeEmployee,
+  createEmployee,
+  employeeProfile,
+} from '../../usecases/employees.js';
 import { ApiError, conflict, notFound, payloadTooLarge, validationError } from '../errors.js';
 import {
   bulkUpdatePayload,
@@ -65,13 +64,13 @@ export const employeeRoutes = [
     scopes: ['employee.create', 'employee.all'],
     body: createEmployeeBody,
     response: employeeIdPayload,
-    handler: async ({ body, auth, em, deps }) => {
+    handler: async ({ body, auth, scope, deps }) => {
       const day = today(deps.clock);
       assertBornBefore('date_of_birth', body.date_of_birth, day);
-      const input = newEmployeeFromRequest(body);
-      // Created already inactive: the day the service learns of it stands for the leaving date (D6).
-      if (input.status !== 'ACTIVE') input.dateOfLeaving = day;
-      const { id, created } = await createOrFindEmployee(em, auth.clientId, input, { tokenId: auth.tokenId });
+      const { id, created } = await createEmployee(scope, newEmployeeFromRequest(body), {
+        today: day,
+        actor: { tokenId: auth.tokenId },
+      });
       return {
         employee_id: id,
         message: created ? 'Employee created successfully' : 'Employee already exists',
@@ -89,9 +88,9 @@ export const employeeRoutes = [
     response: getEmployeePayload,
     errors: [employeeNotFound()],
     invalidQuery: (detail) => new ApiError(400, 'MISSING_EMPLOYEE_ID', 'Employee ID is required', detail),
-    handler: async ({ query, em, auth }) => {
+    handler: async ({ query, scope }) => {
       // Filtered by the token's client (D1): another client's employee answers exactly as an unknown one.
-      const employee = await findEmployeeProfile(em, auth.clientId, query.employee_id);
+      const employee = await employeeProfile(scope, query.employee_id);
       if (!employee) throw employeeNotFound();
       return { employee: presentEmployee(employee), message: 'Employee fetched successfully', success: true };
     },
@@ -107,13 +106,13 @@ export const employeeRoutes = [
     body: bulkUpdateBody,
     response: bulkUpdatePayload,
     errors: [tooManyEmployees()],
-    handler: async ({ body, auth, em }) => {
+    handler: async ({ body, auth, scope }) => {
       if (body.employees.length > MAX_BULK_ITEMS) {
         throw tooManyEmployees();
       }
       const checked = body.employees.map(checkItem);
       const valid = checked.flatMap((c) => (c.item ? [c.item] : []));
-      const known = await bulkUpdateEmployees(em, auth.clientId, valid, { tokenId: auth.tokenId });
+      const known = await bulkUpdateLastActive(scope, valid, { tokenId: auth.tokenId });
       const results = checked.map((c): BulkResult => {
         if (!c.item) return { emp_id: c.empId, success: false, error: c.error };
         const emp_id = c.item.employeeId;
@@ -134,20 +133,14 @@ export const employeeRoutes = [
     body: updateEmployeeBody,
     response: employeeIdPayload,
     errors: [employeeNotFound(), emailInUse()],
-    handler: async ({ params, body, auth, em, deps }) => {
+    handler: async ({ params, body, auth, scope, deps }) => {
       const day = today(deps.clock);
       assertBornBefore('date_of_birth', body.date_of_birth, day);
       try {
-        const updated = await updateEmployee(
-          em,
-          auth.clientId,
-          params.employee_id,
-          employeeChangesFromRequest(body),
-          {
-            today: day,
-            actor: { tokenId: auth.tokenId },
-          },
-        );
+        const updated = await changeEmployee(scope, params.employee_id, employeeChangesFromRequest(body), {
+          today: day,
+          actor: { tokenId: auth.tokenId },
+        });
         if (!updated) throw employeeNotFound();
       } catch (err) {
         if (err instanceof EmailInUseError) {

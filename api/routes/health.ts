@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { pingDatabase } from '../../data/health.js';
+import { SystemScope } from '../../data/scope.js';
 import { route } from '../route.js';
 import { serviceUnavailable } from '../errors.js';
 import type { AppDeps } from '../deps.js';
@@ -20,7 +22,7 @@ async function within<T>(promise: Promise<T>, ms: number): Promise<T> {
 /** Each dependency's reachability; `true` when it answered within the timeout. */
 export async function checkDependencies(deps: AppDeps): Promise<{ database: boolean; temporal: boolean }> {
   const [database, temporal] = await Promise.all([
-    within(deps.orm.em.getConnection().execute('select 1'), CHECK_TIMEOUT_MS).then(
+    within(pingDatabase(SystemScope.of(deps.orm.em)), CHECK_TIMEOUT_MS).then(
       () => true,
       () => false,
     ),

@@ -1,24 +1,13 @@
-import { looksLikeId } from '../../domain/ids.js';
+import { memberPage, policyDetail, policyPage } from '../../usecases/policies.js';
 import type { AppDeps } from '../deps.js';
 import { forbidden, notFound } from '../errors.js';
-import { cursorsFor, readPage, type KeysetQuery, type Page } from '../paging.js';
-import {
-  listMembersPayload,
-  MEMBER_COLUMNS,
-  MEMBER_EMPLOYEE_JOIN,
-  presentMember,
-  type MemberRow,
-} from '../presenters/member.js';
+import { cursorsFor, withCursorErrors, type Page } from '../paging.js';
+import { listMembersPayload, presentMember } from '../presenters/member.js';
 import {
   getPolicyPayload,
   listPoliciesPayload,
-  POLICY_DETAIL_COLUMNS,
-  POLICY_JOINS,
-  POLICY_LIST_COLUMNS,
   presentPolicyDetail,
   presentPolicyListItem,
-  type PolicyDetailRow,
-  type PolicyListRow,
 } from '../presenters/policy.js';
 import { route, type Handler } from '../route.js';
 import { listMembersQuery, listPoliciesQuery, policyParams } from '../schemas/policies.js';
@@ -31,9 +20,6 @@ type Req<P, Q> = Handler<P, Q, undefined, Auth>;
 const policyNotFound = () => notFound('Policy Not Found');
 const foreignClient = () => forbidden('Forbidden', 'client_id: is not your client');
 
-/** `%term%` for ILIKE with the pattern characters of the term taken literally. */
-const contains = (term: string) => `%${term.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
-
 const cursors = (deps: AppDeps) => cursorsFor(deps.config);
 
 const pagingFields = (page: Page<unknown>) => ({
@@ -43,76 +29,6 @@ const pagingFields = (page: Page<unknown>) => ({
   has_previous: page.has_previous,
   has_next: page.has_next,
 });
-
-/** D5: start_date descending then id, read through policies_page / policies_status_page. */
-export function policiesQuery(clientId: string, q: ListPoliciesQuery): KeysetQuery {
-  const where = ['pol.client_id = ?'];
-  const params: unknown[] = [clientId];
-  if (q.status) {
-    where.push('pol.status = ?');
-    params.push(q.status);
-  }
-  if (q.search) {
-    where.push(`(pol.policy_number ilike ? or pol.insurer_id in
-      (select si.id from insurers si where si.client_id = ? and si.name ilike ?))`);
-    params.push(contains(q.search), clientId, contains(q.search));
-  }
-  return {
-    scope: `policies:${clientId}`,
-    from: 'policies pol',
-    where: where.join(' and '),
-    params,
-    select: POLICY_LIST_COLUMNS,
-    join: POLICY_JOINS,
-    key: [
-      { sql: 'pol.start_date', type: 'date' },
-      { sql: 'pol.id', type: 'text' },
-    ],
-    descending: true,
-  };
-}
-
-/**
- * D5: employee name ignoring case, employee, the employee row before dependents, then id. The cursor
- * seals the same `lower(...)` value the order uses (policy_members_page_caseless).
- */
-export function membersQuery(clientId: string, policyId: string, q: ListMembersQuery): KeysetQuery {
-  const where = ['pm.client_id = ?', 'pm.policy_id = ?'];
-  const params: unknown[] = [clientId, policyId];
-  if (q.employee_id) {
-    where.push('pm.employee_id = ?');
-    params.push(q.employee_id);
-  }
-  if (q.status) {
-    where.push('pm.status = ?');
-    params.push(q.status);
-  }
-  if (q.search) {
-    // Matched on the employee, so an employee's dependents come with it; one pass over employees.
-    where.push(`pm.employee_id in
-      (select se.id from employees se where se.client_id = ? and (se.name ilike ? or se.email ilike ?))`);
-    params.push(clientId, contains(q.search), contains(q.search));
-  }
-  return {
-    scope: `members:${clientId}:${policyId}`,
-    from: 'policy_members pm',
-    where: where.join(' and '),
-    params,
-    select: MEMBER_COLUMNS,
-    join: MEMBER_EMPLOYEE_JOIN,
-    key: [
-      { sql: 'lower(pm.employee_name)', type: 'text' },
-      { sql: 'pm.employee_id', type: 'text' },
-      { sql: 'pm.member_rank', type: 'smallint' },
-      { sql: 'pm.id', type: 'text' },
-    ],
-    // The policy's existence rides along in the same round trip.
-    extra: {
-      columns: { policy_found: 'exists(select 1 from policies where client_id = ? and id = ?)' },
-      params: [clientId, policyId],
-    },
-  };
-}
 
 export const policyRoutes = [
   route({
@@ -125,14 +41,10 @@ export const policyRoutes = [
     query: listPoliciesQuery,
     response: listPoliciesPayload,
     errors: [foreignClient()],
-    handler: async ({ query, auth, em, deps }: Req<undefined, ListPoliciesQuery>) => {
+    handler: async ({ query, auth, scope, deps }: Req<undefined, ListPoliciesQuery>) => {
       if (query.client_id !== auth.clientId) throw foreignClient();
-      const page = await readPage<PolicyListRow>(
-        em,
-        cursors(deps),
-        policiesQuery(auth.clientId, query),
-        query,
-      );
+      const filter = { status: query.status, search: query.search };
+      const page = await withCursorErrors(policyPage(scope, cursors(deps), filter, query));
       return {
         policies: page.rows.map(presentPolicyListItem),
         ...pagingFields(page),
@@ -150,14 +62,8 @@ export const policyRoutes = [
     params: policyParams,
     response: getPolicyPayload,
     errors: [policyNotFound()],
-    handler: async ({ params, auth, em }: Req<PolicyParams, undefined>) => {
-      if (!looksLikeId('policy', params.policy_id)) throw policyNotFound();
-      const [row] = await em
-        .getConnection()
-        .execute<PolicyDetailRow[]>(
-          `select ${POLICY_DETAIL_COLUMNS} from policies pol ${POLICY_JOINS} where pol.client_id = ? and pol.id = ?`,
-          [auth.clientId, params.policy_id],
-        );
+    handler: async ({ params, scope }: Req<PolicyParams, undefined>) => {
+      const row = await policyDetail(scope, params.policy_id);
       if (!row) throw policyNotFound();
       return { policy: presentPolicyDetail(row), message: 'Policy fetched successfully', success: true };
     },
@@ -173,11 +79,10 @@ export const policyRoutes = [
     query: listMembersQuery,
     response: listMembersPayload,
     errors: [policyNotFound()],
-    handler: async ({ params, query, auth, em, deps }: Req<PolicyParams, ListMembersQuery>) => {
-      if (!looksLikeId('policy', params.policy_id)) throw policyNotFound();
-      const q = membersQuery(auth.clientId, params.policy_id, query);
-      const page = await readPage<MemberRow>(em, cursors(deps), q, query);
-      if (page.extra.policy_found !== true) throw policyNotFound();
+    handler: async ({ params, query, scope, deps }: Req<PolicyParams, ListMembersQuery>) => {
+      const filter = { employeeId: query.employee_id, status: query.status, search: query.search };
+      const page = await withCursorErrors(memberPage(scope, cursors(deps), params.policy_id, filter, query));
+      if (!page) throw policyNotFound();
       return {
         members: page.rows.map(presentMember),
         ...pagingFields(page),

@@ -1,9 +1,8 @@
 import { z } from 'zod';
+import { AUDIT_ENTITIES } from '../../domain/audit.js';
 import { oneDirection, pageQueryFields } from '../paging.js';
 
-/** The kinds of record the trail covers. */
-export const AUDIT_ENTITIES = ['employee', 'endorsement', 'grant'] as const;
-export type AuditEntity = (typeof AUDIT_ENTITIES)[number];
+export { AUDIT_ENTITIES, type AuditEntity } from '../../domain/audit.js';
 
 /**
  * `entity` is required and matched case-insensitively; `entity_id` is optional: without it the page

@@ -1,8 +1,9 @@
 import Koa from 'koa';
 import pg from 'pg';
 import { createTokenService } from '../../api/auth/tokens.js';
-import { pageSql } from '../../api/paging.js';
-import { membersQuery, policiesQuery } from '../../api/routes/policies.js';
+import { membersQuery } from '../../data/members.js';
+import { pageSql } from '../../data/paging.js';
+import { policiesQuery } from '../../data/policies.js';
 import { apiConfig, loadConfig } from '../../config/index.js';
 import { systemClock } from '../../domain/clock.js';
 

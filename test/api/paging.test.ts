@@ -1,7 +1,9 @@
 import { expect } from 'chai';
 import { z } from 'zod';
 import { ApiError } from '../../api/errors.js';
-import { cursorCodec, oneDirection, pageQueryFields, readPage, type KeysetQuery } from '../../api/paging.js';
+import { cursorCodec, oneDirection, pageQueryFields, withCursorErrors } from '../../api/paging.js';
+import { readPage, type KeysetQuery } from '../../data/paging.js';
+import { TenantScope } from '../../data/scope.js';
 import { makeClient, sql } from '../support/factories.js';
 import { stack } from '../support/stack.js';
 
@@ -110,16 +112,16 @@ describe('readPage', () => {
 
   for (const descending of [false, true]) {
     it(`walks ${descending ? 'descending' : 'ascending'} pages forward and back with exact flags`, async () => {
-      const em = stack().orm.em.fork();
+      const scope = TenantScope.of(stack().orm.em, clientId);
       const q = query(descending);
       const expected = descending ? [...ids].reverse() : ids;
       const forward: string[][] = [];
-      let page = await readPage<{ id: string }>(em, codec, q, { limit: 5 });
+      let page = await readPage<{ id: string }>(scope, codec, q, { limit: 5 });
       expect(page.extra).to.deep.equal({ employee_known: true });
       expect(page.rows[0]).to.have.all.keys('id', 'action');
       forward.push(page.rows.map((r) => r.id));
       while (page.has_next) {
-        page = await readPage<{ id: string }>(em, codec, q, { limit: 5, start_cursor: page.end_cursor });
+        page = await readPage<{ id: string }>(scope, codec, q, { limit: 5, start_cursor: page.end_cursor });
         expect(page.has_previous).to.equal(true);
         expect(page.total_count).to.equal(23);
         forward.push(page.rows.map((r) => r.id));
@@ -128,7 +130,7 @@ describe('readPage', () => {
       expect(forward.map((p) => p.length)).to.deep.equal([5, 5, 5, 5, 3]);
       const backward: string[][] = [page.rows.map((r) => r.id)];
       while (page.has_previous) {
-        page = await readPage<{ id: string }>(em, codec, q, { limit: 5, last_cursor: page.start_cursor });
+        page = await readPage<{ id: string }>(scope, codec, q, { limit: 5, last_cursor: page.start_cursor });
         expect(page.has_next).to.equal(true);
         backward.unshift(page.rows.map((r) => r.id));
       }
@@ -137,16 +139,18 @@ describe('readPage', () => {
   }
 
   it('refuses a sealed cursor whose key does not fit the list', async () => {
-    const em = stack().orm.em.fork();
+    const scope = TenantScope.of(stack().orm.em, clientId);
     const q = query(false);
     for (const key of [[12], ['1', '2'], ['x1'], []] as (string | number)[][]) {
       const cursor = codec.encode(q.scope, key);
-      const error = await readPage(em, codec, q, { limit: 5, start_cursor: cursor }).catch((e: unknown) => e);
+      const error = await withCursorErrors(
+        readPage(scope, codec, q, { limit: 5, start_cursor: cursor }),
+      ).catch((e: unknown) => e);
       expect(error, JSON.stringify(key)).to.be.instanceOf(ApiError);
       expect((error as ApiError).status).to.equal(400);
       expect((error as ApiError).detail).to.equal('start_cursor: is not a valid cursor for this list');
     }
-    const fine = await readPage<{ id: string }>(em, codec, q, {
+    const fine = await readPage<{ id: string }>(scope, codec, q, {
       limit: 5,
       last_cursor: codec.encode(q.scope, [ids[3]!]),
     });

@@ -1,162 +1,73 @@
-import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
-import { recordAudit } from '../../domain/audit.js';
 import {
-  bulkUpdateEmployees,
-  createOrFindEmployee,
-  updateEmployee,
+  lastActiveChanges,
+  withCreationLeavingDate,
+  withLeavingDate,
   type NewEmployee,
 } from '../../domain/employees.js';
-import { makeClient, makeEmployee, sql } from '../support/factories.js';
-import { stack } from '../support/stack.js';
 
-const em = () => stack().orm.em.fork();
+const TODAY = '2026-03-15';
 
-function person(o: Partial<NewEmployee> = {}): NewEmployee {
-  const t = randomBytes(4).toString('hex');
-  return {
-    employeeCode: `E-${t}`,
-    name: 'Dev Shah',
-    email: `dev.${t}@example.com`,
-    phoneNumber: '9800000000',
-    dateOfBirth: '1985-01-01',
-    gender: 'MALE',
-    status: 'ACTIVE',
-    ...o,
-  };
-}
-
-describe('domain: employees', () => {
-  let clientId: string;
-  let otherClientId: string;
-
-  before(async () => {
-    [{ clientId }, { clientId: otherClientId }] = await Promise.all([makeClient(), makeClient()]);
-  });
-
-  describe('createOrFindEmployee', () => {
-    it('settles racing creates with one employee_id and different emails on one row, leaving no stray user', async () => {
-      const base = person();
-      const inputs = Array.from({ length: 8 }, (_, i) => ({ ...base, email: `racer${i}.${base.email}` }));
-      const results = await Promise.all(inputs.map((input) => createOrFindEmployee(em(), clientId, input)));
-
-      expect(new Set(results.map((r) => r.id)).size).to.equal(1);
-      expect(results.filter((r) => r.created)).to.have.length(1);
-      const users = await sql(
-        'select count(*)::int as n from users where client_id = ? and email_key like ?',
-        [clientId, `racer%.${base.email}`],
-      );
-      expect(users[0].n).to.equal(1);
+describe('domain: employee rules (D6)', () => {
+  describe('withLeavingDate', () => {
+    it('sets the leaving date to today when an active employee leaves', () => {
+      expect(
+        withLeavingDate({ status: 'ACTIVE', dateOfLeaving: null }, { status: 'INACTIVE' }, TODAY),
+      ).to.deep.equal({ status: 'INACTIVE', dateOfLeaving: TODAY });
     });
 
-    it('settles racing creates with one email and different employee_ids on one row', async () => {
-      const base = person();
-      const inputs = Array.from({ length: 8 }, (_, i) => ({
-        ...base,
-        employeeCode: `${base.employeeCode}-${i}`,
-      }));
-      const results = await Promise.all(inputs.map((input) => createOrFindEmployee(em(), clientId, input)));
-
-      expect(new Set(results.map((r) => r.id)).size).to.equal(1);
-      const rows = await sql(
-        'select count(*)::int as n from employees where client_id = ? and employee_code like ?',
-        [clientId, `${base.employeeCode}-%`],
-      );
-      expect(rows[0].n).to.equal(1);
+    it('clears the leaving date on return to ACTIVE', () => {
+      expect(
+        withLeavingDate({ status: 'INACTIVE', dateOfLeaving: '2026-01-01' }, { status: 'ACTIVE' }, TODAY),
+      ).to.deep.equal({ status: 'ACTIVE', dateOfLeaving: null });
     });
 
-    it('records an admin-made create with no token id', async () => {
-      const { id } = await createOrFindEmployee(em(), clientId, person());
-      const audit = await sql('select action, actor_token_id from audit_events where entity_id = ?', [id]);
-      expect(audit).to.deep.equal([{ action: 'create', actor_token_id: null }]);
+    it('keeps the day the employee left between the inactive statuses, and fills it when missing', () => {
+      const left = { status: 'INACTIVE', dateOfLeaving: '2026-01-01' };
+      expect(withLeavingDate(left, { status: 'INACTIVE_ONGOING_CLAIM' }, TODAY)).to.deep.equal({
+        status: 'INACTIVE_ONGOING_CLAIM',
+      });
+      expect(
+        withLeavingDate({ ...left, dateOfLeaving: null }, { status: 'INACTIVE_ONGOING_CLAIM' }, TODAY),
+      ).to.deep.equal({
+        status: 'INACTIVE_ONGOING_CLAIM',
+        dateOfLeaving: TODAY,
+      });
+    });
+
+    it('passes the fields present, the email trimmed, and leaves the date alone without a status change', () => {
+      expect(
+        withLeavingDate(
+          { status: 'ACTIVE', dateOfLeaving: null },
+          { status: 'ACTIVE', email: '  a@example.com ', name: undefined, department: 'Sales' },
+          TODAY,
+        ),
+      ).to.deep.equal({ status: 'ACTIVE', email: 'a@example.com', department: 'Sales' });
     });
   });
 
-  describe('recordAudit', () => {
-    it('writes several entries in one statement with their own field lists', async () => {
-      const id = `emp_audit_${randomBytes(4).toString('hex')}`;
-      await recordAudit(em(), [
-        {
-          clientId,
-          entity: 'employee',
-          entityId: id,
-          action: 'a',
-          changedFields: ['x', 'y'],
-          actorTokenId: 't1',
-        },
-        { clientId, entity: 'employee', entityId: id, action: 'b', changedFields: [], actorTokenId: null },
-      ]);
-      const rows = await sql(
-        'select action, changed_fields, actor_token_id from audit_events where entity_id = ? order by id',
-        [id],
-      );
-      expect(rows).to.deep.equal([
-        { action: 'a', changed_fields: ['x', 'y'], actor_token_id: 't1' },
-        { action: 'b', changed_fields: [], actor_token_id: null },
-      ]);
-    });
-
-    it('commits or rolls back with the caller’s transaction', async () => {
-      const id = `emp_audit_${randomBytes(4).toString('hex')}`;
-      await em()
-        .transactional(async (tx) => {
-          await recordAudit(tx, {
-            clientId,
-            entity: 'employee',
-            entityId: id,
-            action: 'update',
-            changedFields: ['name'],
-            actorTokenId: null,
-          });
-          throw new Error('roll back');
-        })
-        .catch(() => undefined);
-      const rows = await sql('select 1 from audit_events where entity_id = ?', [id]);
-      expect(rows).to.deep.equal([]);
-    });
+  it('dates an employee created inactive to the day the service learns of it', () => {
+    const input = { status: 'INACTIVE' } as NewEmployee;
+    expect(withCreationLeavingDate(input, TODAY).dateOfLeaving).to.equal(TODAY);
+    expect(withCreationLeavingDate({ ...input, status: 'ACTIVE' }, TODAY).dateOfLeaving).to.equal(undefined);
   });
 
-  describe('updateEmployee', () => {
-    it('answers null for another client’s employee and leaves it alone', async () => {
-      const theirs = await makeEmployee(otherClientId, { name: 'Untouched' });
-      const result = await updateEmployee(
-        em(),
-        clientId,
-        theirs.id,
-        { name: 'Changed' },
-        { today: '2026-01-01' },
-      );
-      expect(result).to.equal(null);
-      const [row] = await sql('select name from employees where id = ?', [theirs.id]);
-      expect(row.name).to.equal('Untouched');
-    });
-
-    it('reports the stored columns that changed, date_of_leaving with a status change', async () => {
-      const e = await makeEmployee(clientId);
-      const result = await updateEmployee(
-        em(),
-        clientId,
-        e.id,
-        { status: 'INACTIVE', phoneNumber: e.phoneNumber, department: 'Sales' },
-        { today: '2026-03-15' },
-      );
-      expect(result!.changedFields).to.have.members(['status', 'date_of_leaving', 'department']);
-    });
-  });
-
-  describe('bulkUpdateEmployees', () => {
-    it('answers only the client’s own ids as known', async () => {
-      const [mine, theirs] = [await makeEmployee(clientId), await makeEmployee(otherClientId)];
-      const known = await bulkUpdateEmployees(em(), clientId, [
-        { employeeId: mine.id, lastActiveDate: '2026-02-02' },
-        { employeeId: theirs.id, lastActiveDate: '2026-02-02' },
-      ]);
-      expect([...known]).to.deep.equal([mine.id]);
-      const rows = await sql('select id, last_active_date from employees where id in (?) order by id', [
-        [mine.id, theirs.id],
-      ]);
-      expect(rows.find((r) => r.id === theirs.id).last_active_date).to.equal(null);
-      expect(rows.find((r) => r.id === mine.id).last_active_date).to.equal('2026-02-02');
-    });
+  it('writes known, changed last-active dates only, a later item winning', () => {
+    const current = new Map<string, string | null>([
+      ['emp_a', null],
+      ['emp_b', '2026-02-02'],
+    ]);
+    expect(
+      lastActiveChanges(
+        [
+          { employeeId: 'emp_a', lastActiveDate: '2026-01-01' },
+          { employeeId: 'emp_a', lastActiveDate: '2026-01-05' },
+          { employeeId: 'emp_b', lastActiveDate: '2026-02-02' },
+          { employeeId: 'emp_x', lastActiveDate: '2026-01-01' },
+          { employeeId: 'emp_b' },
+        ],
+        current,
+      ),
+    ).to.deep.equal([['emp_a', '2026-01-05']]);
   });
 });

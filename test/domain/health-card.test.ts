@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import type { HealthCardData } from '../../domain/coverage.js';
-import { formatInr, healthCardFileName, renderHealthCard } from '../../domain/health-card.js';
+import { formatInr, healthCardFileName, type HealthCardData } from '../../domain/health-card.js';
+import { renderHealthCard } from '../../usecases/coverage/health-card.js';
 import { pdfText } from '../support/pdf-text.js';
 
 const card = (over: Partial<HealthCardData> = {}): HealthCardData => ({

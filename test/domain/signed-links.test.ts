@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { LINK_TTL_SECONDS, linkSigner } from '../../domain/signed-links.js';
+import { LINK_TTL_SECONDS, linkSigner } from '../../usecases/coverage/signed-links.js';
 
 const SECRET = 'test-link-signing-key-of-at-least-32-chars';
 const PATH = '/v1/policy/coverage/emp_abc/health-card/pol_xyz.pdf';

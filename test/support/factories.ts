@@ -2,7 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { createClient } from '../../admin/clients.js';
 import { createTokenService } from '../../api/auth/tokens.js';
 import { systemClock, type Clock } from '../../domain/clock.js';
-import { createOrFindEmployee, type NewEmployee } from '../../domain/employees.js';
+import { createOrFindEmployee } from '../../data/employees.js';
+import { TenantScope } from '../../data/scope.js';
+import type { NewEmployee } from '../../domain/employees.js';
 import type { CoverageType, PolicyStatus, PolicyType, Relationship, Gender } from '../../domain/enums.js';
 import { newId } from '../../domain/ids.js';
 import { SCOPES, type Scope } from '../../domain/scopes.js';
@@ -145,7 +147,7 @@ export async function makeEmployee(
     status: 'ACTIVE',
     ...o,
   };
-  const { id } = await createOrFindEmployee(stack().orm.em.fork(), clientId, input);
+  const { id } = await createOrFindEmployee(TenantScope.of(stack().orm.em, clientId), input);
   return { id, ...input };
 }
 

@@ -1,5 +1,7 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
-import type { CoverageType, PolicyType, Relationship } from './enums.js';
+import type { CoverageType, PolicyType, Relationship } from '../domain/enums.js';
+import type { HealthCardData } from '../domain/health-card.js';
+import { REFERENCE_JOINS } from './reference.js';
+import type { SystemScope, TenantScope } from './scope.js';
 
 /**
  * Coverage (D10): a policy covers an employee today when the employee's own member row on it is
@@ -9,11 +11,9 @@ import type { CoverageType, PolicyType, Relationship } from './enums.js';
 const COVERS_TODAY = `pm.status = 'active' and pm.coverage_start_date <= ?::date and pm.coverage_end_date >= ?::date
   and pol.status = 'POLICY_STATUS_ACTIVE'`;
 
-/** Display names of a policy's insurer, product and TPA; every joined row is the policy's own client's (D1). */
+/** The member row's policy and its display names; every joined row is the member's own client's (D1). */
 const POLICY_REFERENCE_JOINS = `join policies pol on pol.id = pm.policy_id and pol.client_id = pm.client_id
-  join insurers i on i.id = pol.insurer_id and i.client_id = pol.client_id
-  join products pr on pr.id = pol.product_id and pr.client_id = pol.client_id
-  join tpas t on t.id = pol.tpa_id and t.client_id = pol.client_id`;
+  ${REFERENCE_JOINS}`;
 
 /** A coverage row as PostgreSQL returns it: numeric as exact strings, dates as YYYY-MM-DD. */
 export interface CoverageRow {
@@ -41,12 +41,11 @@ export interface CoverageRow {
  * Served by policy_members_employee (client_id, employee_id).
  */
 export async function findCoverage(
-  em: EntityManager,
-  clientId: string,
+  scope: TenantScope,
   employeeId: string,
   day: string,
 ): Promise<{ employeeFound: boolean; entries: CoverageRow[] }> {
-  const rows = await em.getConnection().execute<(CoverageRow & { covered: boolean })[]>(
+  const rows = await scope.sql<CoverageRow & { covered: boolean }>(
     `select pm.id is not null as covered, pol.id as policy_id, pol.policy_number, i.name as insurer_name,
        i.logo_url as insurer_logo, pr.name as product_name, pr.category, t.name as tpa_name, pol.type,
        pol.coverage_type, pol.start_date, pol.end_date, pm.coverage_start_date, pm.coverage_end_date,
@@ -57,7 +56,7 @@ export async function findCoverage(
        on pm.client_id = e.client_id and pm.employee_id = e.id and pm.dependent_id is null and ${COVERS_TODAY}
      where e.client_id = ? and e.id = ?
      order by pol.start_date, pol.policy_number`,
-    [day, day, clientId, employeeId],
+    [day, day, scope.clientId, employeeId],
   );
   return {
     employeeFound: rows.length > 0,
@@ -66,45 +65,20 @@ export async function findCoverage(
 }
 
 /**
- * The client an employee belongs to. Only for a request that carries no token but a verified signed
- * path (the health-card link): everything read afterwards is filtered by this client explicitly.
+ * The client an employee belongs to, and that client's secret version (health-card links are bound
+ * to it), read across tenants: only for a request that carries no token but a signed path (the
+ * health-card link), which names the tenant through its employee. Everything read after it goes
+ * through that client's TenantScope.
  */
-/** The employee's client and that client's secret version (health-card links are bound to it). */
-export async function clientOfEmployee(
-  em: EntityManager,
+export async function findEmployeeClientAcrossTenants(
+  system: SystemScope,
   employeeId: string,
 ): Promise<{ clientId: string; secretVersion: number } | null> {
-  const [row] = await em
-    .getConnection()
-    .execute<{ client_id: string; secret_version: number }[]>(
-      'select e.client_id, c.secret_version from employees e join clients c on c.id = e.client_id where e.id = ?',
-      [employeeId],
-    );
+  const [row] = await system.sql<{ client_id: string; secret_version: number }>(
+    'select e.client_id, c.secret_version from employees e join clients c on c.id = e.client_id where e.id = ?',
+    [employeeId],
+  );
   return row ? { clientId: row.client_id, secretVersion: row.secret_version } : null;
-}
-
-export interface CoveredPerson {
-  name: string;
-  /** null for the employee; the dependent's relationship otherwise. */
-  relationship: Relationship | null;
-}
-
-/** Everything a health card prints. */
-export interface HealthCardData {
-  memberName: string;
-  employeeCode: string;
-  policyNumber: string;
-  insurerName: string;
-  tpaName: string;
-  productName: string;
-  category: string;
-  uhid: string | null;
-  sumInsured: string;
-  coverageStartDate: string;
-  coverageEndDate: string;
-  policyStartDate: string;
-  policyEndDate: string;
-  coveredPersons: CoveredPerson[];
 }
 
 interface CardRow {
@@ -131,13 +105,12 @@ interface CardRow {
  * whose rows on that policy are active and cover today. null when the employee is not covered on it.
  */
 export async function findHealthCard(
-  em: EntityManager,
-  clientId: string,
+  scope: TenantScope,
   employeeId: string,
   policyId: string,
   day: string,
 ): Promise<HealthCardData | null> {
-  const rows = await em.getConnection().execute<CardRow[]>(
+  const rows = await scope.sql<CardRow>(
     `select pm.dependent_id, coalesce(d.name, e.name) as person_name, d.relationship, e.name as employee_name,
        e.employee_code, pol.policy_number, i.name as insurer_name, t.name as tpa_name, pr.name as product_name,
        pr.category, pm.uhid, coalesce(pm.sum_insured, pol.default_sum_insured) as sum_insured,
@@ -148,7 +121,7 @@ export async function findHealthCard(
      left join dependents d on d.id = pm.dependent_id and d.client_id = pm.client_id
      where pm.client_id = ? and pm.employee_id = ? and pm.policy_id = ? and ${COVERS_TODAY}
      order by pm.member_rank, d.relationship, person_name, pm.id`,
-    [clientId, employeeId, policyId, day, day],
+    [scope.clientId, employeeId, policyId, day, day],
   );
   const own = rows.find((row) => row.dependent_id === null);
   if (!own) return null;

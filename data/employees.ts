@@ -1,0 +1,284 @@
+import {
+  EmailInUseError,
+  emailKey,
+  lastActiveChanges,
+  NO_ACTOR,
+  withLeavingDate,
+  type Actor,
+  type BulkItem,
+  type EmployeeChanges,
+  type EmployeeField,
+  type NewEmployee,
+} from '../domain/employees.js';
+import type { EmployeeStatus, Gender } from '../domain/enums.js';
+import { newId } from '../domain/ids.js';
+import { recordAudit } from './audit.js';
+import { renameMembersOfEmployee } from './members.js';
+import { TenantScope } from './scope.js';
+
+/** Stored column of every writable employee field; audit entries name these columns. */
+const COLUMNS = {
+  employeeCode: 'employee_code',
+  name: 'name',
+  email: 'email',
+  phoneNumber: 'phone_number',
+  dateOfBirth: 'date_of_birth',
+  gender: 'gender',
+  designation: 'designation',
+  department: 'department',
+  dateOfJoining: 'date_of_joining',
+  dateOfLeaving: 'date_of_leaving',
+  address: 'address',
+  personalEmail: 'personal_email',
+  personalPhoneNumber: 'personal_phone_number',
+  status: 'status',
+  lastActiveDate: 'last_active_date',
+} as const satisfies Record<EmployeeField, string>;
+
+const isUniqueViolation = (err: unknown): boolean => (err as { code?: unknown })?.code === '23505';
+
+/** Thrown inside a create transaction to roll back a losing insert (no orphan user row is left). */
+class LostRace extends Error {}
+
+/**
+ * Creates the user account and the employee, or finds the one that already exists (D6).
+ * Idempotency and races are settled by the unique keys (client, email_key) on users and
+ * (client, employee_code) / (client, user_id) on employees: a losing insert does nothing, its
+ * transaction is rolled back, and the winner's row is read back, so twenty identical creates leave
+ * one row and one id. The create runs in its own transaction (on a fresh scope), committed before
+ * returning, together with its audit entry.
+ */
+export async function createOrFindEmployee(
+  scope: TenantScope,
+  input: NewEmployee,
+  actor: Actor = NO_ACTOR,
+): Promise<{ id: string; created: boolean }> {
+  const existing = await findExisting(scope, input);
+  if (existing) return { id: existing, created: false };
+  try {
+    const own = TenantScope.of(scope.em, scope.clientId);
+    const id = await own.transaction((tx) => insertEmployee(tx, input, actor));
+    return { id, created: true };
+  } catch (err) {
+    if (!(err instanceof LostRace)) throw err;
+    const winner = await findExisting(scope, input);
+    if (!winner) throw new Error('employee insert conflicted but no existing row was found');
+    return { id: winner, created: false };
+  }
+}
+
+async function insertEmployee(tx: TenantScope, input: NewEmployee, actor: Actor): Promise<string> {
+  const { clientId } = tx;
+  // An existing user row is reused (upsert); a concurrent insert of the same key waits for the other.
+  const userRows = await tx.sql<{ id: string }>(
+    `insert into users (id, client_id, email_key) values (?, ?, ?)
+     on conflict (client_id, email_key) do update set email_key = excluded.email_key
+     returning id`,
+    [newId('user'), clientId, emailKey(input.email)],
+  );
+  const inserted = await tx.sql<{ id: string }>(
+    `insert into employees (id, client_id, user_id, employee_code, name, email, phone_number, date_of_birth,
+       gender, designation, department, date_of_joining, date_of_leaving, address, personal_email,
+       personal_phone_number, status, last_active_date)
+     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+     on conflict do nothing
+     returning id`,
+    [
+      newId('employee'),
+      clientId,
+      userRows[0]!.id,
+      input.employeeCode,
+      input.name,
+      input.email.trim(),
+      input.phoneNumber,
+      input.dateOfBirth,
+      input.gender,
+      input.designation ?? '',
+      input.department ?? '',
+      input.dateOfJoining ?? null,
+      input.dateOfLeaving ?? null,
+      input.address ?? '',
+      input.personalEmail ?? '',
+      input.personalPhoneNumber ?? '',
+      input.status,
+      input.lastActiveDate ?? null,
+    ],
+  );
+  const id = inserted[0]?.id;
+  if (!id) throw new LostRace();
+  const given = (Object.keys(COLUMNS) as EmployeeField[]).filter((f) => input[f] !== undefined);
+  await recordAudit(tx, {
+    clientId,
+    entity: 'employee',
+    entityId: id,
+    action: 'create',
+    changedFields: given.map((f) => COLUMNS[f]),
+    actorTokenId: actor.tokenId,
+  });
+  return id;
+}
+
+async function findExisting(scope: TenantScope, input: NewEmployee): Promise<string | null> {
+  const rows = await scope.sql<{ id: string }>(
+    `select e.id from employees e
+       where e.client_id = ? and e.employee_code = ?
+     union all
+     select e.id from employees e join users u on u.id = e.user_id
+       where u.client_id = ? and u.email_key = ?
+     limit 1`,
+    [scope.clientId, input.employeeCode, scope.clientId, emailKey(input.email)],
+  );
+  return rows[0]?.id ?? null;
+}
+
+type Row = Record<(typeof COLUMNS)[EmployeeField] | 'user_id', string | null>;
+
+/**
+ * Applies the fields present, in one transaction holding the employee's row lock: the employee,
+ * the user account's email key (its unique key answers a clash, not a prior read), the
+ * denormalised name on policy_members (the members keyset sort key), and the audit entry.
+ * Returns null for an employee that is not the client's; otherwise the columns that changed.
+ */
+export async function updateEmployee(
+  scope: TenantScope,
+  employeeId: string,
+  changes: EmployeeChanges,
+  opts: { today: string; actor?: Actor },
+): Promise<{ changedFields: string[] } | null> {
+  return scope.transaction(async (tx) => {
+    const rows = await tx.sql<Row>(
+      `select user_id, ${Object.values(COLUMNS).join(', ')} from employees
+        where client_id = ? and id = ? for update`,
+      [tx.clientId, employeeId],
+    );
+    const current = rows[0];
+    if (!current) return null;
+    const next = withLeavingDate(
+      { status: current.status, dateOfLeaving: current.date_of_leaving },
+      changes,
+      opts.today,
+    );
+    const changed = (Object.keys(next) as EmployeeField[]).filter((f) => next[f] !== current[COLUMNS[f]]);
+    if (changed.length === 0) return { changedFields: [] };
+
+    if (changed.includes('email') && emailKey(next.email!) !== emailKey(current.email!)) {
+      await changeEmailKey(tx, current.user_id!, next.email!);
+    }
+    await tx.sql(
+      `update employees set ${changed.map((f) => `${COLUMNS[f]} = ?`).join(', ')}, updated_at = now()
+        where client_id = ? and id = ?`,
+      [...changed.map((f) => next[f] ?? null), tx.clientId, employeeId],
+    );
+    if (changed.includes('name')) await renameMembersOfEmployee(tx, employeeId, next.name!);
+    const changedFields = changed.map((f) => COLUMNS[f]);
+    await recordAudit(tx, {
+      clientId: tx.clientId,
+      entity: 'employee',
+      entityId: employeeId,
+      action: 'update',
+      changedFields,
+      actorTokenId: (opts.actor ?? NO_ACTOR).tokenId,
+    });
+    return { changedFields };
+  });
+}
+
+async function changeEmailKey(tx: TenantScope, userId: string, email: string) {
+  try {
+    await tx.sql('update users set email_key = ? where client_id = ? and id = ?', [
+      emailKey(email),
+      tx.clientId,
+      userId,
+    ]);
+  } catch (err) {
+    if (isUniqueViolation(err)) throw new EmailInUseError('official email belongs to another user account');
+    throw err;
+  }
+}
+
+/**
+ * Bulk update (spec 4.8, D6) in a bounded number of statements whatever the item count: one locking
+ * read of every id, one set-based UPDATE from arrays, one batched audit insert, in one transaction.
+ * Locks are taken in id order so two overlapping bulk requests cannot deadlock. A later item for the
+ * same employee wins. Returns the ids that belong to the client (the others are unknown).
+ */
+export async function bulkUpdateEmployees(
+  scope: TenantScope,
+  items: readonly BulkItem[],
+  actor: Actor = NO_ACTOR,
+): Promise<Set<string>> {
+  if (items.length === 0) return new Set();
+  return scope.transaction(async (tx) => {
+    const ids = [...new Set(items.map((i) => i.employeeId))];
+    const rows = await tx.sql<{ id: string; last_active_date: string | null }>(
+      'select id, last_active_date from employees where client_id = ? and id in (?) order by id for update',
+      [tx.clientId, ids],
+    );
+    const current = new Map(rows.map((r) => [r.id, r.last_active_date]));
+    const changes = lastActiveChanges(items, current);
+    if (changes.length > 0) {
+      await tx.sql(
+        `update employees e set last_active_date = v.last_active_date, updated_at = now()
+           from unnest(array[?]::text[], array[?]::date[]) as v(id, last_active_date)
+          where e.client_id = ? and e.id = v.id`,
+        [changes.map(([id]) => id), changes.map(([, date]) => date), tx.clientId],
+      );
+      await recordAudit(
+        tx,
+        changes.map(([id]) => ({
+          clientId: tx.clientId,
+          entity: 'employee',
+          entityId: id,
+          action: 'bulk_update',
+          changedFields: ['last_active_date'],
+          actorTokenId: actor.tokenId,
+        })),
+      );
+    }
+    return new Set(current.keys());
+  });
+}
+
+/** The stored fields Get Employee answers with. */
+export interface EmployeeProfile {
+  id: string;
+  userId: string;
+  clientId: string;
+  employeeCode: string;
+  name: string;
+  email: string;
+  phoneNumber: string;
+  dateOfBirth: string;
+  gender: Gender;
+  designation: string;
+  department: string;
+  dateOfJoining: string | null;
+  dateOfLeaving: string | null;
+  address: string;
+  personalEmail: string;
+  personalPhoneNumber: string;
+  isAdmin: boolean;
+  status: EmployeeStatus;
+  lastActiveDate: string | null;
+}
+
+/** Columns of the profile under their field names, so the row is the profile as it is. */
+const PROFILE_COLUMNS = `id, user_id as "userId", client_id as "clientId", employee_code as "employeeCode", name, email,
+  phone_number as "phoneNumber", date_of_birth as "dateOfBirth", gender, designation, department,
+  date_of_joining as "dateOfJoining", date_of_leaving as "dateOfLeaving", address, personal_email as "personalEmail",
+  personal_phone_number as "personalPhoneNumber", is_admin as "isAdmin", status, last_active_date as "lastActiveDate"`;
+
+/**
+ * The hot read of Get Employee: one statement by primary key, filtered by the client (D1), without
+ * entity hydration (which costs several times the query on this path).
+ */
+export async function findEmployeeProfile(
+  scope: TenantScope,
+  employeeId: string,
+): Promise<EmployeeProfile | null> {
+  const rows = await scope.sql<EmployeeProfile>(
+    `select ${PROFILE_COLUMNS} from employees where client_id = ? and id = ?`,
+    [scope.clientId, employeeId],
+  );
+  return rows[0] ?? null;
+}

@@ -1,0 +1,189 @@
+import { isCalendarDate } from '../domain/dates.js';
+import type { TenantScope } from './scope.js';
+
+/**
+ * Keyset pages (D5) in one round trip. A cursor is the sort key of one row, sealed by a CursorCodec
+ * the caller supplies (api/paging.ts: opaque, tamper-evident, bound to one list of one tenant).
+ */
+
+/** SQL types a sort-key column may have; pg hands int8 back as a string, the others as written. */
+export type KeyType = 'text' | 'date' | 'smallint' | 'integer' | 'bigint';
+export type KeyValue = string | number;
+export interface KeyColumn {
+  /** A non-null column expression, e.g. `pm.employee_name`. */
+  sql: string;
+  type: KeyType;
+}
+
+const VALID_KEY: Record<KeyType, (v: unknown) => boolean> = {
+  text: (v) => typeof v === 'string' && v.length <= 1000,
+  date: (v) => typeof v === 'string' && isCalendarDate(v),
+  smallint: (v) => Number.isSafeInteger(v),
+  integer: (v) => Number.isSafeInteger(v),
+  bigint: (v) => typeof v === 'string' && /^-?[0-9]{1,19}$/.test(v),
+};
+
+export interface CursorCodec {
+  encode(scope: string, key: readonly KeyValue[]): string;
+  /** The key sealed in `cursor` for `scope`, or null when it is not a cursor of ours for that scope. */
+  decode(scope: string, cursor: string): unknown[] | null;
+}
+
+export interface PageRequest {
+  limit: number;
+  start_cursor?: string | undefined;
+  last_cursor?: string | undefined;
+}
+
+/** A cursor that is not one of this list's (another list, another tenant, altered): the client's fault. */
+export class InvalidCursor extends Error {
+  constructor(readonly param: 'start_cursor' | 'last_cursor') {
+    super(`${param}: is not a valid cursor for this list`);
+  }
+}
+
+export interface KeysetQuery {
+  /** Names the list and its tenant (e.g. `members:<client>:<policy>`); cursors only work within it. */
+  scope: string;
+  /** Tables the filters need, e.g. `policy_members pm`. */
+  from: string;
+  /** The filters; always includes the tenant's client_id (D1). */
+  where: string;
+  params: readonly unknown[];
+  /** Columns of a page row. */
+  select: string;
+  /** Joins needed only to present page rows (display names); run for the page rows alone. */
+  join?: string;
+  /** Sort key, all columns in one direction, unique as a whole; backed by an index in that order. */
+  key: readonly KeyColumn[];
+  descending?: boolean;
+  /** Scalar values computed once alongside the page, e.g. `{ policy_found: 'exists(…)' }`; names unlike any page column. */
+  extra?: { columns: Record<string, string>; params: readonly unknown[] };
+}
+
+export interface Page<R> {
+  rows: R[];
+  total_count: number;
+  start_cursor: string;
+  end_cursor: string;
+  has_previous: boolean;
+  has_next: boolean;
+  /** The values of `extra`. */
+  extra: Record<string, unknown>;
+}
+
+/** `%term%` for ILIKE with the pattern characters of the term taken literally. */
+export const contains = (term: string): string => `%${term.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
+
+type Direction = 'after' | 'before' | 'atOrBefore' | 'atOrAfter';
+const ASC_OP: Record<Direction, string> = { after: '>', before: '<', atOrBefore: '<=', atOrAfter: '>=' };
+const DESC_OP: Record<Direction, string> = { after: '<', before: '>', atOrBefore: '>=', atOrAfter: '<=' };
+
+function decodeKey(codec: CursorCodec, q: KeysetQuery, cursor: string, param: InvalidCursor['param']) {
+  const key = codec.decode(q.scope, cursor);
+  if (key?.length !== q.key.length || !q.key.every((col, i) => VALID_KEY[col.type](key[i]))) {
+    throw new InvalidCursor(param);
+  }
+  return key;
+}
+
+/**
+ * One page in one round trip: the count under the filters, a probe of the far side of the cursor
+ * (exact has_previous/has_next), and limit+1 rows from the cursor on, all read through the key's index.
+ * `q.where` filters by `scope.clientId` (the list builders in data/ write it so).
+ */
+export async function readPage<R extends object>(
+  scope: TenantScope,
+  codec: CursorCodec,
+  q: KeysetQuery,
+  req: PageRequest,
+): Promise<Page<R>> {
+  const backward = Boolean(req.last_cursor);
+  const cursor = req.last_cursor ?? req.start_cursor;
+  const key = cursor ? decodeKey(codec, q, cursor, backward ? 'last_cursor' : 'start_cursor') : null;
+  const { sql, params } = pageSql(q, key, backward, req.limit + 1);
+  const result = await scope.sql<Record<string, unknown>>(sql, params);
+  return assemble<R>(codec, q, req.limit, backward, key !== null, result);
+}
+
+/**
+ * `m` is one row of per-request values (count, probe, extras); `r` the page, joined laterally so an
+ * empty page still answers the count. Key columns come back as _k0.._kn to build cursors from.
+ */
+export function pageSql(q: KeysetQuery, key: unknown[] | null, backward: boolean, take: number) {
+  const ops = q.descending ? DESC_OP : ASC_OP;
+  const tuple = `(${q.key.map((k) => k.sql).join(', ')})`;
+  const marks = `(${q.key.map((k) => `?::${k.type}`).join(', ')})`;
+  const order = (cols: readonly string[], reverse: boolean) =>
+    cols.map((c) => `${c} ${Boolean(q.descending) !== reverse ? 'desc' : 'asc'}`).join(', ');
+  const extras = Object.entries(q.extra?.columns ?? {}).map(([name, expr]) => `, ${expr} as ${name}`);
+  const probe = key
+    ? `exists(select 1 from ${q.from} where ${q.where} and ${tuple} ${ops[backward ? 'atOrAfter' : 'atOrBefore']} ${marks})`
+    : 'false';
+  const cut = key ? `and ${tuple} ${ops[backward ? 'before' : 'after']} ${marks}` : '';
+  const keyColumns = q.key.map((k, i) => `${k.sql} as _k${i}`).join(', ');
+  const pageOrder = order(
+    q.key.map((k) => k.sql),
+    backward,
+  );
+  const finalOrder = order(
+    q.key.map((_, i) => `r._k${i}`),
+    false,
+  );
+  const sql = `select m.*, r.*
+    from (select (select count(*) from ${q.from} where ${q.where}) as _total, ${probe} as _other ${extras.join('')}) m
+    left join lateral (
+      select ${q.select}, ${keyColumns} from ${q.from} ${q.join ?? ''}
+      where ${q.where} ${cut} order by ${pageOrder} limit ?
+    ) r on true
+    order by ${finalOrder}`;
+  const params = [
+    ...q.params,
+    ...(key ? [...q.params, ...key] : []),
+    ...(q.extra?.params ?? []),
+    ...q.params,
+    ...(key ?? []),
+    take,
+  ];
+  return { sql, params };
+}
+
+function assemble<R>(
+  codec: CursorCodec,
+  q: KeysetQuery,
+  limit: number,
+  backward: boolean,
+  hasCursor: boolean,
+  result: Record<string, unknown>[],
+): Page<R> {
+  const meta = result[0]!;
+  const keyNames = q.key.map((_, i) => `_k${i}`);
+  const extraNames = Object.keys(q.extra?.columns ?? {});
+  const internal = ['_total', '_other', ...keyNames, ...extraNames];
+  let found = result.filter((row) => row._k0 !== null);
+  const more = found.length > limit;
+  // The extra row lies beyond the page in the direction of travel: before it when going backward.
+  if (more) found = backward ? found.slice(found.length - limit) : found.slice(0, limit);
+  const cursorOf = (row: Record<string, unknown> | undefined) =>
+    row
+      ? codec.encode(
+          q.scope,
+          keyNames.map((k) => row[k] as KeyValue),
+        )
+      : '';
+  return {
+    rows: found.map((row) => omit(row, internal)) as R[],
+    total_count: Number(meta._total),
+    start_cursor: cursorOf(found[0]),
+    end_cursor: cursorOf(found[found.length - 1]),
+    has_previous: backward ? more : hasCursor && meta._other === true,
+    has_next: backward ? meta._other === true : more,
+    extra: Object.fromEntries(extraNames.map((n) => [n, meta[n]])),
+  };
+}
+
+function omit(row: Record<string, unknown>, names: readonly string[]): Record<string, unknown> {
+  const out = { ...row };
+  for (const name of names) delete out[name];
+  return out;
+}
