@@ -22,6 +22,42 @@ const nodeBuiltins = [
   'zlib',
 ];
 
+/**
+ * Layers import downward only: entry points (api, worker, admin, scripts, activities) → usecases →
+ * domain (pure) and data (the only SQL) → db (ORM setup, entities, migrations).
+ */
+const layer = (files, forbidden, message, extraPaths = []) => ({
+  files,
+  rules: {
+    'no-restricted-imports': [
+      'error',
+      {
+        paths: extraPaths.map((name) => ({ name, message })),
+        patterns: [{ group: forbidden.map((dir) => `**/${dir}/**`), message }],
+      },
+    ],
+  },
+});
+
+const ENTRY = ['api', 'worker', 'admin', 'scripts', 'activities'];
+
+const layerRules = [
+  layer(
+    ['domain/**/*.ts'],
+    [...ENTRY, 'usecases', 'data', 'db', 'infra', 'adapters', 'workflows', 'config'],
+    'domain/ holds pure rules and types: no I/O, no layer above it',
+    ['@mikro-orm/core', '@mikro-orm/postgresql', '@temporalio/client', 'pg', 'koa'],
+  ),
+  layer(['db/**/*.ts'], [...ENTRY, 'usecases', 'data', 'adapters', 'workflows'], 'db/ is the bottom layer'),
+  layer(['data/**/*.ts'], [...ENTRY, 'usecases', 'adapters', 'workflows'], 'data/ imports only db/ and domain/'),
+  layer(['usecases/**/*.ts'], ENTRY, 'use cases are called by entry points, never the reverse'),
+  layer(['adapters/**/*.ts'], [...ENTRY, 'usecases', 'data', 'db'], 'adapters speak to insurers only'),
+  layer(['infra/**/*.ts', 'config/**/*.ts'], [...ENTRY, 'usecases', 'data'], 'infra/ and config/ sit below the features'),
+  layer(['api/**/*.ts'], ['worker', 'admin', 'scripts', 'activities'], 'the API is one entry point; share through usecases/'),
+  layer(['worker/**/*.ts', 'activities/**/*.ts'], ['api', 'admin', 'scripts'], 'the worker is one entry point; share through usecases/'),
+  layer(['admin/**/*.ts'], ['api', 'worker', 'activities'], 'operator commands share through usecases/'),
+];
+
 export default tseslint.config(
   {
     ignores: [
@@ -95,4 +131,5 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-expressions': 'off',
     },
   },
+  ...layerRules,
 );

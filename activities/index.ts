@@ -7,6 +7,8 @@ import type { AdapterRegistry } from '../adapters/registry.js';
 import { createEndorsementActivities } from './endorsement.js';
 import { createWebhookActivities } from './webhook.js';
 import { createGrantActivities } from './grant.js';
+import { pingDatabase } from '../data/health.js';
+import { SystemScope } from '../data/scope.js';
 
 export interface ActivityDeps {
   config: Config;
@@ -28,8 +30,11 @@ export function createActivities(deps: ActivityDeps) {
     ...createWebhookActivities(deps),
     ...createGrantActivities(deps),
     async ping(name: string): Promise<string> {
-      const rows = await deps.orm.em.getConnection().execute<{ ok: number }[]>('select 1 as ok');
-      return `activity:${name}:${rows[0]?.ok === 1 ? 'db' : 'no-db'}`;
+      const answered = await pingDatabase(SystemScope.of(deps.orm.em)).then(
+        () => true,
+        () => false,
+      );
+      return `activity:${name}:${answered ? 'db' : 'no-db'}`;
     },
   };
 }

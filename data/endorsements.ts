@@ -1,7 +1,7 @@
 import type { CandidatePolicy, EndorsementDecision, EndorsementRequest } from '../domain/endorsements.js';
 import { OPEN_ENDORSEMENT_STATUSES, type EndorsementStatus, type EndorsementType } from '../domain/enums.js';
 import { newId } from '../domain/ids.js';
-import type { InsurerSubmission } from '../adapters/types.js';
+import type { InsurerSubmission } from '../domain/insurer-submission.js';
 import { EndorsementSchema } from '../db/entities/membership.js';
 import { TENANT_FILTER } from '../db/entities/tenant.js';
 import { endorsementEventDataSql, outboxSql } from './outbox.js';
