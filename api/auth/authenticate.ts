@@ -17,7 +17,9 @@ export async function authenticate(
   const auth = match?.[1] ? deps.tokens.verify(match[1]) : null;
   if (!auth) throw unauthorized();
   // A rotated secret ends every token issued before it (D3).
-  const current = await deps.credentials.secretVersion(auth.clientId);
+  // A signed token naming a newer version than this copy knows means its notification is still on
+  // the way: read PostgreSQL instead of refusing the client's fresh token.
+  const current = await deps.credentials.secretVersion(auth.clientId, auth.secretVersion);
   if (current !== auth.secretVersion) throw unauthorized();
   if (!hasAnyScope(auth.scopes, accepted)) {
     throw insufficientScope(accepted);

@@ -139,12 +139,13 @@ export function createCredentialStore(orm: Orm, options: CredentialStoreOptions 
     }
   }
 
-  async function secretVersion(clientId: string): Promise<number | null> {
+  /** `atLeast`: a cached version below it is stale (a rotation not yet announced here) and is re-read. */
+  async function secretVersion(clientId: string, atLeast = 0): Promise<number | null> {
     const now = performance.now();
     lastUsed = now;
     if (state === 'idle') void connect();
     const hit = state === 'listening' ? cache.get(clientId) : undefined;
-    if (hit && now - hit.at < ENTRY_TTL_MS) return hit.version;
+    if (hit && now - hit.at < ENTRY_TTL_MS && (hit.version ?? 0) >= atLeast) return hit.version;
     const seen = generation;
     const version = await readSecretVersion(system, clientId);
     if (state === 'listening' && seen === generation) {

@@ -98,6 +98,19 @@ describe('signing key and client secret rotation (D3)', () => {
       expect(await probe(b, newToken)).to.equal(200);
     });
 
+    it('accepts a fresh token naming a newer version before this copy hears of the rotation', async () => {
+      const api = await start();
+      await api.deps.credentials.start();
+      const oldToken = await tokenFor(api.http, client.clientId, client.clientSecret);
+      expect(await probe(api, oldToken)).to.equal(200);
+
+      // Rotated without the announcement: this copy's memory still says version 1.
+      await sql('update clients set secret_version = secret_version + 1 where id = ?', [client.clientId]);
+      const newToken = tokenService().issue(client.clientId, ['policy.get'], 2);
+      expect(await probe(api, newToken)).to.equal(200);
+      expect(await probe(api, oldToken), 'and the version it read ends the old token').to.equal(401);
+    });
+
     it('reads PostgreSQL on every request when the store does not listen', async () => {
       const api = await start({ credentials: createCredentialStore(stack().orm, { listen: false }) });
       const oldToken = await tokenFor(api.http, client.clientId, client.clientSecret);
