@@ -56,11 +56,6 @@ export function createEndorsementActivities(deps: ActivityDeps) {
   const fork = () => deps.orm.em.fork();
   const sql = sqlOf(deps.orm.em);
 
-  /** Test-only fault: exit the process right after a commit, before the activity reports (crash test). */
-  const afterCommit = (activity: string) => {
-    if (deps.faults?.exitAfterCommit === activity) process.exit(86);
-  };
-
   /** Starts the webhook deliveries a committed change wrote (best effort; the sweeper backs it up). */
   const deliver = (deliveryIds: readonly string[]) => startDeliveries(deps, deps.orm.em, deliveryIds);
 
@@ -251,7 +246,6 @@ export function createEndorsementActivities(deps: ActivityDeps) {
           },
         });
       });
-      afterCommit('applyApproval');
       note('endorsement approval applied', { endorsementId: id });
       await deliver(deliveries);
     },

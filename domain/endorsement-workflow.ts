@@ -10,12 +10,9 @@ import type { Config } from '../config/index.js';
 import {
   cancelEndorsementUpdate,
   durationMs,
-  ENDORSEMENT_RECONCILER_ID,
-  ENDORSEMENT_RECONCILER_WORKFLOW,
   ENDORSEMENT_WORKFLOW,
   endorsementStartOptions,
   type EndorsementWorkflowInput,
-  type ReconcilerInput,
 } from '../workflows/endorsement/contract.js';
 import { recordAudit } from './audit.js';
 import type { CreatedEndorsement } from './endorsements.js';
@@ -123,26 +120,4 @@ export async function discardUnstartedEndorsement(
     });
     return true;
   });
-}
-
-/** Reconciler cadence: a pass every 30 s over rows unstarted for more than a minute. */
-export const RECONCILER_INTERVAL_MS = 30_000;
-export const RECONCILER_GRACE_MS = 60_000;
-
-/** Starts the namespace's one reconciler workflow unless it already runs (called by every worker). */
-export async function ensureEndorsementReconciler(
-  temporal: Client,
-  taskQueue: string,
-  input: ReconcilerInput = { intervalMs: RECONCILER_INTERVAL_MS, graceMs: RECONCILER_GRACE_MS },
-): Promise<void> {
-  try {
-    await temporal.workflow.start(ENDORSEMENT_RECONCILER_WORKFLOW, {
-      workflowId: ENDORSEMENT_RECONCILER_ID,
-      taskQueue,
-      args: [input],
-      workflowIdConflictPolicy: 'USE_EXISTING',
-    });
-  } catch (err) {
-    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-  }
 }

@@ -1,14 +1,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
-import type { ReconcilerInput } from '../workflows/endorsement/contract.js';
 import {
-  GRANT_RECONCILER_ID,
-  GRANT_RECONCILER_WORKFLOW,
   GRANT_WORKFLOW,
   grantStartOptions,
 } from '../workflows/grant/contract.js';
 import { recordAudit } from './audit.js';
-import { RECONCILER_GRACE_MS, RECONCILER_INTERVAL_MS, type StartDeps } from './endorsement-workflow.js';
+import type { StartDeps } from './endorsement-workflow.js';
 import type { CreatedGrant } from './grants.js';
 
 /** How long a request waits for Temporal before answering 503 (the client retries). */
@@ -67,22 +64,4 @@ export async function discardUnstartedGrant(em: EntityManager, g: CreatedGrant):
     });
     return true;
   });
-}
-
-/** Starts the namespace's one grant reconciler unless it already runs (called by every worker). */
-export async function ensureGrantReconciler(
-  temporal: Client,
-  taskQueue: string,
-  input: ReconcilerInput = { intervalMs: RECONCILER_INTERVAL_MS, graceMs: RECONCILER_GRACE_MS },
-): Promise<void> {
-  try {
-    await temporal.workflow.start(GRANT_RECONCILER_WORKFLOW, {
-      workflowId: GRANT_RECONCILER_ID,
-      taskQueue,
-      args: [input],
-      workflowIdConflictPolicy: 'USE_EXISTING',
-    });
-  } catch (err) {
-    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-  }
 }

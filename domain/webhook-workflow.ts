@@ -5,10 +5,7 @@ import type { Logger } from '../api/logger.js';
 import {
   GIVE_UP_AFTER_MS,
   WEBHOOK_DELIVERY_WORKFLOW,
-  WEBHOOK_SWEEPER_ID,
-  WEBHOOK_SWEEPER_WORKFLOW,
   webhookWorkflowId,
-  type SweeperInput,
   type WebhookDeliveryInput,
 } from '../workflows/webhook/contract.js';
 
@@ -81,26 +78,4 @@ export async function startDeliveries(
     deps.logger.warn({ err: (err as Error).message }, 'webhook deliveries started but not marked');
   }
   return started.length;
-}
-
-/** Sweeper cadence: a pass every 30 s over deliveries without a workflow for more than a minute. */
-export const SWEEPER_INTERVAL_MS = 30_000;
-export const SWEEPER_GRACE_MS = 60_000;
-
-/** Starts the namespace's one webhook sweeper unless it already runs (called by every worker). */
-export async function ensureWebhookSweeper(
-  temporal: Client,
-  taskQueue: string,
-  input: SweeperInput = { intervalMs: SWEEPER_INTERVAL_MS, graceMs: SWEEPER_GRACE_MS },
-): Promise<void> {
-  try {
-    await temporal.workflow.start(WEBHOOK_SWEEPER_WORKFLOW, {
-      workflowId: WEBHOOK_SWEEPER_ID,
-      taskQueue,
-      args: [input],
-      workflowIdConflictPolicy: 'USE_EXISTING',
-    });
-  } catch (err) {
-    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-  }
 }

@@ -3,12 +3,9 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { createSimulatedAdapter } from '../../adapters/simulated.js';
-import { ensureEndorsementReconciler } from '../../domain/endorsement-workflow.js';
 import { createEndorsement as createRow } from '../../domain/endorsements.js';
-import {
-  ENDORSEMENT_RECONCILER_ID,
-  simulatedInsurerWorkflowId,
-} from '../../workflows/endorsement/contract.js';
+import { simulatedInsurerWorkflowId } from '../../workflows/endorsement/contract.js';
+import { deletePeriodicSchedules, triggerPass } from '../support/schedules.js';
 import { stack } from '../support/stack.js';
 import {
   createEndorsement,
@@ -137,7 +134,7 @@ describe('insurer adapters and the insurer command', () => {
   });
 
   describe('reconciler', () => {
-    it('starts the workflow of an endorsement committed without one', async () => {
+    it('a run of its Schedule starts the workflow of an endorsement committed without one', async () => {
       const world = await makeWorld();
       // What a crash between the API's commit and its workflow start leaves behind.
       const created = await createRow(
@@ -153,12 +150,12 @@ describe('insurer adapters and the insurer command', () => {
         { tokenId: null },
       );
       expect((await endorsementRow(created.id)).workflow_started_at).to.equal(null);
-      await ensureEndorsementReconciler(stack().temporal, stack().taskQueue, { intervalMs: 100, graceMs: 0 });
+      await triggerPass(stack().temporal, stack().taskQueue, 'endorsement-reconciler');
       try {
         const row = await waitForStatus(created.id, 'ENDORSEMENT_STATUS_SENT_TO_INSURER');
         expect(row.workflow_started_at).to.not.equal(null);
       } finally {
-        await stack().temporal.workflow.getHandle(ENDORSEMENT_RECONCILER_ID).terminate('test over');
+        await deletePeriodicSchedules(stack().temporal);
       }
     });
   });

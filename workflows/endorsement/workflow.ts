@@ -1,5 +1,5 @@
 import {
-  ActivityFailure,
+  type ActivityFailure,
   allHandlersFinished,
   ApplicationFailure,
   CancellationScope,
@@ -10,6 +10,7 @@ import {
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { Activities } from '../../activities/index.js';
+import { databaseActivity, failureType } from '../activity-options.js';
 import type { EndorsementStatus as Status } from '../../domain/enums.js';
 import { EndorsementStatus, EndorsementStuck } from '../search-attributes.js';
 import {
@@ -27,16 +28,9 @@ import {
   type InsurerDecision,
 } from './contract.js';
 
-/** Database activities: short, idempotent, retried until the database answers. */
-const db = proxyActivities<Activities>({
-  startToCloseTimeout: '10 seconds',
-  retry: {
-    initialInterval: '200 milliseconds',
-    backoffCoefficient: 2,
-    maximumInterval: '10 seconds',
-    nonRetryableErrorTypes: [REVIEW_REJECTED, ENDORSEMENT_GONE, ENDORSEMENT_STATE_CONFLICT],
-  },
-});
+const db = proxyActivities<Activities>(
+  databaseActivity([REVIEW_REJECTED, ENDORSEMENT_GONE, ENDORSEMENT_STATE_CONFLICT]),
+);
 
 /** Insurer calls: an insurer may be down for a while; keep trying with a longer back-off. */
 const insurer = proxyActivities<Activities>({
@@ -48,11 +42,6 @@ const insurer = proxyActivities<Activities>({
     nonRetryableErrorTypes: [ENDORSEMENT_GONE],
   },
 });
-
-const failureType = (err: unknown): string | undefined =>
-  err instanceof ActivityFailure && err.cause instanceof ApplicationFailure
-    ? (err.cause.type ?? undefined)
-    : undefined;
 
 const isDecision = (d: unknown): d is InsurerDecision =>
   typeof d === 'object' && d !== null && ['APPROVED', 'REJECTED'].includes((d as InsurerDecision).decision);
