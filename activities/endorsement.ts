@@ -15,6 +15,7 @@ import {
   ENDORSEMENT_STATE_CONFLICT,
   REVIEW_REJECTED,
 } from '../workflows/endorsement/contract.js';
+import { heartbeating } from './heartbeat.js';
 import type { ActivityDeps } from './index.js';
 
 const sqlOf =
@@ -183,16 +184,16 @@ export function createEndorsementActivities(deps: ActivityDeps) {
       await transition(id, 'ENDORSEMENT_STATUS_CANCELLED', 'cancel');
     },
 
-    /** D8: hands the endorsement to its insurer's adapter (idempotent by endorsement id). */
+    /** D8: hands the endorsement to its insurer's adapter (idempotent by endorsement id), heartbeating. */
     async submitToInsurer(id: string): Promise<void> {
       const submission = await loadSubmission(id);
-      await deps.adapters.get(submission.adapter).submit(submission);
+      await heartbeating((signal) => deps.adapters.get(submission.adapter).submit(submission, { signal }));
       note('endorsement submitted to insurer', { endorsementId: id, adapter: submission.adapter });
     },
 
     async withdrawFromInsurer(id: string): Promise<void> {
       const submission = await loadSubmission(id);
-      await deps.adapters.get(submission.adapter).withdraw(submission);
+      await heartbeating((signal) => deps.adapters.get(submission.adapter).withdraw(submission, { signal }));
       note('endorsement withdrawn from insurer', { endorsementId: id, adapter: submission.adapter });
     },
 

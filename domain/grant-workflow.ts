@@ -1,9 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
-import {
-  GRANT_WORKFLOW,
-  grantStartOptions,
-} from '../workflows/grant/contract.js';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { GRANT_WORKFLOW, grantStartOptions } from '../workflows/grant/contract.js';
 import { recordAudit } from './audit.js';
 import type { StartDeps } from './endorsement-workflow.js';
 import type { CreatedGrant } from './grants.js';

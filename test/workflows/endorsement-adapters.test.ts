@@ -4,17 +4,21 @@ import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { createSimulatedAdapter } from '../../adapters/simulated.js';
 import { createEndorsement as createRow } from '../../domain/endorsements.js';
+import type { InsurerAdapter } from '../../adapters/types.js';
 import { simulatedInsurerWorkflowId } from '../../workflows/endorsement/contract.js';
 import { deletePeriodicSchedules, triggerPass } from '../support/schedules.js';
 import { stack } from '../support/stack.js';
 import {
   createEndorsement,
+  decide,
+  endorsementApi,
   endorsementRow,
   makeWorld,
   memberRows,
   waitFor,
   waitForStatus,
   workflowHandle,
+  workflowState,
 } from './endorsement-support.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
@@ -41,6 +45,36 @@ async function insurerCommand(args: string[]): Promise<{ code: number; stdout: s
     const e = err as { code: number; stdout: string; stderr: string };
     return { code: e.code, stdout: e.stdout, stderr: e.stderr };
   }
+}
+
+/**
+ * An insurer adapter double that records each call's start and end in one timeline. Its submit
+ * takes `submitMs`, and gives up early on the cancel signal only when told to honour it.
+ */
+function slowAdapter(o: {
+  submitMs: number;
+  honourSignal: boolean;
+}): InsurerAdapter & { timeline: string[] } {
+  const timeline: string[] = [];
+  return {
+    timeline,
+    async submit(_s, options) {
+      timeline.push('submit started');
+      const signal = o.honourSignal ? options?.signal : undefined;
+      await new Promise<void>((resolve, reject) => {
+        const done = setTimeout(resolve, o.submitMs);
+        signal?.addEventListener('abort', () => {
+          clearTimeout(done);
+          timeline.push('submit aborted');
+          reject(new Error('aborted'));
+        });
+      });
+      timeline.push('submit ended');
+    },
+    async withdraw() {
+      timeline.push('withdraw');
+    },
+  };
 }
 
 describe('insurer adapters and the insurer command', () => {
@@ -98,6 +132,74 @@ describe('insurer adapters and the insurer command', () => {
           'simulated insurer to be cancelled',
         );
         expect((await endorsementRow(id)).status).to.equal('ENDORSEMENT_STATUS_CANCELLED');
+      } finally {
+        restore();
+      }
+    });
+  });
+
+  describe('insurer calls safe to cancel', () => {
+    const cancelWhileSubmitting = async (adapter: ReturnType<typeof slowAdapter>) => {
+      const restore = stack().adapters.register('manual', adapter);
+      try {
+        const world = await makeWorld();
+        const id = await createEndorsement(world);
+        await waitFor(
+          () => Promise.resolve([...adapter.timeline]),
+          (t) => t.includes('submit started'),
+          'the submit to reach the adapter',
+        );
+        const res = await world.api.post(`/v1/policy/endorsements/${id}/cancel`, { token: world.token });
+        expect(res.status, res.text).to.equal(200);
+        await waitFor(
+          () => Promise.resolve([...adapter.timeline]),
+          (t) => t.includes('withdraw'),
+          'the withdraw',
+        );
+        expect((await endorsementRow(id)).status).to.equal('ENDORSEMENT_STATUS_CANCELLED');
+        return adapter.timeline;
+      } finally {
+        restore();
+      }
+    };
+
+    it('a cancel while the submit call runs withdraws only after that call has ended', async function () {
+      this.timeout(30_000);
+      // The adapter ignores the cancel signal: the workflow still waits for its submit to end.
+      const timeline = await cancelWhileSubmitting(slowAdapter({ submitMs: 2_500, honourSignal: false }));
+      expect(timeline).to.deep.equal(['submit started', 'submit ended', 'withdraw']);
+    });
+
+    it('the cancel reaches a running submit call through its heartbeat, then the withdraw follows', async function () {
+      this.timeout(30_000);
+      const timeline = await cancelWhileSubmitting(slowAdapter({ submitMs: 600_000, honourSignal: true }));
+      expect(timeline).to.deep.equal(['submit started', 'submit aborted', 'withdraw']);
+    });
+
+    it('a submit that cannot reach the insurer within the SLA flags the endorsement stuck; a decision still counts', async function () {
+      this.timeout(30_000);
+      let attempts = 0;
+      const restore = stack().adapters.register('manual', {
+        async submit() {
+          attempts++;
+          throw new Error('insurer unreachable');
+        },
+        async withdraw() {},
+      });
+      try {
+        const api = await endorsementApi({ config: { ...stack().config, ENDORSEMENT_STUCK_AFTER: '3s' } });
+        const world = await makeWorld({ api });
+        const id = await createEndorsement(world);
+        const state = await waitFor(
+          () => workflowState(id),
+          (s) => s.stuck,
+          'the endorsement to be flagged stuck',
+        );
+        expect(state).to.include({ status: 'ENDORSEMENT_STATUS_SENT_TO_INSURER', submitted: true });
+        expect(attempts).to.be.at.least(2);
+        await decide(id, { decision: 'APPROVED', uhid: 'UHID-LATE' });
+        expect(await waitForStatus(id, 'ENDORSEMENT_STATUS_APPROVED')).to.include({ uhid: 'UHID-LATE' });
+        expect((await workflowState(id)).stuck).to.equal(false);
       } finally {
         restore();
       }
