@@ -27,7 +27,8 @@ function loadHistory(file: string): proto.temporal.api.history.v1.History {
 
 /** Histories recorded from real runs, by workflow (the file name's first word). */
 const FAMILIES = {
-  endorsement: 3, // approval, cancel after submission, review rejection
+  // approval, cancel after submission, review rejection; a cancel while submitting (cancel-safe calls)
+  endorsement: 4,
   grant: 2, // two policies (one approved, one rejected), a policy already covering the employee
   webhook: 1, // a delivery retried twice, then delivered
 } as const;

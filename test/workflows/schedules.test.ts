@@ -2,10 +2,11 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { WorkflowFailedError } from '@temporalio/client';
 import { expect } from 'chai';
 import { resolveTemporalCli } from '../../infra/temporal.js';
 import { ensurePeriodicSchedules } from '../../usecases/schedules.js';
-import { PERIODIC_SCHEDULES } from '../../workflows/periodic/contract.js';
+import { ENDORSEMENT_RECONCILE_PASS, PERIODIC_SCHEDULES } from '../../workflows/periodic/contract.js';
 import { deletePeriodicSchedules } from '../support/schedules.js';
 import { stack, TEST_KEYS } from '../support/stack.js';
 import { waitFor } from './endorsement-support.js';
@@ -113,5 +114,22 @@ describe('periodic work as Temporal Schedules', function () {
     expect(reconciler.state.paused).to.equal(false);
     expect(reconciler.action).to.include({ workflowType: 'endorsementReconcilePassWorkflow', taskQueue });
     expect(reconciler.spec.intervals?.map((i) => i.every)).to.deep.equal([30_000]);
+  });
+
+  it('a pass that fails fails its run (after three attempts) instead of passing quietly', async () => {
+    const { temporal, taskQueue } = stack();
+    // An input the pass's statement cannot use stands in for a database that refuses the pass.
+    const run = temporal.workflow.execute(ENDORSEMENT_RECONCILE_PASS, {
+      taskQueue,
+      workflowId: `endorsement-reconciler-pass-failing-${stack().runId}`,
+      args: [{ graceMs: 'soon' as unknown as number }],
+    });
+    const failure = await run.then(
+      () => null,
+      (err: unknown) => err,
+    );
+    expect(failure).to.be.instanceOf(WorkflowFailedError);
+    const handle = temporal.workflow.getHandle(`endorsement-reconciler-pass-failing-${stack().runId}`);
+    expect((await handle.describe()).status.name).to.equal('FAILED');
   });
 });
