@@ -173,7 +173,7 @@ export async function endorsementWorkflow(input: EndorsementWorkflowInput): Prom
   setStatus('ENDORSEMENT_STATUS_SENT_TO_INSURER');
   if (state.cancelRequested) return cancel();
 
-  const reached = insurer ? await submitCancelSafe(insurer.submit, id, state) : await submit(id, state);
+  const reached = insurer ? await submitCancelSafe(insurer.submit, id, state) : await legacySubmit(id, state);
   if (state.cancelRequested) return cancel();
 
   await waitForDecision(input.stuckAfterMs, state, () => decision !== null, !reached);
@@ -191,7 +191,7 @@ export async function endorsementWorkflow(input: EndorsementWorkflowInput): Prom
 }
 
 /** Runs started before CANCEL_SAFE_INSURER_CALLS: a cancel abandons the running call. */
-async function submit(id: string, state: EndorsementState): Promise<true> {
+async function legacySubmit(id: string, state: EndorsementState): Promise<true> {
   const scope = new CancellationScope();
   const submitting = scope.run(() => legacyInsurer.submitToInsurer(id));
   state.submitted = true;
