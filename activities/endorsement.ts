@@ -16,6 +16,7 @@ import {
   ENDORSEMENT_STATE_CONFLICT,
   REVIEW_REJECTED,
 } from '../workflows/endorsement/contract.js';
+import { heartbeating } from './heartbeat.js';
 import type { ActivityDeps } from './index.js';
 
 /**
@@ -51,11 +52,6 @@ const reviewRejected = (message: string) =>
 export function createEndorsementActivities(deps: ActivityDeps) {
   /** The workflow knows its endorsement by id only: statements key on it, across tenants. */
   const system = () => SystemScope.of(deps.orm.em);
-
-  /** Test-only fault: exit the process right after a commit, before the activity reports (crash test). */
-  const afterCommit = (activity: string) => {
-    if (deps.faults?.exitAfterCommit === activity) process.exit(86);
-  };
 
   /** Starts the webhook deliveries a committed change wrote (best effort; the sweeper backs it up). */
   const deliver = (deliveryIds: readonly string[]) => startDeliveries(deps, deps.orm.em, deliveryIds);
@@ -119,16 +115,16 @@ export function createEndorsementActivities(deps: ActivityDeps) {
       await transition(id, 'ENDORSEMENT_STATUS_CANCELLED', 'cancel');
     },
 
-    /** D8: hands the endorsement to its insurer's adapter (idempotent by endorsement id). */
+    /** D8: hands the endorsement to its insurer's adapter (idempotent by endorsement id), heartbeating. */
     async submitToInsurer(id: string): Promise<void> {
       const submission = await loadSubmission(id);
-      await deps.adapters.get(submission.adapter).submit(submission);
+      await heartbeating((signal) => deps.adapters.get(submission.adapter).submit(submission, { signal }));
       note('endorsement submitted to insurer', { endorsementId: id, adapter: submission.adapter });
     },
 
     async withdrawFromInsurer(id: string): Promise<void> {
       const submission = await loadSubmission(id);
-      await deps.adapters.get(submission.adapter).withdraw(submission);
+      await heartbeating((signal) => deps.adapters.get(submission.adapter).withdraw(submission, { signal }));
       note('endorsement withdrawn from insurer', { endorsementId: id, adapter: submission.adapter });
     },
 
@@ -149,7 +145,6 @@ export function createEndorsementActivities(deps: ActivityDeps) {
           message: `endorsement ${id} is ${outcome.status}, cannot be approved`,
         });
       }
-      afterCommit('applyApproval');
       note('endorsement approval applied', { endorsementId: id });
       await deliver(outcome.deliveries);
     },

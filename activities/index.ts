@@ -19,8 +19,6 @@ export interface ActivityDeps {
   temporal: TemporalClient;
   /** Insurer adapters by the insurer's `adapter` column (D8). */
   adapters: AdapterRegistry;
-  /** Test-only fault injection (crash tests); never set in production. */
-  faults?: { exitAfterCommit?: string };
 }
 
 /** Builds every activity from explicit dependencies (no globals), as the worker registers them. */

@@ -8,7 +8,16 @@ export type { InsurerSubmission };
  * (workflows/endorsement/contract.ts), however the integration receives it.
  */
 export interface InsurerAdapter {
-  submit(submission: InsurerSubmission): Promise<void>;
-  /** Called when an endorsement is cancelled after submission. */
-  withdraw(submission: InsurerSubmission): Promise<void>;
+  submit(submission: InsurerSubmission, options?: AdapterCallOptions): Promise<void>;
+  /** Called when an endorsement is cancelled after submission, once its submit call has ended. */
+  withdraw(submission: InsurerSubmission, options?: AdapterCallOptions): Promise<void>;
+}
+
+export interface AdapterCallOptions {
+  /**
+   * Aborted when the endorsement's workflow cancels the call (a cancel while submitting). An adapter
+   * passes it to its network call: the withdraw waits for the submit call to end, so the sooner it
+   * ends, the sooner the client's cancel is answered.
+   */
+  signal?: AbortSignal | undefined;
 }

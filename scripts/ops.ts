@@ -6,11 +6,17 @@ import { initOrm } from '../db/orm.js';
 import { looksLikeId } from '../domain/ids.js';
 import { operatorConfig } from '../infra/local-stack.js';
 import { createTemporalClient } from '../infra/temporal-client.js';
+import {
+  describePeriodicSchedules,
+  ensurePeriodicSchedules,
+  type ScheduleState,
+} from '../usecases/schedules.js';
 import { durationMs } from '../workflows/endorsement/contract.js';
 
 const USAGE = `usage:
   ops stuck [--older-than 3d] [--client CLIENT_ID] [--policy POLICY_ID] [--json]
   ops cancel <endorsement_id> [--json]
+  ops schedules [--create] [--json]   the reconcilers' and the sweeper's Schedules (--create: create or update them)
 (decisions: npm run -s insurer -- approve|reject <endorsement_id> …; see docs/operations.md)`;
 
 class UsageError extends Error {}
@@ -41,6 +47,30 @@ function table(rows: StuckEndorsement[]): string {
   return [header, ...cells].map((line) => line.map((c, i) => c.padEnd(widths[i]!)).join('  ')).join('\n');
 }
 
+function scheduleLines(rows: Awaited<ReturnType<typeof describePeriodicSchedules>>): string {
+  return rows
+    .map((r) => {
+      if ('missing' in r) return `${r.schedule_id}  missing (ops schedules --create, or start a worker)`;
+      const s: ScheduleState = r;
+      const state = s.paused ? 'PAUSED' : 'active';
+      return `${s.schedule_id}  ${state}  every ${s.interval_seconds}s  runs ${s.actions_taken}  next ${s.next_run_at ?? '-'}  queue ${s.task_queue}`;
+    })
+    .join('\n');
+}
+
+/** `ops schedules`: Temporal only (no database); --create does what every worker does at start. */
+async function schedules(create: boolean, json: boolean): Promise<string> {
+  const config = operatorConfig(['temporal']);
+  const temporal = createTemporalClient(config);
+  try {
+    if (create) await ensurePeriodicSchedules(temporal, config.TEMPORAL_TASK_QUEUE);
+    const rows = await describePeriodicSchedules(temporal);
+    return json ? JSON.stringify(rows, null, 2) : scheduleLines(rows);
+  } finally {
+    await temporal.connection.close();
+  }
+}
+
 /** Operators' commands on stuck endorsements: Temporal visibility joined with PostgreSQL. */
 async function main(argv: string[]): Promise<string> {
   const { positionals, values } = parseArgs({
@@ -51,9 +81,11 @@ async function main(argv: string[]): Promise<string> {
       client: { type: 'string' },
       policy: { type: 'string' },
       json: { type: 'boolean', default: false },
+      create: { type: 'boolean', default: false },
     },
   });
   const [command, id] = positionals;
+  if (command === 'schedules') return schedules(values.create, values.json);
   if (command !== 'stuck' && command !== 'cancel') throw new UsageError(USAGE);
   if (command === 'cancel' && (!id || !looksLikeId('endorsement', id)))
     throw new UsageError(`cancel needs an endorsement id\n${USAGE}`);

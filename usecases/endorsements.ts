@@ -29,12 +29,9 @@ import type { EndorsementStatus } from '../domain/enums.js';
 import {
   cancelEndorsementUpdate,
   durationMs,
-  ENDORSEMENT_RECONCILER_ID,
-  ENDORSEMENT_RECONCILER_WORKFLOW,
   ENDORSEMENT_WORKFLOW,
   endorsementStartOptions,
   type EndorsementWorkflowInput,
-  type ReconcilerInput,
 } from '../workflows/endorsement/contract.js';
 
 /** Bounds on how long a request waits for Temporal before answering 503 (the client retries). */
@@ -176,28 +173,6 @@ export async function reconcileUnstartedEndorsements(
   const rows = await listUnstartedEndorsements(system, graceMs);
   for (const r of rows) await startEndorsementWorkflow(deps, TenantScope.of(system.em, r.clientId), r);
   return rows.length;
-}
-
-/** Reconciler cadence: a pass every 30 s over rows unstarted for more than a minute. */
-export const RECONCILER_INTERVAL_MS = 30_000;
-export const RECONCILER_GRACE_MS = 60_000;
-
-/** Starts the namespace's one reconciler workflow unless it already runs (called by every worker). */
-export async function ensureEndorsementReconciler(
-  temporal: Client,
-  taskQueue: string,
-  input: ReconcilerInput = { intervalMs: RECONCILER_INTERVAL_MS, graceMs: RECONCILER_GRACE_MS },
-): Promise<void> {
-  try {
-    await temporal.workflow.start(ENDORSEMENT_RECONCILER_WORKFLOW, {
-      workflowId: ENDORSEMENT_RECONCILER_ID,
-      taskQueue,
-      args: [input],
-      workflowIdConflictPolicy: 'USE_EXISTING',
-    });
-  } catch (err) {
-    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-  }
 }
 
 /** How an approval ended: applied now or before (deliveries to start), or why it could not be. */

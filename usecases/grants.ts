@@ -1,4 +1,4 @@
-import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { linkEndorsementToGrant } from '../data/endorsements.js';
 import {
   discardUnstartedGrant,
@@ -25,20 +25,8 @@ import {
   type CreatedGrant,
   type GrantRequest,
 } from '../domain/grants.js';
-import type { ReconcilerInput } from '../workflows/endorsement/contract.js';
-import {
-  GRANT_RECONCILER_ID,
-  GRANT_RECONCILER_WORKFLOW,
-  GRANT_WORKFLOW,
-  grantStartOptions,
-} from '../workflows/grant/contract.js';
-import {
-  createEndorsement,
-  RECONCILER_GRACE_MS,
-  RECONCILER_INTERVAL_MS,
-  WorkflowNotStarted,
-  type StartDeps,
-} from './endorsements.js';
+import { GRANT_WORKFLOW, grantStartOptions } from '../workflows/grant/contract.js';
+import { createEndorsement, WorkflowNotStarted, type StartDeps } from './endorsements.js';
 
 /** How long a request waits for Temporal before answering 503 (the client retries). */
 const START_DEADLINE_MS = 4_000;
@@ -113,24 +101,6 @@ export async function reconcileUnstartedGrants(
   const rows = await listUnstartedGrants(system, graceMs);
   for (const r of rows) await startGrantWorkflow(deps, TenantScope.of(system.em, r.clientId), r);
   return rows.length;
-}
-
-/** Starts the namespace's one grant reconciler unless it already runs (called by every worker). */
-export async function ensureGrantReconciler(
-  temporal: Client,
-  taskQueue: string,
-  input: ReconcilerInput = { intervalMs: RECONCILER_INTERVAL_MS, graceMs: RECONCILER_GRACE_MS },
-): Promise<void> {
-  try {
-    await temporal.workflow.start(GRANT_RECONCILER_WORKFLOW, {
-      workflowId: GRANT_RECONCILER_ID,
-      taskQueue,
-      args: [input],
-      workflowIdConflictPolicy: 'USE_EXISTING',
-    });
-  } catch (err) {
-    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-  }
 }
 
 /**

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { NativeConnection } from '@temporalio/worker';
-import { Worker, type WorkerOptions } from '@temporalio/worker';
+import { Worker, type ActivityInterceptorsFactory, type WorkerOptions } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities/index.js';
 import { safeActivityErrors } from '../activities/safe-errors.js';
 
@@ -10,6 +10,8 @@ export interface WorkerDeps extends ActivityDeps {
   connection: NativeConnection;
   namespace: string;
   taskQueue: string;
+  /** Extra activity interceptors, after the service's own (fault injection in crash tests). */
+  activityInterceptors?: ActivityInterceptorsFactory[] | undefined;
   tuning?: Partial<
     Pick<
       WorkerOptions,
@@ -27,7 +29,7 @@ export async function createWorker(deps: WorkerDeps): Promise<Worker> {
     workflowsPath: WORKFLOWS_PATH,
     activities: createActivities(deps),
     // Database errors leave activities without their statement text (personal data), see db/errors.ts.
-    interceptors: { activity: [safeActivityErrors] },
+    interceptors: { activity: [safeActivityErrors, ...(deps.activityInterceptors ?? [])] },
     // Activity concurrency near the database pool size (activities wait on it, so a little above it).
     maxConcurrentActivityTaskExecutions:
       deps.config.WORKER_ACTIVITY_CONCURRENCY || deps.config.DATABASE_POOL_MAX * 2,

@@ -5,6 +5,7 @@ import { expect } from 'chai';
 import { findStuckEndorsements, formatAge, stuckVisibilityQuery } from '../../admin/stuck.js';
 import { newId } from '../../domain/ids.js';
 import { makeEmployee, sql } from '../support/factories.js';
+import { deletePeriodicSchedules } from '../support/schedules.js';
 import { stack } from '../support/stack.js';
 import {
   createEndorsement,
@@ -176,5 +177,34 @@ describe('ops: stuck endorsements from Temporal visibility joined with PostgreSQ
     const unknown = await ops('cancel', newId('endorsement'));
     expect(unknown.code).to.equal(1);
     expect(unknown.err).to.contain('unknown endorsement');
+  });
+});
+
+describe('ops schedules: the reconcilers and the sweeper as Temporal Schedules', function () {
+  this.timeout(60_000);
+  after(() => deletePeriodicSchedules(stack().temporal));
+
+  it('--create makes the three Schedules; the listing shows their state, including a pause', async () => {
+    await deletePeriodicSchedules(stack().temporal);
+    const before = await ops('schedules', '--json');
+    expect(before.code, before.err).to.equal(0);
+    expect(JSON.parse(before.out).map((r: any) => r.missing)).to.deep.equal([true, true, true]);
+
+    const created = await ops('schedules', '--create', '--json');
+    expect(created.code, created.err).to.equal(0);
+    const rows = JSON.parse(created.out);
+    expect(
+      rows.map((r: any) => [r.schedule_id, r.workflow_type, r.task_queue, r.paused, r.interval_seconds]),
+    ).to.deep.equal([
+      ['endorsement-reconciler', 'endorsementReconcilePassWorkflow', stack().taskQueue, false, 30],
+      ['grant-reconciler', 'grantReconcilePassWorkflow', stack().taskQueue, false, 30],
+      ['webhook-sweeper', 'webhookSweepPassWorkflow', stack().taskQueue, false, 30],
+    ]);
+
+    await stack().temporal.schedule.getHandle('grant-reconciler').pause('held for maintenance');
+    const again = await ops('schedules', '--create');
+    expect(again.code, again.err).to.equal(0);
+    expect(again.out).to.match(/^grant-reconciler\s+PAUSED\s+every 30s/m);
+    expect(again.out).to.match(/^endorsement-reconciler\s+active\s+every 30s/m);
   });
 });

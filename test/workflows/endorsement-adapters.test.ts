@@ -4,20 +4,22 @@ import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { createSimulatedAdapter } from '../../adapters/simulated.js';
 import { TenantScope } from '../../data/scope.js';
-import { createEndorsement as createRow, ensureEndorsementReconciler } from '../../usecases/endorsements.js';
-import {
-  ENDORSEMENT_RECONCILER_ID,
-  simulatedInsurerWorkflowId,
-} from '../../workflows/endorsement/contract.js';
+import { createEndorsement as createRow } from '../../usecases/endorsements.js';
+import type { InsurerAdapter } from '../../adapters/types.js';
+import { simulatedInsurerWorkflowId } from '../../workflows/endorsement/contract.js';
+import { deletePeriodicSchedules, triggerPass } from '../support/schedules.js';
 import { stack } from '../support/stack.js';
 import {
   createEndorsement,
+  decide,
+  endorsementApi,
   endorsementRow,
   makeWorld,
   memberRows,
   waitFor,
   waitForStatus,
   workflowHandle,
+  workflowState,
 } from './endorsement-support.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
@@ -44,6 +46,36 @@ async function insurerCommand(args: string[]): Promise<{ code: number; stdout: s
     const e = err as { code: number; stdout: string; stderr: string };
     return { code: e.code, stdout: e.stdout, stderr: e.stderr };
   }
+}
+
+/**
+ * An insurer adapter double that records each call's start and end in one timeline. Its submit
+ * takes `submitMs`, and gives up early on the cancel signal only when told to honour it.
+ */
+function slowAdapter(o: {
+  submitMs: number;
+  honourSignal: boolean;
+}): InsurerAdapter & { timeline: string[] } {
+  const timeline: string[] = [];
+  return {
+    timeline,
+    async submit(_s, options) {
+      timeline.push('submit started');
+      const signal = o.honourSignal ? options?.signal : undefined;
+      await new Promise<void>((resolve, reject) => {
+        const done = setTimeout(resolve, o.submitMs);
+        signal?.addEventListener('abort', () => {
+          clearTimeout(done);
+          timeline.push('submit aborted');
+          reject(new Error('aborted'));
+        });
+      });
+      timeline.push('submit ended');
+    },
+    async withdraw() {
+      timeline.push('withdraw');
+    },
+  };
 }
 
 describe('insurer adapters and the insurer command', () => {
@@ -107,6 +139,74 @@ describe('insurer adapters and the insurer command', () => {
     });
   });
 
+  describe('insurer calls safe to cancel', () => {
+    const cancelWhileSubmitting = async (adapter: ReturnType<typeof slowAdapter>) => {
+      const restore = stack().adapters.register('manual', adapter);
+      try {
+        const world = await makeWorld();
+        const id = await createEndorsement(world);
+        await waitFor(
+          () => Promise.resolve([...adapter.timeline]),
+          (t) => t.includes('submit started'),
+          'the submit to reach the adapter',
+        );
+        const res = await world.api.post(`/v1/policy/endorsements/${id}/cancel`, { token: world.token });
+        expect(res.status, res.text).to.equal(200);
+        await waitFor(
+          () => Promise.resolve([...adapter.timeline]),
+          (t) => t.includes('withdraw'),
+          'the withdraw',
+        );
+        expect((await endorsementRow(id)).status).to.equal('ENDORSEMENT_STATUS_CANCELLED');
+        return adapter.timeline;
+      } finally {
+        restore();
+      }
+    };
+
+    it('a cancel while the submit call runs withdraws only after that call has ended', async function () {
+      this.timeout(30_000);
+      // The adapter ignores the cancel signal: the workflow still waits for its submit to end.
+      const timeline = await cancelWhileSubmitting(slowAdapter({ submitMs: 2_500, honourSignal: false }));
+      expect(timeline).to.deep.equal(['submit started', 'submit ended', 'withdraw']);
+    });
+
+    it('the cancel reaches a running submit call through its heartbeat, then the withdraw follows', async function () {
+      this.timeout(30_000);
+      const timeline = await cancelWhileSubmitting(slowAdapter({ submitMs: 600_000, honourSignal: true }));
+      expect(timeline).to.deep.equal(['submit started', 'submit aborted', 'withdraw']);
+    });
+
+    it('a submit that cannot reach the insurer within the SLA flags the endorsement stuck; a decision still counts', async function () {
+      this.timeout(30_000);
+      let attempts = 0;
+      const restore = stack().adapters.register('manual', {
+        async submit() {
+          attempts++;
+          throw new Error('insurer unreachable');
+        },
+        async withdraw() {},
+      });
+      try {
+        const api = await endorsementApi({ config: { ...stack().config, ENDORSEMENT_STUCK_AFTER: '3s' } });
+        const world = await makeWorld({ api });
+        const id = await createEndorsement(world);
+        const state = await waitFor(
+          () => workflowState(id),
+          (s) => s.stuck,
+          'the endorsement to be flagged stuck',
+        );
+        expect(state).to.include({ status: 'ENDORSEMENT_STATUS_SENT_TO_INSURER', submitted: true });
+        expect(attempts).to.be.at.least(2);
+        await decide(id, { decision: 'APPROVED', uhid: 'UHID-LATE' });
+        expect(await waitForStatus(id, 'ENDORSEMENT_STATUS_APPROVED')).to.include({ uhid: 'UHID-LATE' });
+        expect((await workflowState(id)).stuck).to.equal(false);
+      } finally {
+        restore();
+      }
+    });
+  });
+
   describe('npm run insurer', () => {
     it('approves with the given UHID and member id, and refuses a second decision', async function () {
       this.timeout(60_000);
@@ -137,7 +237,7 @@ describe('insurer adapters and the insurer command', () => {
   });
 
   describe('reconciler', () => {
-    it('starts the workflow of an endorsement committed without one', async () => {
+    it('a run of its Schedule starts the workflow of an endorsement committed without one', async () => {
       const world = await makeWorld();
       // What a crash between the API's commit and its workflow start leaves behind.
       const created = await createRow(
@@ -152,12 +252,12 @@ describe('insurer adapters and the insurer command', () => {
         { tokenId: null },
       );
       expect((await endorsementRow(created.id)).workflow_started_at).to.equal(null);
-      await ensureEndorsementReconciler(stack().temporal, stack().taskQueue, { intervalMs: 100, graceMs: 0 });
+      await triggerPass(stack().temporal, stack().taskQueue, 'endorsement-reconciler');
       try {
         const row = await waitForStatus(created.id, 'ENDORSEMENT_STATUS_SENT_TO_INSURER');
         expect(row.workflow_started_at).to.not.equal(null);
       } finally {
-        await stack().temporal.workflow.getHandle(ENDORSEMENT_RECONCILER_ID).terminate('test over');
+        await deletePeriodicSchedules(stack().temporal);
       }
     });
   });

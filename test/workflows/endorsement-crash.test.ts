@@ -2,8 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import path from 'node:path';
 import { expect } from 'chai';
-import { ENDORSEMENT_RECONCILER_ID } from '../../workflows/endorsement/contract.js';
 import { client as http } from '../support/http.js';
+import { deletePeriodicSchedules } from '../support/schedules.js';
 import { stack, TEST_KEYS } from '../support/stack.js';
 import {
   cdBalance,
@@ -19,12 +19,16 @@ import {
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 
-/** The production worker entry point as a child process on its own task queue. */
+/**
+ * A worker process on its own task queue: the production entry point, or with a fault the same
+ * process with the crash tests' exit-after-commit interceptor (test/support/crash-worker.ts).
+ */
 function startWorker(
   taskQueue: string,
   faultEnv: Record<string, string> = {},
 ): ChildProcess & { log: string[] } {
-  const child = spawn('node', ['--import', 'tsx', 'worker/main.ts'], {
+  const entry = faultEnv.TEST_EXIT_AFTER_COMMIT ? 'test/support/crash-worker.ts' : 'worker/main.ts';
+  const child = spawn('node', ['--import', 'tsx', entry], {
     cwd: ROOT,
     env: {
       ...process.env,
@@ -93,11 +97,8 @@ describe('endorsement workflow across a worker crash', () => {
     } finally {
       await stop(first);
       if (second) await stop(second);
-      // The child started the namespace's reconciler on its queue; this run needs it no more.
-      await stack()
-        .temporal.workflow.getHandle(ENDORSEMENT_RECONCILER_ID)
-        .terminate('test over')
-        .catch(() => undefined);
+      // The children created the namespace's Schedules on their queue; this run needs them no more.
+      await deletePeriodicSchedules(stack().temporal);
     }
   });
 });

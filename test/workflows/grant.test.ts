@@ -4,10 +4,10 @@ import { createLogger } from '../../infra/logger.js';
 import { systemClock } from '../../domain/clock.js';
 import { TenantScope } from '../../data/scope.js';
 import { startEndorsementWorkflow } from '../../usecases/endorsements.js';
-import { createGrant, ensureGrantReconciler, startGrantWorkflow } from '../../usecases/grants.js';
-import { GRANT_RECONCILER_ID } from '../../workflows/grant/contract.js';
+import { createGrant, startGrantWorkflow } from '../../usecases/grants.js';
 import { GrantStatus } from '../../workflows/search-attributes.js';
 import { makeMember, sql } from '../support/factories.js';
+import { deletePeriodicSchedules, triggerPass } from '../support/schedules.js';
 import { stack } from '../support/stack.js';
 import { decide, endorsementRow, memberRows, waitForStatus, workflowHandle } from './endorsement-support.js';
 import {
@@ -270,12 +270,9 @@ describe('grant workflow', () => {
       expect(await getGrant(w, created.id)).to.include({ status: 'GRANT_STATUS_PENDING' });
       expect((await getGrant(w, created.id)).endorsements).to.deep.equal([]);
 
-      // Another worker of this run may have started the namespace's reconciler on its own queue.
-      await stack()
-        .temporal.workflow.getHandle(GRANT_RECONCILER_ID)
-        .terminate('test setup')
-        .catch(() => undefined);
-      await ensureGrantReconciler(stack().temporal, stack().taskQueue, { intervalMs: 100, graceMs: 0 });
+      // A run of the grant reconciler's Schedule, on this run's queue (another worker of this run
+      // may have pointed the namespace's Schedules at its own).
+      await triggerPass(stack().temporal, stack().taskQueue, 'grant-reconciler');
       try {
         const g = await waitForEndorsements(w, created.id, 'ENDORSEMENT_STATUS_SENT_TO_INSURER', 1);
         expect(g.status).to.equal('GRANT_STATUS_IN_PROGRESS');
@@ -285,7 +282,7 @@ describe('grant workflow', () => {
         await finalStatus(w, created.id, 'GRANT_STATUS_COMPLETED');
         expect(await countRows('grants', w.employee.id)).to.equal(1);
       } finally {
-        await stack().temporal.workflow.getHandle(GRANT_RECONCILER_ID).terminate('test over');
+        await deletePeriodicSchedules(stack().temporal);
       }
     });
   });

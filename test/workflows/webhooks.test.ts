@@ -9,9 +9,9 @@ import { createLogger } from '../../infra/logger.js';
 import { systemClock } from '../../domain/clock.js';
 import { recordStatusEvent } from '../../data/outbox.js';
 import { TenantScope } from '../../data/scope.js';
-import { ensureWebhookSweeper } from '../../domain/webhook-workflow.js';
-import { WEBHOOK_SWEEPER_ID, webhookWorkflowId } from '../../workflows/webhook/contract.js';
+import { webhookWorkflowId } from '../../workflows/webhook/contract.js';
 import { sql } from '../support/factories.js';
+import { deletePeriodicSchedules, triggerPass } from '../support/schedules.js';
 import { stack, TEST_KEYS } from '../support/stack.js';
 import { startReceiver, type Answer, type Receiver, type Received } from '../support/webhook-receiver.js';
 import { createEndorsement, decide, makeWorld, waitFor, waitForStatus } from './endorsement-support.js';
@@ -418,13 +418,9 @@ describe('webhooks', function () {
       data: { endorsement_id: 'end_sweeper_test', old_status: null, new_status: PENDING },
     });
     expect(deliveryId).to.match(/^dlv_/);
-    // The sweeper's id is namespace-wide: a worker process of another test may have started one on its own
-    // queue (30 s cadence, maybe no longer polled). Take it over with a fast one on this run's queue.
-    await stack()
-      .temporal.workflow.getHandle(WEBHOOK_SWEEPER_ID)
-      .terminate('test takes over the sweeper')
-      .catch(() => undefined);
-    await ensureWebhookSweeper(stack().temporal, stack().taskQueue, { intervalMs: 100, graceMs: 0 });
+    // A run of the sweeper's Schedule, on this run's queue (the Schedule is namespace-wide: a worker
+    // process of another test may have pointed it at its own queue).
+    await triggerPass(stack().temporal, stack().taskQueue, 'webhook-sweeper');
     try {
       await waitFor(
         () => Promise.resolve(receiver.events()),
@@ -437,7 +433,7 @@ describe('webhooks', function () {
         new_status: PENDING,
       });
     } finally {
-      await stack().temporal.workflow.getHandle(WEBHOOK_SWEEPER_ID).terminate('test done');
+      await deletePeriodicSchedules(stack().temporal);
     }
   });
 });

@@ -105,16 +105,6 @@ export function durationMs(text: string): number {
   return Number(m[1]) * UNIT_MS[m[2] as keyof typeof UNIT_MS];
 }
 
-/** The reconciler: one per namespace, starting workflows for endorsement rows left without one. */
-export const ENDORSEMENT_RECONCILER_WORKFLOW = 'endorsementReconcilerWorkflow';
-export const ENDORSEMENT_RECONCILER_ID = 'endorsement-reconciler';
-export interface ReconcilerInput {
-  /** Pause between two passes. */
-  intervalMs: number;
-  /** A row younger than this may still be starting in its API request; leave it alone. */
-  graceMs: number;
-}
-
 /** The simulated insurer (D8): decides one endorsement after a delay, as an external system would. */
 export const SIMULATED_INSURER_WORKFLOW = 'simulatedInsurerWorkflow';
 export const simulatedInsurerWorkflowId = (endorsementId: string): string =>

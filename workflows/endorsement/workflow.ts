@@ -1,15 +1,20 @@
 import {
+  ActivityCancellationType,
   ActivityFailure,
   allHandlersFinished,
   ApplicationFailure,
   CancellationScope,
   condition,
   log,
+  patched,
   proxyActivities,
   setHandler,
+  TimeoutFailure,
   upsertSearchAttributes,
+  type ActivityOptions,
 } from '@temporalio/workflow';
 import type { Activities } from '../../activities/index.js';
+import { databaseActivity, failureType } from '../activity-options.js';
 import type { EndorsementStatus as Status } from '../../domain/enums.js';
 import { EndorsementStatus, EndorsementStuck } from '../search-attributes.js';
 import {
@@ -27,19 +32,12 @@ import {
   type InsurerDecision,
 } from './contract.js';
 
-/** Database activities: short, idempotent, retried until the database answers. */
-const db = proxyActivities<Activities>({
-  startToCloseTimeout: '10 seconds',
-  retry: {
-    initialInterval: '200 milliseconds',
-    backoffCoefficient: 2,
-    maximumInterval: '10 seconds',
-    nonRetryableErrorTypes: [REVIEW_REJECTED, ENDORSEMENT_GONE, ENDORSEMENT_STATE_CONFLICT],
-  },
-});
+const db = proxyActivities<Activities>(
+  databaseActivity([REVIEW_REJECTED, ENDORSEMENT_GONE, ENDORSEMENT_STATE_CONFLICT]),
+);
 
 /** Insurer calls: an insurer may be down for a while; keep trying with a longer back-off. */
-const insurer = proxyActivities<Activities>({
+const INSURER_CALL: ActivityOptions = {
   startToCloseTimeout: '30 seconds',
   retry: {
     initialInterval: '1 second',
@@ -47,12 +45,30 @@ const insurer = proxyActivities<Activities>({
     maximumInterval: '1 minute',
     nonRetryableErrorTypes: [ENDORSEMENT_GONE],
   },
-});
+};
+/** Runs started before the patch below: no heartbeat, a cancel abandons a running submit. */
+const legacyInsurer = proxyActivities<Activities>(INSURER_CALL);
 
-const failureType = (err: unknown): string | undefined =>
-  err instanceof ActivityFailure && err.cause instanceof ApplicationFailure
-    ? (err.cause.type ?? undefined)
-    : undefined;
+/**
+ * The patch that makes insurer calls safe to cancel: the adapter calls heartbeat (a cancel reaches
+ * a running call; a dead worker is noticed within seconds), a cancel waits until the submit has
+ * ended or confirmed its cancellation (so the withdraw never overtakes it), and a submit that cannot
+ * reach the insurer within the SLA gives up into the stuck path instead of retrying for ever.
+ */
+export const CANCEL_SAFE_INSURER_CALLS = 'cancel-safe-insurer-calls';
+
+function insurerCalls(stuckAfterMs: number) {
+  const options: ActivityOptions = {
+    ...INSURER_CALL,
+    heartbeatTimeout: '5 seconds',
+    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+  };
+  return {
+    submit: proxyActivities<Activities>({ ...options, scheduleToCloseTimeout: stuckAfterMs }).submitToInsurer,
+    // A withdraw keeps trying: the endorsement is already CANCELLED for the client.
+    withdraw: proxyActivities<Activities>(options).withdrawFromInsurer,
+  };
+}
 
 const isDecision = (d: unknown): d is InsurerDecision =>
   typeof d === 'object' && d !== null && ['APPROVED', 'REJECTED'].includes((d as InsurerDecision).decision);
@@ -88,6 +104,7 @@ export async function endorsementWorkflow(input: EndorsementWorkflowInput): Prom
     discarded: false,
   };
   let decision: InsurerDecision | null = null;
+  const insurer = patched(CANCEL_SAFE_INSURER_CALLS) ? insurerCalls(input.stuckAfterMs) : null;
   const cancellable = () =>
     isOpenStatus(state.status) && !state.discarded && (state.cancelRequested || !decision);
 
@@ -132,7 +149,7 @@ export async function endorsementWorkflow(input: EndorsementWorkflowInput): Prom
     await db.cancelEndorsement(id);
     setStatus('ENDORSEMENT_STATUS_CANCELLED');
     // D7: a cancel after submission tells the insurer to withdraw (after the client has its answer).
-    if (state.submitted) await insurer.withdrawFromInsurer(id);
+    if (state.submitted) await (insurer ? insurer.withdraw(id) : legacyInsurer.withdrawFromInsurer(id));
     return finish();
   };
 
@@ -156,10 +173,10 @@ export async function endorsementWorkflow(input: EndorsementWorkflowInput): Prom
   setStatus('ENDORSEMENT_STATUS_SENT_TO_INSURER');
   if (state.cancelRequested) return cancel();
 
-  await submit(id, state);
+  const reached = insurer ? await submitCancelSafe(insurer.submit, id, state) : await legacySubmit(id, state);
   if (state.cancelRequested) return cancel();
 
-  await waitForDecision(input.stuckAfterMs, state, () => decision !== null);
+  await waitForDecision(input.stuckAfterMs, state, () => decision !== null, !reached);
   if (state.cancelRequested || !decision) return cancel();
 
   const d: InsurerDecision = decision;
@@ -173,10 +190,10 @@ export async function endorsementWorkflow(input: EndorsementWorkflowInput): Prom
   return finish();
 }
 
-/** Submits through the adapter; a cancel arriving meanwhile abandons the call (withdraw follows). */
-async function submit(id: string, state: EndorsementState): Promise<void> {
+/** Runs started before CANCEL_SAFE_INSURER_CALLS: a cancel abandons the running call. */
+async function legacySubmit(id: string, state: EndorsementState): Promise<true> {
   const scope = new CancellationScope();
-  const submitting = scope.run(() => insurer.submitToInsurer(id));
+  const submitting = scope.run(() => legacyInsurer.submitToInsurer(id));
   state.submitted = true;
   const outcome = await Promise.race([
     submitting.then(() => 'submitted' as const),
@@ -186,18 +203,66 @@ async function submit(id: string, state: EndorsementState): Promise<void> {
     scope.cancel();
     await submitting.catch(() => undefined);
   }
+  return true;
 }
 
-/** Waits for the decision or a cancel; flags EndorsementStuck after the SLA until one arrives. */
-async function waitForDecision(stuckAfterMs: number, state: EndorsementState, decided: () => boolean) {
+/**
+ * Submits through the adapter. A cancel arriving meanwhile cancels the call and waits until it has
+ * ended (WAIT_CANCELLATION_COMPLETED), so the withdraw that follows never reaches the insurer before
+ * its submit. Returns false when the insurer could not be reached within the SLA (the
+ * schedule-to-close): the endorsement is then flagged stuck at once.
+ */
+async function submitCancelSafe(
+  submitToInsurer: (id: string) => Promise<void>,
+  id: string,
+  state: EndorsementState,
+): Promise<boolean> {
+  const scope = new CancellationScope();
+  // Settles either way, so losing the race below never leaves a rejection unhandled.
+  const submitting = scope
+    .run(() => submitToInsurer(id))
+    .then(
+      () => ({ failure: null }),
+      (failure: Error) => ({ failure }),
+    );
+  state.submitted = true;
+  const outcome = await Promise.race([
+    submitting,
+    condition(() => state.cancelRequested).then(() => 'cancelled' as const),
+  ]);
+  if (outcome === 'cancelled') {
+    scope.cancel();
+    await submitting;
+    return true;
+  }
+  const { failure } = outcome;
+  // Past the schedule-to-close: the last attempt timed out, or the next retry no longer fitted.
+  const gaveUp =
+    failure instanceof ActivityFailure &&
+    (failure.retryState === 'TIMEOUT' || failure.cause instanceof TimeoutFailure);
+  if (gaveUp) return false;
+  if (failure) throw failure;
+  return true;
+}
+
+/**
+ * Waits for the decision or a cancel; flags EndorsementStuck after the SLA until one arrives, or at
+ * once when the submit could not reach the insurer (`stuckNow`).
+ */
+async function waitForDecision(
+  stuckAfterMs: number,
+  state: EndorsementState,
+  decided: () => boolean,
+  stuckNow = false,
+) {
   const settled = () => decided() || state.cancelRequested;
-  if (await condition(settled, stuckAfterMs)) return;
+  if (!stuckNow && (await condition(settled, stuckAfterMs))) return;
   state.stuck = true;
   upsertSearchAttributes([{ key: EndorsementStuck, value: true }]);
-  log.warn('endorsement stuck: no insurer decision within the SLA', {
-    endorsementId: state.endorsementId,
-    stuckAfterMs,
-  });
+  const why = stuckNow
+    ? 'the insurer could not be reached within the SLA'
+    : 'no insurer decision within the SLA';
+  log.warn(`endorsement stuck: ${why}`, { endorsementId: state.endorsementId, stuckAfterMs });
   await condition(settled);
   state.stuck = false;
   upsertSearchAttributes([{ key: EndorsementStuck, value: false }]);

@@ -66,7 +66,3 @@ export function grantStartOptions(input: GrantWorkflowInput, taskQueue: string) 
     ]),
   };
 }
-
-/** The grant reconciler: one per namespace, starting workflows for grant rows left without one. */
-export const GRANT_RECONCILER_WORKFLOW = 'grantReconcilerWorkflow';
-export const GRANT_RECONCILER_ID = 'grant-reconciler';

@@ -1,6 +1,4 @@
 import {
-  ActivityFailure,
-  ApplicationFailure,
   ChildWorkflowCancellationType,
   ParentClosePolicy,
   proxyActivities,
@@ -11,6 +9,7 @@ import {
 } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { Activities } from '../../activities/index.js';
+import { databaseActivity, failureType } from '../activity-options.js';
 import type { GrantStatus as Status } from '../../domain/enums.js';
 import { endorsementStartOptions } from '../endorsement/contract.js';
 import { endorsementWorkflow } from '../endorsement/workflow.js';
@@ -24,25 +23,11 @@ import {
   type GrantWorkflowInput,
 } from './contract.js';
 
-/** Database activities: short, idempotent, retried until the database answers. */
-const db = proxyActivities<Activities>({
-  startToCloseTimeout: '10 seconds',
-  retry: {
-    initialInterval: '200 milliseconds',
-    backoffCoefficient: 2,
-    maximumInterval: '10 seconds',
-    nonRetryableErrorTypes: [GRANT_GONE, GRANT_STATE_CONFLICT],
-  },
-});
+const db = proxyActivities<Activities>(databaseActivity([GRANT_GONE, GRANT_STATE_CONFLICT]));
 
 /** Polling an endorsement started outside this grant: from 1 s, doubling, at most hourly. */
 const FIRST_POLL_MS = 1_000;
 const MAX_POLL_MS = 3_600_000;
-
-const failureType = (err: unknown): string | undefined =>
-  err instanceof ActivityFailure && err.cause instanceof ApplicationFailure
-    ? (err.cause.type ?? undefined)
-    : undefined;
 
 /**
  * One grant request (D9): resolve the target policies, create one ADDITION per policy (or record

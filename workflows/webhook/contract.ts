@@ -63,12 +63,3 @@ export function retryDelayMs(schedule: DeliverySchedule, deliveryId: string, att
   const base = Math.min(schedule.maximumIntervalMs, exponential);
   return Math.round(base / 2 + (base / 2) * jitterFraction(`${deliveryId}:${attempt}`));
 }
-
-/** The sweeper: one per namespace, starting delivery workflows for deliveries left without one. */
-export const WEBHOOK_SWEEPER_WORKFLOW = 'webhookSweeperWorkflow';
-export const WEBHOOK_SWEEPER_ID = 'webhook-sweeper';
-export interface SweeperInput {
-  intervalMs: number;
-  /** A delivery younger than this may still be starting from the activity that wrote it. */
-  graceMs: number;
-}

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
-import { ensureEndorsementReconciler } from '../../../usecases/endorsements.js';
+import { ensurePeriodicSchedules } from '../../../usecases/schedules.js';
 import { endorsementWorkflowId } from '../../../workflows/endorsement/contract.js';
 import { sql } from '../../support/factories.js';
 import { client, type HttpResult } from '../../support/http.js';
@@ -34,7 +34,7 @@ describe('resilience: API process killed mid-POST, the client retries with the s
     this.timeout(600_000);
     const taskQueue = stack().taskQueue;
     await endReconcilers(stack().temporal);
-    await ensureEndorsementReconciler(stack().temporal, taskQueue, { intervalMs: 2000, graceMs: 5000 });
+    await ensurePeriodicSchedules(stack().temporal, taskQueue, { intervalMs: 2000, graceMs: 5000 });
     const world = await seedRun(ROUNDS + 1);
     const target = ownTarget(taskQueue);
     const ahead = { now: () => new Date(Date.now() + 61_000) };

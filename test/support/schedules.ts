@@ -1,0 +1,29 @@
+import type { Client } from '@temporalio/client';
+import { ensurePeriodicSchedules } from '../../usecases/schedules.js';
+import { PERIODIC_SCHEDULES } from '../../workflows/periodic/contract.js';
+
+/**
+ * A worker process creates the namespace's periodic Schedules on its own task queue (worker/main.ts).
+ * On a test run's server they would outlive the test that started the worker, so that test deletes
+ * them afterwards (a missing one is fine).
+ */
+export async function deletePeriodicSchedules(temporal: Client): Promise<void> {
+  for (const s of PERIODIC_SCHEDULES) {
+    await temporal.schedule
+      .getHandle(s.scheduleId)
+      .delete()
+      .catch(() => undefined);
+  }
+}
+
+/**
+ * Creates (or updates) the periodic Schedules on this run's queue with no grace period and a cadence
+ * that never ticks during a test, then triggers one run of `scheduleId` now, as an operator's
+ * "Trigger" in the Web UI does. Returns the Schedule's handle.
+ */
+export async function triggerPass(temporal: Client, taskQueue: string, scheduleId: string) {
+  await ensurePeriodicSchedules(temporal, taskQueue, { intervalMs: 3_600_000, graceMs: 0 });
+  const handle = temporal.schedule.getHandle(scheduleId);
+  await handle.trigger();
+  return handle;
+}

@@ -1,0 +1,135 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { WorkflowFailedError } from '@temporalio/client';
+import { expect } from 'chai';
+import { resolveTemporalCli } from '../../infra/temporal.js';
+import { ensurePeriodicSchedules } from '../../usecases/schedules.js';
+import { ENDORSEMENT_RECONCILE_PASS, PERIODIC_SCHEDULES } from '../../workflows/periodic/contract.js';
+import { deletePeriodicSchedules } from '../support/schedules.js';
+import { stack, TEST_KEYS } from '../support/stack.js';
+import { waitFor } from './endorsement-support.js';
+
+const ROOT = path.resolve(import.meta.dirname, '..', '..');
+const IDS = PERIODIC_SCHEDULES.map((s) => s.scheduleId).sort();
+
+/** Schedule ids as `client.schedule.list` reports them (a duplicate would be listed twice). */
+async function listed(): Promise<string[]> {
+  const ids: string[] = [];
+  for await (const s of stack().temporal.schedule.list()) ids.push(s.scheduleId);
+  return ids.sort();
+}
+
+/** The task queue each Schedule's runs start on. */
+const queues = () =>
+  Promise.all(
+    IDS.map(async (id) => (await stack().temporal.schedule.getHandle(id).describe()).action.taskQueue),
+  );
+
+/** `temporal schedule list` as an operator runs it against this run's server. */
+async function cliScheduleIds(): Promise<string[]> {
+  const cli = await resolveTemporalCli(process.env.TEMPORAL_CLI_PATH);
+  const { stdout } = await promisify(execFile)(cli, [
+    'schedule',
+    'list',
+    '--address',
+    stack().temporalAddress,
+    '--namespace',
+    stack().config.TEMPORAL_NAMESPACE,
+    '--output',
+    'json',
+  ]);
+  const rows = JSON.parse(stdout) as { scheduleId: string }[];
+  return rows.map((r) => r.scheduleId).sort();
+}
+
+/** The production worker entry point as a child process on its own task queue. */
+function startWorker(taskQueue: string): ChildProcess & { log: string[] } {
+  const child = spawn('node', ['--import', 'tsx', 'worker/main.ts'], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'warn',
+      DATABASE_URL: stack().databaseUrl,
+      DATABASE_POOL_MAX: '2',
+      TEMPORAL_ADDRESS: stack().temporalAddress,
+      TEMPORAL_NAMESPACE: stack().config.TEMPORAL_NAMESPACE,
+      TEMPORAL_TASK_QUEUE: taskQueue,
+      WORKER_METRICS_PORT: '0',
+      ...TEST_KEYS,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  }) as ChildProcess & { log: string[] };
+  child.log = [];
+  child.stdout!.on('data', (d: Buffer) => child.log.push(d.toString()));
+  child.stderr!.on('data', (d: Buffer) => child.log.push(d.toString()));
+  return child;
+}
+
+describe('periodic work as Temporal Schedules', function () {
+  this.timeout(90_000);
+  afterEach(() => deletePeriodicSchedules(stack().temporal));
+
+  it('a worker creates the three Schedules at start; `temporal schedule list` shows them', async () => {
+    await deletePeriodicSchedules(stack().temporal);
+    const taskQueue = `schedules-${stack().runId}`;
+    const worker = startWorker(taskQueue);
+    try {
+      const ids = await waitFor(
+        () => listed(),
+        (r) => r.length === 3,
+        'three schedules after the worker started',
+      );
+      expect(ids).to.deep.equal(IDS);
+      expect(await queues()).to.deep.equal([taskQueue, taskQueue, taskQueue]);
+      expect(await cliScheduleIds()).to.deep.equal(IDS);
+    } finally {
+      const exited = once(worker, 'exit');
+      worker.kill('SIGTERM');
+      await exited;
+    }
+  });
+
+  it('creating again keeps one of each, on the new queue, and a paused Schedule stays paused', async () => {
+    const { temporal, taskQueue } = stack();
+    await ensurePeriodicSchedules(temporal, 'elsewhere');
+    await temporal.schedule.getHandle('webhook-sweeper').pause('operator holds the sweeper');
+    await ensurePeriodicSchedules(temporal, taskQueue);
+    await ensurePeriodicSchedules(temporal, taskQueue);
+
+    expect(await queues()).to.deep.equal([taskQueue, taskQueue, taskQueue]);
+    // Listing is eventually consistent: wait for the three, then make sure no fourth shows up.
+    await waitFor(
+      () => listed(),
+      (r) => r.length >= 3,
+      'the schedules listed',
+    );
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(await listed()).to.deep.equal(IDS);
+    const sweeper = await temporal.schedule.getHandle('webhook-sweeper').describe();
+    expect(sweeper.state).to.include({ paused: true, note: 'operator holds the sweeper' });
+    const reconciler = await temporal.schedule.getHandle('endorsement-reconciler').describe();
+    expect(reconciler.state.paused).to.equal(false);
+    expect(reconciler.action).to.include({ workflowType: 'endorsementReconcilePassWorkflow', taskQueue });
+    expect(reconciler.spec.intervals?.map((i) => i.every)).to.deep.equal([30_000]);
+  });
+
+  it('a pass that fails fails its run (after three attempts) instead of passing quietly', async () => {
+    const { temporal, taskQueue } = stack();
+    // An input the pass's statement cannot use stands in for a database that refuses the pass.
+    const run = temporal.workflow.execute(ENDORSEMENT_RECONCILE_PASS, {
+      taskQueue,
+      workflowId: `endorsement-reconciler-pass-failing-${stack().runId}`,
+      args: [{ graceMs: 'soon' as unknown as number }],
+    });
+    const failure = await run.then(
+      () => null,
+      (err: unknown) => err,
+    );
+    expect(failure).to.be.instanceOf(WorkflowFailedError);
+    const handle = temporal.workflow.getHandle(`endorsement-reconciler-pass-failing-${stack().runId}`);
+    expect((await handle.describe()).status.name).to.equal('FAILED');
+  });
+});

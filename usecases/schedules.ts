@@ -1,0 +1,129 @@
+import {
+  ScheduleAlreadyRunning,
+  ScheduleNotFoundError,
+  type Client,
+  type ScheduleDescription,
+  type ScheduleUpdateOptions,
+} from '@temporalio/client';
+import {
+  PASS_GRACE_MS,
+  PASS_INTERVAL_MS,
+  PERIODIC_SCHEDULES,
+  type PassInput,
+  type PeriodicSchedule,
+} from '../workflows/periodic/contract.js';
+
+export interface Cadence {
+  intervalMs: number;
+  graceMs: number;
+}
+
+export const DEFAULT_CADENCE: Cadence = { intervalMs: PASS_INTERVAL_MS, graceMs: PASS_GRACE_MS };
+
+/** The loop workflows the Schedules replace (same ids); a running one is ended once. */
+const LEGACY_LOOPS: Record<string, string> = {
+  'endorsement-reconciler': 'endorsementReconcilerWorkflow',
+  'grant-reconciler': 'grantReconcilerWorkflow',
+  'webhook-sweeper': 'webhookSweeperWorkflow',
+};
+
+function scheduleOptions(
+  s: PeriodicSchedule,
+  taskQueue: string,
+  cadence: Cadence,
+): Omit<ScheduleUpdateOptions, 'state'> {
+  return {
+    spec: { intervals: [{ every: cadence.intervalMs }] },
+    action: {
+      type: 'startWorkflow',
+      workflowType: s.workflowType,
+      workflowId: `${s.scheduleId}-pass`,
+      taskQueue,
+      args: [{ graceMs: cadence.graceMs } satisfies PassInput],
+      // A pass that hangs (Temporal or the database gone) ends, and the next tick starts afresh.
+      workflowRunTimeout: '5 minutes',
+    },
+    // One pass at a time; after downtime, one catch-up pass rather than one per missed tick.
+    policies: { overlap: 'SKIP', catchupWindow: '1 minute', pauseOnFailure: false },
+  };
+}
+
+/**
+ * Creates the reconcilers' and the sweeper's Schedules, or updates them when they exist: the same
+ * ids every time, so any number of workers (and the ops command) keep exactly one of each. An
+ * update keeps the Schedule's state, so a Schedule an operator paused stays paused.
+ */
+export async function ensurePeriodicSchedules(
+  temporal: Client,
+  taskQueue: string,
+  cadence: Cadence = DEFAULT_CADENCE,
+): Promise<void> {
+  for (const s of PERIODIC_SCHEDULES) {
+    const options = scheduleOptions(s, taskQueue, cadence);
+    try {
+      await temporal.schedule.create({ scheduleId: s.scheduleId, ...options, state: { note: s.note } });
+    } catch (err) {
+      if (!(err instanceof ScheduleAlreadyRunning)) throw err;
+      await temporal.schedule.getHandle(s.scheduleId).update((prev) => ({ ...options, state: prev.state }));
+    }
+    await endLegacyLoop(temporal, s.scheduleId);
+  }
+}
+
+async function endLegacyLoop(temporal: Client, workflowId: string): Promise<void> {
+  const handle = temporal.workflow.getHandle(workflowId);
+  const running = await handle.describe().then(
+    (d) => d.status.name === 'RUNNING' && d.type === LEGACY_LOOPS[workflowId],
+    () => false,
+  );
+  if (running) await handle.terminate('replaced by the Schedule of the same id');
+}
+
+/** What `ops schedules` shows of one Schedule: ids, state and recent runs; no payloads. */
+export interface ScheduleState {
+  schedule_id: string;
+  workflow_type: string;
+  task_queue: string;
+  paused: boolean;
+  note: string | null;
+  interval_seconds: number | null;
+  actions_taken: number;
+  next_run_at: string | null;
+  recent_runs: { scheduled_at: string; workflow_id: string }[];
+}
+
+function stateOf(d: ScheduleDescription): ScheduleState {
+  const every = d.spec.intervals?.[0]?.every;
+  return {
+    schedule_id: d.scheduleId,
+    workflow_type: d.action.workflowType,
+    task_queue: d.action.taskQueue,
+    paused: d.state.paused,
+    note: d.state.note ?? null,
+    interval_seconds: typeof every === 'number' ? every / 1000 : null,
+    actions_taken: d.info.numActionsTaken,
+    next_run_at: d.info.nextActionTimes[0]?.toISOString() ?? null,
+    recent_runs: d.info.recentActions.map((a) => ({
+      scheduled_at: a.scheduledAt.toISOString(),
+      workflow_id: a.action.workflow.workflowId,
+    })),
+  };
+}
+
+/** The periodic Schedules as they stand (a missing one is reported as such, not skipped). */
+export async function describePeriodicSchedules(
+  temporal: Client,
+): Promise<(ScheduleState | { schedule_id: string; missing: true })[]> {
+  return Promise.all(
+    PERIODIC_SCHEDULES.map((s) =>
+      temporal.schedule
+        .getHandle(s.scheduleId)
+        .describe()
+        .then(stateOf, (err: unknown) => {
+          if (err instanceof ScheduleNotFoundError)
+            return { schedule_id: s.scheduleId, missing: true as const };
+          throw err;
+        }),
+    ),
+  );
+}

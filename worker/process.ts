@@ -1,0 +1,51 @@
+import type { ActivityInterceptorsFactory } from '@temporalio/worker';
+import { loadConfig, webhookSecretKeys, requireDatabaseUrl } from '../config/index.js';
+import { createLogger } from '../infra/logger.js';
+import { initOrm } from '../db/orm.js';
+import { systemClock } from '../domain/clock.js';
+import { connectWorkerConnection, createTemporalClient } from '../infra/temporal-client.js';
+import { defaultAdapterRegistry } from '../adapters/registry.js';
+import { ensurePeriodicSchedules } from '../usecases/schedules.js';
+import { createWorker } from './create-worker.js';
+import { installWorkerRuntime } from './telemetry.js';
+import { createWebhookWorker } from './webhook-worker.js';
+
+export interface WorkerProcessOptions {
+  /** Extra activity interceptors after the service's own (the crash tests inject faults here). */
+  activityInterceptors?: ActivityInterceptorsFactory[];
+}
+
+/** A worker process: both workers, the periodic Schedules, until SIGINT/SIGTERM drains it. */
+export async function runWorkerProcess(options: WorkerProcessOptions = {}): Promise<void> {
+  const config = loadConfig();
+  // Deliveries open sealed signing secrets: without the keys the worker must not start at all.
+  webhookSecretKeys(config);
+  const logger = createLogger(config.LOG_LEVEL);
+  installWorkerRuntime(config, logger);
+  const orm = await initOrm({ databaseUrl: requireDatabaseUrl(config), poolMax: config.DATABASE_POOL_MAX });
+  const connection = await connectWorkerConnection(config);
+  const temporal = createTemporalClient(config);
+  const workerDeps = {
+    config,
+    orm,
+    clock: systemClock,
+    logger,
+    temporal,
+    adapters: defaultAdapterRegistry({ temporal, config }),
+    connection,
+    namespace: config.TEMPORAL_NAMESPACE,
+    taskQueue: config.TEMPORAL_TASK_QUEUE,
+    activityInterceptors: options.activityInterceptors,
+  };
+  const worker = await createWorker(workerDeps);
+  const webhookWorker = await createWebhookWorker(workerDeps);
+  // Every worker creates or updates the same three Schedules: one each per namespace.
+  await ensurePeriodicSchedules(temporal, config.TEMPORAL_TASK_QUEUE);
+  logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE }, 'worker running');
+  // The SDK installs SIGINT/SIGTERM handlers that drain in-flight tasks before run() resolves.
+  await Promise.all([worker.run(), webhookWorker.run()]);
+  await connection.close();
+  await temporal.connection.close();
+  await orm.close();
+  logger.info('worker stopped');
+}

@@ -1,0 +1,46 @@
+import { log, metricMeter, proxyActivities } from '@temporalio/workflow';
+import type { Activities } from '../../activities/index.js';
+import type { PassInput, PassResult } from './contract.js';
+
+/** A pass reads a page of rows and starts workflows; a few quick retries, then the run fails. */
+const passes = proxyActivities<Activities>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1 second', maximumInterval: '10 seconds', maximumAttempts: 3 },
+});
+
+/** Runs one pass; a failure is logged, counted and fails the run (the Schedule shows it). */
+async function onePass(pass: string, run: () => Promise<PassResult>): Promise<PassResult> {
+  try {
+    const result = await run();
+    if (result.started > 0) log.info('periodic pass started workflows', { pass, started: result.started });
+    return result;
+  } catch (err) {
+    metricMeter
+      .createCounter('periodic_pass_failures', 'passes', 'Reconciler and sweeper passes that failed')
+      .add(1, { pass });
+    log.error('periodic pass failed', { pass, error: err instanceof Error ? err.message : String(err) });
+    throw err;
+  }
+}
+
+/**
+ * Recovers a crash between an endorsement's commit and its workflow start (D7). Starting is
+ * idempotent (the workflow id is derived from the endorsement id), so overlapping with the API's
+ * own start is safe.
+ */
+export async function endorsementReconcilePassWorkflow(input: PassInput): Promise<PassResult> {
+  return onePass('endorsement-reconciler', () => passes.reconcileUnstartedEndorsements(input));
+}
+
+/** Recovers a crash between a grant's commit and its workflow start (idempotent likewise). */
+export async function grantReconcilePassWorkflow(input: PassInput): Promise<PassResult> {
+  return onePass('grant-reconciler', () => passes.reconcileUnstartedGrants(input));
+}
+
+/**
+ * The outbox's relay of last resort: starts deliveries left without a workflow after the activity
+ * that wrote them (idempotently: the workflow id is the delivery's).
+ */
+export async function webhookSweepPassWorkflow(input: PassInput): Promise<PassResult> {
+  return onePass('webhook-sweeper', () => passes.startPendingDeliveries(input));
+}
