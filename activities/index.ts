@@ -7,6 +7,7 @@ import type { AdapterRegistry } from '../adapters/registry.js';
 import { createEndorsementActivities } from './endorsement.js';
 import { createWebhookActivities } from './webhook.js';
 import { createGrantActivities } from './grant.js';
+import { createMemberCoverActivities } from './member-cover.js';
 
 export interface ActivityDeps {
   config: Config;
@@ -27,6 +28,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createEndorsementActivities(deps),
     ...createWebhookActivities(deps),
     ...createGrantActivities(deps),
+    ...createMemberCoverActivities(deps),
     async ping(name: string): Promise<string> {
       const rows = await deps.orm.em.getConnection().execute<{ ok: number }[]>('select 1 as ok');
       return `activity:${name}:${rows[0]?.ok === 1 ? 'db' : 'no-db'}`;

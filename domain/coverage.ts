@@ -1,12 +1,14 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { activeOnSql } from '../data/member-cover.js';
 import type { CoverageType, PolicyType, Relationship } from './enums.js';
 
 /**
  * Coverage (D10): a policy covers an employee today when the employee's own member row on it is
- * `active`, its coverage period holds today (both ends inclusive, Asia/Kolkata business date) and the
- * policy itself is ACTIVE (spec 4.11: an inactive or suspended policy covers no one).
+ * active today (data/member-cover.ts: its cover has not ended by date), has started (both ends
+ * inclusive, Asia/Kolkata business date) and the policy itself is ACTIVE (spec 4.11: an inactive or
+ * suspended policy covers no one).
  */
-const COVERS_TODAY = `pm.status = 'active' and pm.coverage_start_date <= ?::date and pm.coverage_end_date >= ?::date
+const COVERS_TODAY = `${activeOnSql('pm')} and pm.coverage_start_date <= ?::date
   and pol.status = 'POLICY_STATUS_ACTIVE'`;
 
 /** Display names of a policy's insurer, product and TPA; every joined row is the policy's own client's (D1). */

@@ -2,15 +2,19 @@ import { parseArgs } from 'node:util';
 import { AdminError } from '../admin/clients.js';
 import { cancelAsOperator, findStuckEndorsements, formatAge, type StuckEndorsement } from '../admin/stuck.js';
 import { ConfigError, requireDatabaseUrl } from '../config/index.js';
+import { SystemScope } from '../data/scope.js';
 import { initOrm } from '../db/orm.js';
+import { systemClock, today } from '../domain/clock.js';
 import { looksLikeId } from '../domain/ids.js';
 import { operatorConfig } from '../infra/local-stack.js';
 import { createTemporalClient } from '../infra/temporal-client.js';
+import { endLapsedCover } from '../usecases/member-cover.js';
 import { durationMs } from '../workflows/endorsement/contract.js';
 
 const USAGE = `usage:
   ops stuck [--older-than 3d] [--client CLIENT_ID] [--policy POLICY_ID] [--json]
   ops cancel <endorsement_id> [--json]
+  ops end-lapsed-cover [--json]   member rows whose coverage_end_date passed turn inactive (the daily pass)
 (decisions: npm run -s insurer -- approve|reject <endorsement_id> …; see docs/operations.md)`;
 
 class UsageError extends Error {}
@@ -41,6 +45,21 @@ function table(rows: StuckEndorsement[]): string {
   return [header, ...cells].map((line) => line.map((c, i) => c.padEnd(widths[i]!)).join('  ')).join('\n');
 }
 
+/** `ops end-lapsed-cover`: the database only; today is the business date (Asia/Kolkata). */
+async function endLapsedCoverNow(json: boolean): Promise<string> {
+  const config = operatorConfig(['database']);
+  const orm = await initOrm({ databaseUrl: requireDatabaseUrl(config), poolMax: 2 });
+  try {
+    const day = today(systemClock);
+    const ended = await endLapsedCover(SystemScope.of(orm.em), day);
+    return json
+      ? JSON.stringify({ today: day, ended })
+      : `ended the cover of ${ended} member rows (before ${day})`;
+  } finally {
+    await orm.close();
+  }
+}
+
 /** Operators' commands on stuck endorsements: Temporal visibility joined with PostgreSQL. */
 async function main(argv: string[]): Promise<string> {
   const { positionals, values } = parseArgs({
@@ -54,6 +73,7 @@ async function main(argv: string[]): Promise<string> {
     },
   });
   const [command, id] = positionals;
+  if (command === 'end-lapsed-cover') return endLapsedCoverNow(values.json);
   if (command !== 'stuck' && command !== 'cancel') throw new UsageError(USAGE);
   if (command === 'cancel' && (!id || !looksLikeId('endorsement', id)))
     throw new UsageError(`cancel needs an endorsement id\n${USAGE}`);

@@ -1,4 +1,7 @@
+import { memberStatusOnSql } from '../../data/member-cover.js';
+import { today } from '../../domain/clock.js';
 import { looksLikeId } from '../../domain/ids.js';
+import { memberStatusOn } from '../../domain/member-cover.js';
 import type { AppDeps } from '../deps.js';
 import { forbidden, notFound } from '../errors.js';
 import { cursorsFor, readPage, type KeysetQuery, type Page } from '../paging.js';
@@ -76,7 +79,12 @@ export function policiesQuery(clientId: string, q: ListPoliciesQuery): KeysetQue
  * D5: employee name ignoring case, employee, the employee row before dependents, then id. The cursor
  * seals the same `lower(...)` value the order uses (policy_members_page_caseless).
  */
-export function membersQuery(clientId: string, policyId: string, q: ListMembersQuery): KeysetQuery {
+export function membersQuery(
+  clientId: string,
+  policyId: string,
+  q: ListMembersQuery,
+  day: string,
+): KeysetQuery {
   const where = ['pm.client_id = ?', 'pm.policy_id = ?'];
   const params: unknown[] = [clientId, policyId];
   if (q.employee_id) {
@@ -84,8 +92,9 @@ export function membersQuery(clientId: string, policyId: string, q: ListMembersQ
     params.push(q.employee_id);
   }
   if (q.status) {
-    where.push('pm.status = ?');
-    params.push(q.status);
+    // D10: the status as of today, as the rows show it (cover ended by date is inactive).
+    where.push(`${memberStatusOnSql('pm')} = ?`);
+    params.push(day, q.status);
   }
   if (q.search) {
     // Matched on the employee, so an employee's dependents come with it; one pass over employees.
@@ -172,11 +181,12 @@ export const policyRoutes = [
     errors: [policyNotFound()],
     handler: async ({ params, query, auth, em, deps }: Req<PolicyParams, ListMembersQuery>) => {
       if (!looksLikeId('policy', params.policy_id)) throw policyNotFound();
-      const q = membersQuery(auth.clientId, params.policy_id, query);
+      const day = today(deps.clock);
+      const q = membersQuery(auth.clientId, params.policy_id, query, day);
       const page = await readPage<MemberRow>(em, cursors(deps), q, query);
       if (page.extra.policy_found !== true) throw policyNotFound();
       return {
-        members: page.rows.map(presentMember),
+        members: page.rows.map((row) => presentMember({ ...row, status: memberStatusOn(row, day) })),
         ...pagingFields(page),
         message: 'Policy members fetched successfully',
         success: true,

@@ -4,7 +4,7 @@ import { createTokenService } from '../../api/auth/tokens.js';
 import { pageSql } from '../../api/paging.js';
 import { membersQuery, policiesQuery } from '../../api/routes/policies.js';
 import { apiConfig, loadConfig } from '../../config/index.js';
-import { systemClock } from '../../domain/clock.js';
+import { systemClock, today } from '../../domain/clock.js';
 
 /**
  * The bare peers of the benchmark: the same work as the service's routes with the least machinery —
@@ -47,7 +47,12 @@ const routes: Record<string, (ctx: Koa.Context) => Promise<unknown>> = {
     return (await pool.query(numbered(sql), params)).rows;
   },
   '/members': async (ctx) => {
-    const q = membersQuery(clientOf(ctx), String(ctx.query.policy_id), { limit: limitOf(ctx) } as never);
+    const q = membersQuery(
+      clientOf(ctx),
+      String(ctx.query.policy_id),
+      { limit: limitOf(ctx) } as never,
+      today(systemClock),
+    );
     const { sql, params } = pageSql(q, null, false, limitOf(ctx) + 1);
     return (await pool.query(numbered(sql), params)).rows;
   },

@@ -1,10 +1,8 @@
-import { execFile } from 'node:child_process';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { findStuckEndorsements, formatAge, stuckVisibilityQuery } from '../../admin/stuck.js';
 import { newId } from '../../domain/ids.js';
 import { makeEmployee, sql } from '../support/factories.js';
+import { ops } from '../support/ops.js';
 import { stack } from '../support/stack.js';
 import {
   createEndorsement,
@@ -17,33 +15,7 @@ import {
   type World,
 } from '../workflows/endorsement-support.js';
 
-const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const HOUR_MS = 3_600_000;
-
-/** Runs `npm run -s ops -- …` the way an operator would, against this run's database and Temporal. */
-async function ops(...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const s = stack();
-  try {
-    const { stdout, stderr } = await promisify(execFile)(
-      process.execPath,
-      ['--import', 'tsx', 'scripts/ops.ts', ...args],
-      {
-        cwd: ROOT,
-        env: {
-          ...process.env,
-          DATABASE_URL: s.databaseUrl,
-          TEMPORAL_ADDRESS: s.temporalAddress,
-          TEMPORAL_TASK_QUEUE: s.taskQueue,
-          LOG_LEVEL: 'silent',
-        },
-      },
-    );
-    return { code: 0, out: stdout, err: stderr };
-  } catch (e) {
-    const failure = e as { code: number; stdout: string; stderr: string };
-    return { code: failure.code, out: failure.stdout, err: failure.stderr };
-  }
-}
 
 describe('ops: stuck endorsements from Temporal visibility joined with PostgreSQL', function () {
   this.timeout(60_000);

@@ -4,6 +4,7 @@ import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { createSimulatedAdapter } from '../../adapters/simulated.js';
 import { TenantScope } from '../../data/scope.js';
+import { systemClock, today } from '../../domain/clock.js';
 import { createEndorsement as createRow, ensureEndorsementReconciler } from '../../usecases/endorsements.js';
 import {
   ENDORSEMENT_RECONCILER_ID,
@@ -150,6 +151,7 @@ describe('insurer adapters and the insurer command', () => {
           coverageEndDate: '2027-03-31',
         },
         { tokenId: null },
+        today(systemClock),
       );
       expect((await endorsementRow(created.id)).workflow_started_at).to.equal(null);
       await ensureEndorsementReconciler(stack().temporal, stack().taskQueue, { intervalMs: 100, graceMs: 0 });

@@ -3,6 +3,7 @@ import { DecisionRefused } from '../../adapters/decisions.js';
 import { EndorsementStatus, EndorsementStuck } from '../../workflows/search-attributes.js';
 import { cancelEndorsementSignal, insurerDecisionSignal } from '../../workflows/endorsement/contract.js';
 import { TenantScope } from '../../data/scope.js';
+import { systemClock, today } from '../../domain/clock.js';
 import { createEndorsement as createRow } from '../../usecases/endorsements.js';
 import { makeDependent, makeEmployee, makeMember, makePolicy, sql } from '../support/factories.js';
 import { stack } from '../support/stack.js';
@@ -245,6 +246,7 @@ describe('endorsement workflow', () => {
             coverageEndDate: '2027-03-31',
           },
           { tokenId: null },
+          today(systemClock),
         );
         expect((await endorsementRow(created.id)).status).to.equal('ENDORSEMENT_STATUS_PENDING');
 
