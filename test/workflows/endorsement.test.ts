@@ -300,7 +300,11 @@ describe('endorsement workflow', () => {
   });
 
   describe('DELETION', () => {
+    afterEach(() => stack().workerClock.reset());
+
     it('ends the cover on coverage_end_date and credits the refund for the unused days', async () => {
+      // Approved after the end date: the rows end at once (D10; a future date keeps them active).
+      stack().workerClock.set('2027-01-01T06:30:00Z');
       const world = await makeWorld({ policy: { cdBalance: '1000.00' } });
       const { clientId } = world.client;
       const spouse = await makeDependent(clientId, world.employee.id, { relationship: 'SPOUSE' });
