@@ -1,4 +1,5 @@
 import type { SystemScope, TenantScope } from './scope.js';
+import type { Sql } from './sql.js';
 
 /*
  * D10's rule in SQL (domain/member-cover.ts coverEndedBy / memberStatusOn): a member row's cover has
@@ -25,7 +26,7 @@ export const memberStatusOnSql = (pm: string): string =>
  * not matched again. Concurrency: a row an approval holds locked is re-checked once it commits.
  */
 async function endLapsed(
-  sql: SystemScope['sql'],
+  sql: Sql,
   where: string,
   params: readonly unknown[],
   today: string,
