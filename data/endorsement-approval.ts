@@ -102,8 +102,8 @@ export async function enrolMembers(tx: TenantScope, e: LockedEndorsement, ids: I
 
 /**
  * DELETION: the employee's and dependents' active rows end on coverage_end_date (D10). They stay
- * active until that date; the caller's endLapsedCoverOf turns them inactive at once when it has passed.
- * Idempotent: moving the end date to the same date again changes nothing.
+ * active until that date; the caller's endLapsedCoverOf turns them inactive at once when it has
+ * already passed. Idempotent: moving the end date to the same date again changes nothing.
  */
 export async function endMemberCover(tx: TenantScope, e: LockedEndorsement): Promise<void> {
   await tx.sql(
