@@ -6,6 +6,7 @@ import {
   transitionEndorsement,
 } from '../data/endorsements.js';
 import { SystemScope } from '../data/scope.js';
+import { today } from '../domain/clock.js';
 import { reviewRejection } from '../domain/endorsements.js';
 import { startDeliveries } from '../usecases/webhook-deliveries.js';
 import type { EndorsementStatus } from '../domain/enums.js';
@@ -129,15 +130,16 @@ export function createEndorsementActivities(deps: ActivityDeps) {
     },
 
     /**
-     * The insurer approved: in ONE transaction, the member rows, the CD ledger entry and balance,
-     * and the endorsement's APPROVED status with the insurer's ids. The endorsement and policy rows
-     * are locked first; an endorsement already APPROVED means a previous attempt committed.
+     * The insurer approved: in ONE transaction, the member rows (ending on their date, D10, by the
+     * worker's clock), the CD ledger entry and balance, and the endorsement's APPROVED status with
+     * the insurer's ids. The endorsement and policy rows are locked first; an endorsement already
+     * APPROVED means a previous attempt committed.
      */
     async applyApproval(
       id: string,
       ids: { insurerMemberId: string | null; uhid: string | null },
     ): Promise<void> {
-      const outcome = await applyEndorsementApproval(system(), id, ids);
+      const outcome = await applyEndorsementApproval(system(), id, ids, today(deps.clock));
       if (outcome.kind === 'gone') throw gone(id);
       if (outcome.kind === 'conflict') {
         throw ApplicationFailure.create({

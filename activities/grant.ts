@@ -1,4 +1,5 @@
 import { ApplicationFailure } from '@temporalio/common';
+import { today } from '../domain/clock.js';
 import { endorsementStatusById } from '../data/endorsements.js';
 import { readGrantSettlement, transitionGrant, type StoredGrantItem } from '../data/grants.js';
 import { SystemScope } from '../data/scope.js';
@@ -72,7 +73,7 @@ export function createGrantActivities(deps: ActivityDeps) {
      * The grant row's lock serialises attempts; a retry after a commit returns the stored item.
      */
     async createGrantEndorsement(grantId: string, policyId: string): Promise<GrantItem> {
-      const made = await makeGrantItem(system(), grantId, policyId);
+      const made = await makeGrantItem(system(), grantId, policyId, today(deps.clock));
       if (!made) throw gone(grantId);
       const { grant: g, item } = made;
       return {

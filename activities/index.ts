@@ -9,6 +9,7 @@ import { createWebhookActivities } from './webhook.js';
 import { createGrantActivities } from './grant.js';
 import { pingDatabase } from '../data/health.js';
 import { SystemScope } from '../data/scope.js';
+import { createMemberCoverActivities } from './member-cover.js';
 
 export interface ActivityDeps {
   config: Config;
@@ -27,6 +28,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createEndorsementActivities(deps),
     ...createWebhookActivities(deps),
     ...createGrantActivities(deps),
+    ...createMemberCoverActivities(deps),
     async ping(name: string): Promise<string> {
       const answered = await pingDatabase(SystemScope.of(deps.orm.em)).then(
         () => true,

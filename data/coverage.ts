@@ -1,14 +1,16 @@
 import type { CoverageType, PolicyType, Relationship } from '../domain/enums.js';
 import type { HealthCardData } from '../domain/health-card.js';
 import { REFERENCE_JOINS } from './reference.js';
+import { activeOnSql } from './member-cover.js';
 import type { SystemScope, TenantScope } from './scope.js';
 
 /**
  * Coverage (D10): a policy covers an employee today when the employee's own member row on it is
- * `active`, its coverage period holds today (both ends inclusive, Asia/Kolkata business date) and the
- * policy itself is ACTIVE (spec 4.11: an inactive or suspended policy covers no one).
+ * active today (data/member-cover.ts: its cover has not ended by date), has started (both ends
+ * inclusive, Asia/Kolkata business date) and the policy itself is ACTIVE (spec 4.11: an inactive or
+ * suspended policy covers no one).
  */
-const COVERS_TODAY = `pm.status = 'active' and pm.coverage_start_date <= ?::date and pm.coverage_end_date >= ?::date
+const COVERS_TODAY = `${activeOnSql('pm')} and pm.coverage_start_date <= ?::date
   and pol.status = 'POLICY_STATUS_ACTIVE'`;
 
 /** The member row's policy and its display names; every joined row is the member's own client's (D1). */

@@ -100,12 +100,15 @@ export async function enrolMembers(tx: TenantScope, e: LockedEndorsement, ids: I
   );
 }
 
-/** DELETION: the employee's and dependents' active rows end on coverage_end_date and turn inactive. */
+/**
+ * DELETION: the employee's and dependents' active rows end on coverage_end_date (D10). They stay
+ * active until that date; the caller's endLapsedCoverOf turns them inactive at once when it has
+ * already passed. Idempotent: moving the end date to the same date again changes nothing.
+ */
 export async function endMemberCover(tx: TenantScope, e: LockedEndorsement): Promise<void> {
   await tx.sql(
     `update policy_members
-        set status = 'inactive',
-            coverage_end_date = greatest(coverage_start_date, least(coverage_end_date, ?::date)),
+        set coverage_end_date = greatest(coverage_start_date, least(coverage_end_date, ?::date)),
             updated_at = now()
       where client_id = ? and policy_id = ? and employee_id = ? and status = 'active'`,
     [e.coverage_end_date, tx.clientId, e.policy_id, e.employee_id],

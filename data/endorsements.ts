@@ -4,6 +4,7 @@ import { newId } from '../domain/ids.js';
 import type { InsurerSubmission } from '../domain/insurer-submission.js';
 import { EndorsementSchema } from '../db/entities/membership.js';
 import { TENANT_FILTER } from '../db/entities/tenant.js';
+import { activeOnSql } from './member-cover.js';
 import { endorsementEventDataSql, outboxSql } from './outbox.js';
 import type { SystemScope, TenantScope } from './scope.js';
 
@@ -43,12 +44,14 @@ export async function readEndorsement(scope: TenantScope, id: string): Promise<E
 
 /**
  * D7's one read before a create: the employee, the candidate policies (ACTIVE; the requested one
- * only with policy_id), the employee's cover on each and any open endorsement on each. No row: no
- * such employee. A row with a null policy: the employee, but no candidate policy.
+ * only with policy_id), the employee's cover on each on `today` (D10: cover ended by date does not
+ * count) and any open endorsement on each. No row: no such employee. A row with a null policy: the
+ * employee, but no candidate policy.
  */
 export async function readEndorsementCandidates(
   scope: TenantScope,
   req: EndorsementRequest,
+  today: string,
 ): Promise<CandidatePolicy[]> {
   return scope.sql<CandidatePolicy>(
     `select p.id, p.policy_number, p.status, p.start_date::text as start_date, p.end_date::text as end_date,
@@ -63,9 +66,9 @@ export async function readEndorsementCandidates(
        left join policies p on p.client_id = emp.client_id and p.status = 'POLICY_STATUS_ACTIVE'
                            ${req.policyId ? 'and p.id = ?' : ''}
        left join policy_members m on m.policy_id = p.id and m.employee_id = emp.id
-                                 and m.dependent_id is null and m.status = 'active'
+                                 and m.dependent_id is null and ${activeOnSql('m')}
       where emp.client_id = ? and emp.id = ?`,
-    req.policyId ? [req.policyId, scope.clientId, req.employeeId] : [scope.clientId, req.employeeId],
+    [...(req.policyId ? [req.policyId] : []), today, scope.clientId, req.employeeId],
   );
 }
 

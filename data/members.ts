@@ -8,6 +8,8 @@ import {
   type PageRequest,
 } from './paging.js';
 import type { TenantScope } from './scope.js';
+import { memberStatusOnSql } from './member-cover.js';
+import { memberStatusOn } from '../domain/member-cover.js';
 
 /**
  * Columns of a member row (spec 2.3); `pm` is the member row, `e` its employee. employee_name is the
@@ -44,6 +46,8 @@ export interface MemberRow {
 }
 
 export interface MemberFilter {
+  /** The business date the statuses are as of (D10: cover ended by date reads inactive). */
+  today: string;
   employeeId?: string | undefined;
   status?: MemberStatus | undefined;
   /** Case-insensitive substring of the employee's name or official email. */
@@ -62,8 +66,9 @@ export function membersQuery(clientId: string, policyId: string, f: MemberFilter
     params.push(f.employeeId);
   }
   if (f.status) {
-    where.push('pm.status = ?');
-    params.push(f.status);
+    // D10: the status as of today, as the rows show it (cover ended by date is inactive).
+    where.push(`${memberStatusOnSql('pm')} = ?`);
+    params.push(f.today, f.status);
   }
   if (f.search) {
     // Matched on the employee, so an employee's dependents come with it; one pass over employees.
@@ -101,7 +106,8 @@ export async function listPolicyMembers(
   req: PageRequest,
 ): Promise<{ policyFound: boolean; page: Page<MemberRow> }> {
   const page = await readPage<MemberRow>(scope, codec, membersQuery(scope.clientId, policyId, filter), req);
-  return { policyFound: page.extra.policy_found === true, page };
+  const rows = page.rows.map((row) => ({ ...row, status: memberStatusOn(row, filter.today) }));
+  return { policyFound: page.extra.policy_found === true, page: { ...page, rows } };
 }
 
 /** Keeps the denormalised sort key of an employee's member rows in step with its name (in the caller's transaction). */

@@ -2,7 +2,9 @@ import { parseArgs } from 'node:util';
 import { AdminError } from '../admin/clients.js';
 import { cancelAsOperator, findStuckEndorsements, formatAge, type StuckEndorsement } from '../admin/stuck.js';
 import { ConfigError, requireDatabaseUrl } from '../config/index.js';
+import { SystemScope } from '../data/scope.js';
 import { initOrm } from '../db/orm.js';
+import { systemClock, today } from '../domain/clock.js';
 import { looksLikeId } from '../domain/ids.js';
 import { operatorConfig } from '../infra/local-stack.js';
 import { createTemporalClient } from '../infra/temporal-client.js';
@@ -11,12 +13,14 @@ import {
   ensurePeriodicSchedules,
   type ScheduleState,
 } from '../usecases/schedules.js';
+import { endLapsedCover } from '../usecases/member-cover.js';
 import { durationMs } from '../workflows/endorsement/contract.js';
 
 const USAGE = `usage:
   ops stuck [--older-than 3d] [--client CLIENT_ID] [--policy POLICY_ID] [--json]
   ops cancel <endorsement_id> [--json]
-  ops schedules [--create] [--json]   the reconcilers' and the sweeper's Schedules (--create: create or update them)
+  ops schedules [--create] [--json]   the periodic Schedules (reconcilers, sweeper, daily cover end) (--create: create or update them)
+  ops end-lapsed-cover [--json]   member rows whose coverage_end_date passed turn inactive (the daily pass)
 (decisions: npm run -s insurer -- approve|reject <endorsement_id> …; see docs/operations.md)`;
 
 class UsageError extends Error {}
@@ -53,7 +57,8 @@ function scheduleLines(rows: Awaited<ReturnType<typeof describePeriodicSchedules
       if ('missing' in r) return `${r.schedule_id}  missing (ops schedules --create, or start a worker)`;
       const s: ScheduleState = r;
       const state = s.paused ? 'PAUSED' : 'active';
-      return `${s.schedule_id}  ${state}  every ${s.interval_seconds}s  runs ${s.actions_taken}  next ${s.next_run_at ?? '-'}  queue ${s.task_queue}`;
+      const cadence = s.daily_at ? `daily at ${s.daily_at}` : `every ${s.interval_seconds}s`;
+      return `${s.schedule_id}  ${state}  ${cadence}  runs ${s.actions_taken}  next ${s.next_run_at ?? '-'}  queue ${s.task_queue}`;
     })
     .join('\n');
 }
@@ -68,6 +73,21 @@ async function schedules(create: boolean, json: boolean): Promise<string> {
     return json ? JSON.stringify(rows, null, 2) : scheduleLines(rows);
   } finally {
     await temporal.connection.close();
+  }
+}
+
+/** `ops end-lapsed-cover`: the database only; today is the business date (Asia/Kolkata). */
+async function endLapsedCoverNow(json: boolean): Promise<string> {
+  const config = operatorConfig(['database']);
+  const orm = await initOrm({ databaseUrl: requireDatabaseUrl(config), poolMax: 2 });
+  try {
+    const day = today(systemClock);
+    const ended = await endLapsedCover(SystemScope.of(orm.em), day);
+    return json
+      ? JSON.stringify({ today: day, ended })
+      : `ended the cover of ${ended} member rows (before ${day})`;
+  } finally {
+    await orm.close();
   }
 }
 
@@ -86,6 +106,7 @@ async function main(argv: string[]): Promise<string> {
   });
   const [command, id] = positionals;
   if (command === 'schedules') return schedules(values.create, values.json);
+  if (command === 'end-lapsed-cover') return endLapsedCoverNow(values.json);
   if (command !== 'stuck' && command !== 'cancel') throw new UsageError(USAGE);
   if (command === 'cancel' && (!id || !looksLikeId('endorsement', id)))
     throw new UsageError(`cancel needs an endorsement id\n${USAGE}`);

@@ -6,6 +6,7 @@ import {
   type Client,
 } from '@temporalio/client';
 import type { Config } from '../config/index.js';
+import { today, type Clock } from '../domain/clock.js';
 import * as approval from '../data/endorsement-approval.js';
 import {
   discardUnstartedEndorsement,
@@ -15,6 +16,7 @@ import {
   readEndorsementCandidates,
 } from '../data/endorsements.js';
 import { postEndorsementLedgerEntry } from '../data/ledger.js';
+import { endLapsedCoverOf } from '../data/member-cover.js';
 import { recordStatusEvent } from '../data/outbox.js';
 import type { SystemScope } from '../data/scope.js';
 import { TenantScope } from '../data/scope.js';
@@ -55,7 +57,7 @@ export interface StartDeps {
 }
 
 /**
- * D7's create: one read (employee, candidate policies, cover, open endorsements), the pure
+ * D7's create: one read (employee, candidate policies, cover on `today`, open endorsements), the pure
  * decision, one write storing it PENDING with its audit entry. The workflow is started by the
  * caller. Concurrency: the insert loses to a concurrent open endorsement (partial unique index) and
  * is then refused IN_PROGRESS with the winner's id.
@@ -64,8 +66,9 @@ export async function createEndorsement(
   scope: TenantScope,
   req: EndorsementRequest,
   actor: { tokenId: string | null },
+  today: string,
 ): Promise<CreatedEndorsement> {
-  const decision = decideEndorsement(await readEndorsementCandidates(scope, req), req);
+  const decision = decideEndorsement(await readEndorsementCandidates(scope, req, today), req);
   const stored = await insertEndorsement(scope, req, decision, actor);
   if (!stored.inserted) throw endorsementInProgress(stored.openId);
   return {
@@ -118,12 +121,12 @@ export async function startEndorsementWorkflow(
  * A crash between the two is healed by the reconciler.
  */
 export async function acceptEndorsement(
-  deps: StartDeps,
+  deps: StartDeps & { clock: Clock },
   scope: TenantScope,
   req: EndorsementRequest,
   actor: { tokenId: string | null },
 ): Promise<CreatedEndorsement> {
-  const created = await createEndorsement(scope, req, actor);
+  const created = await createEndorsement(scope, req, actor, today(deps.clock));
   try {
     await startEndorsementWorkflow(deps, scope, created);
   } catch (err) {
@@ -182,7 +185,8 @@ export type ApprovalOutcome =
   | { kind: 'conflict'; status: EndorsementStatus };
 
 /**
- * The insurer approved: in ONE transaction, the member rows, the CD ledger entry and balance, the
+ * The insurer approved on `today` (business date): in ONE transaction, the member rows (D10: cover
+ * ends on its date), the CD ledger entry and balance, the
  * endorsement's APPROVED status with the insurer's ids, its audit entry and its webhook event.
  * Concurrency: the endorsement and policy rows are locked first. Idempotent: an endorsement already
  * APPROVED means a previous attempt committed, and nothing is written again.
@@ -191,6 +195,7 @@ export async function applyEndorsementApproval(
   system: SystemScope,
   id: string,
   ids: approval.InsurerIds,
+  today: string,
 ): Promise<ApprovalOutcome> {
   return system.transaction(async (tx): Promise<ApprovalOutcome> => {
     const e = await approval.lockEndorsementForApproval(tx, id);
@@ -198,9 +203,12 @@ export async function applyEndorsementApproval(
     if (e.status === 'ENDORSEMENT_STATUS_APPROVED') return { kind: 'applied', deliveries: [] };
     if (e.status !== 'ENDORSEMENT_STATUS_SENT_TO_INSURER') return { kind: 'conflict', status: e.status };
     const tenant = TenantScope.of(tx.em, e.client_id);
+    if (e.type === 'ENDORSEMENT_TYPE_DELETION') await approval.endMemberCover(tenant, e);
+    // D10: cover that has ended by date turns inactive first (a DELETION dated before today ends at
+    // once), so an ADDITION after it enrols anew and a MODIFICATION leaves ended rows alone.
+    await endLapsedCoverOf(tenant, e.policy_id, e.employee_id, today);
     if (e.type === 'ENDORSEMENT_TYPE_ADDITION') await approval.enrolMembers(tenant, e, ids);
-    else if (e.type === 'ENDORSEMENT_TYPE_DELETION') await approval.endMemberCover(tenant, e);
-    else await approval.changeMemberSumInsured(tenant, e);
+    else if (e.type === 'ENDORSEMENT_TYPE_MODIFICATION') await approval.changeMemberSumInsured(tenant, e);
     await postEndorsementLedgerEntry(tenant, {
       policyId: e.policy_id,
       endorsementId: e.id,

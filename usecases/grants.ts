@@ -134,22 +134,27 @@ export async function makeGrantItem(
   system: SystemScope,
   grantId: string,
   policyId: string,
+  today: string,
 ): Promise<{ grant: StoredGrant; item: StoredGrantItem } | undefined> {
   return system.transaction(async (tx) => {
     const grant = await lockGrant(tx, grantId);
     if (!grant) return undefined;
     const tenant = TenantScope.of(tx.em, grant.client_id);
     const stored = await readGrantItem(tenant, grantId, policyId);
-    return { grant, item: stored ?? (await createItem(tenant, grantId, grant, policyId)) };
+    return { grant, item: stored ?? (await createItem(tenant, grantId, grant, policyId, today)) };
   });
 }
 
-/** Creates the ADDITION for one policy (D7's rules, dates clipped) or records why not. */
+/**
+ * Creates the ADDITION for one policy (D7's rules, dates clipped) or records why not. Its member
+ * rows end on the grant's (clipped) end date: D10's rule ends them then, as for a DELETION.
+ */
 async function createItem(
   tx: TenantScope,
   grantId: string,
   g: StoredGrant,
   policyId: string,
+  today: string,
 ): Promise<StoredGrantItem> {
   const policy = await readPolicyPeriod(tx, policyId);
   const period = clipToPolicy(
@@ -168,6 +173,7 @@ async function createItem(
         coverageEndDate: period.endDate,
       },
       { tokenId: null },
+      today,
     );
     // workflow_started_at stays null until the child's first activity sets it (within moments of
     // the child start). Should the grant stall before that, the endorsement reconciler starts the

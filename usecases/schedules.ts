@@ -32,8 +32,11 @@ function scheduleOptions(
   taskQueue: string,
   cadence: Cadence,
 ): Omit<ScheduleUpdateOptions, 'state'> {
+  const spec = s.daily
+    ? { calendars: [{ hour: s.daily.hour, minute: s.daily.minute }], timezone: s.daily.timezone }
+    : { intervals: [{ every: cadence.intervalMs }] };
   return {
-    spec: { intervals: [{ every: cadence.intervalMs }] },
+    spec,
     action: {
       type: 'startWorkflow',
       workflowType: s.workflowType,
@@ -87,9 +90,19 @@ export interface ScheduleState {
   paused: boolean;
   note: string | null;
   interval_seconds: number | null;
+  /** A daily pass: its time of day and zone, e.g. `00:05 Asia/Kolkata`. */
+  daily_at: string | null;
   actions_taken: number;
   next_run_at: string | null;
   recent_runs: { scheduled_at: string; workflow_id: string }[];
+}
+
+function dailyAt(d: ScheduleDescription): string | null {
+  const day = d.spec.calendars?.[0];
+  const [hour, minute] = [day?.hour?.[0]?.start, day?.minute?.[0]?.start];
+  if (hour === undefined || minute === undefined) return null;
+  const hhmm = `${String(hour).padStart(2, '0')}:${String(minute).padStart(2, '0')}`;
+  return `${hhmm} ${d.spec.timezone ?? 'UTC'}`;
 }
 
 function stateOf(d: ScheduleDescription): ScheduleState {
@@ -101,6 +114,7 @@ function stateOf(d: ScheduleDescription): ScheduleState {
     paused: d.state.paused,
     note: d.state.note ?? null,
     interval_seconds: typeof every === 'number' ? every / 1000 : null,
+    daily_at: dailyAt(d),
     actions_taken: d.info.numActionsTaken,
     next_run_at: d.info.nextActionTimes[0]?.toISOString() ?? null,
     recent_runs: d.info.recentActions.map((a) => ({

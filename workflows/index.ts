@@ -7,5 +7,6 @@ export { webhookDeliveryWorkflow } from './webhook/workflow.js';
 export {
   endorsementReconcilePassWorkflow,
   grantReconcilePassWorkflow,
+  memberCoverEndPassWorkflow,
   webhookSweepPassWorkflow,
 } from './periodic/workflow.js';

@@ -13,6 +13,7 @@ import { route, type Handler } from '../route.js';
 import { listMembersQuery, listPoliciesQuery, policyParams } from '../schemas/policies.js';
 import type { ListMembersQuery, ListPoliciesQuery, PolicyParams } from '../schemas/policies.js';
 import type { Auth } from '../auth/tokens.js';
+import { today } from '../../domain/clock.js';
 
 /** Handler input spelled out: route()'s union of public/protected defs cannot type it contextually. */
 type Req<P, Q> = Handler<P, Q, undefined, Auth>;
@@ -80,7 +81,12 @@ export const policyRoutes = [
     response: listMembersPayload,
     errors: [policyNotFound()],
     handler: async ({ params, query, scope, deps }: Req<PolicyParams, ListMembersQuery>) => {
-      const filter = { employeeId: query.employee_id, status: query.status, search: query.search };
+      const filter = {
+        today: today(deps.clock),
+        employeeId: query.employee_id,
+        status: query.status,
+        search: query.search,
+      };
       const page = await withCursorErrors(memberPage(scope, cursors(deps), params.policy_id, filter, query));
       if (!page) throw policyNotFound();
       return {

@@ -1,11 +1,9 @@
-import { execFile } from 'node:child_process';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { findStuckEndorsements, formatAge, stuckVisibilityQuery } from '../../admin/stuck.js';
 import { newId } from '../../domain/ids.js';
 import { makeEmployee, sql } from '../support/factories.js';
 import { deletePeriodicSchedules } from '../support/schedules.js';
+import { ops } from '../support/ops.js';
 import { stack } from '../support/stack.js';
 import {
   createEndorsement,
@@ -18,33 +16,7 @@ import {
   type World,
 } from '../workflows/endorsement-support.js';
 
-const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const HOUR_MS = 3_600_000;
-
-/** Runs `npm run -s ops -- …` the way an operator would, against this run's database and Temporal. */
-async function ops(...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const s = stack();
-  try {
-    const { stdout, stderr } = await promisify(execFile)(
-      process.execPath,
-      ['--import', 'tsx', 'scripts/ops.ts', ...args],
-      {
-        cwd: ROOT,
-        env: {
-          ...process.env,
-          DATABASE_URL: s.databaseUrl,
-          TEMPORAL_ADDRESS: s.temporalAddress,
-          TEMPORAL_TASK_QUEUE: s.taskQueue,
-          LOG_LEVEL: 'silent',
-        },
-      },
-    );
-    return { code: 0, out: stdout, err: stderr };
-  } catch (e) {
-    const failure = e as { code: number; stdout: string; stderr: string };
-    return { code: failure.code, out: failure.stdout, err: failure.stderr };
-  }
-}
 
 describe('ops: stuck endorsements from Temporal visibility joined with PostgreSQL', function () {
   this.timeout(60_000);
@@ -184,11 +156,11 @@ describe('ops schedules: the reconcilers and the sweeper as Temporal Schedules',
   this.timeout(60_000);
   after(() => deletePeriodicSchedules(stack().temporal));
 
-  it('--create makes the three Schedules; the listing shows their state, including a pause', async () => {
+  it('--create makes the four Schedules; the listing shows their state, including a pause', async () => {
     await deletePeriodicSchedules(stack().temporal);
     const before = await ops('schedules', '--json');
     expect(before.code, before.err).to.equal(0);
-    expect(JSON.parse(before.out).map((r: any) => r.missing)).to.deep.equal([true, true, true]);
+    expect(JSON.parse(before.out).map((r: any) => r.missing)).to.deep.equal([true, true, true, true]);
 
     const created = await ops('schedules', '--create', '--json');
     expect(created.code, created.err).to.equal(0);
@@ -199,6 +171,7 @@ describe('ops schedules: the reconcilers and the sweeper as Temporal Schedules',
       ['endorsement-reconciler', 'endorsementReconcilePassWorkflow', stack().taskQueue, false, 30],
       ['grant-reconciler', 'grantReconcilePassWorkflow', stack().taskQueue, false, 30],
       ['webhook-sweeper', 'webhookSweepPassWorkflow', stack().taskQueue, false, 30],
+      ['member-cover-end', 'memberCoverEndPassWorkflow', stack().taskQueue, false, null],
     ]);
 
     await stack().temporal.schedule.getHandle('grant-reconciler').pause('held for maintenance');

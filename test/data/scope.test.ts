@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { systemClock, today } from '../../domain/clock.js';
 import { cursorCodec } from '../../api/paging.js';
 import { listAuditEvents, recordAudit } from '../../data/audit.js';
 import { findCoverage, findHealthCard } from '../../data/coverage.js';
@@ -106,11 +107,11 @@ describe('data: tenant scope (D1)', () => {
       expect((await findPolicyDetail(scopeA(), a.policy.id))?.id).to.equal(a.policy.id);
       expect(await findPolicyDetail(scopeA(), b.policy.id)).to.equal(null);
 
-      const mine = await listPolicyMembers(scopeA(), codec, a.policy.id, {}, page);
+      const mine = await listPolicyMembers(scopeA(), codec, a.policy.id, { today: today(systemClock) }, page);
       expect(mine.policyFound).to.equal(true);
       expect(mine.page.rows.every((m) => m.client_id === a.clientId)).to.equal(true);
       expect(mine.page.rows).to.have.length(2);
-      const theirs = await listPolicyMembers(scopeA(), codec, b.policy.id, {}, page);
+      const theirs = await listPolicyMembers(scopeA(), codec, b.policy.id, { today: today(systemClock) }, page);
       expect(theirs.policyFound).to.equal(false);
       expect(theirs.page.rows).to.deep.equal([]);
     });

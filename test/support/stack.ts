@@ -11,7 +11,7 @@ import { createLogger } from '../../infra/logger.js';
 import { listenMetrics } from '../../api/metrics-server.js';
 import { buildDeps, listen } from '../../api/server.js';
 import { initOrm, migrate, type Orm } from '../../db/orm.js';
-import { systemClock } from '../../domain/clock.js';
+import { systemClock, type Clock } from '../../domain/clock.js';
 import { dropDatabase, ensureDatabase } from '../../db/databases.js';
 import { startEmbeddedPostgres, type RunningPostgres } from '../../infra/postgres.js';
 import {
@@ -45,6 +45,8 @@ export interface TestStack {
   worker: Worker;
   /** The worker's insurer adapters; tests register recording doubles here (and restore them). */
   adapters: AdapterRegistry;
+  /** The worker's clock: the system's until a test pins it (and resets it after). */
+  workerClock: WorkerClock;
   /** Builds app deps on this stack; override the clock or anything else per test. */
   deps(overrides?: Partial<AppDeps>): Promise<AppDeps>;
   /** Starts an API on a free port with these deps; closed with the stack. */
@@ -68,6 +70,25 @@ export const SHARED_SOURCE_BUDGETS = {
 
 /** Signing keys of this run (the API has no development keys); child API processes get the same. */
 export const TEST_KEYS: Record<string, string> = { ...newLocalKeys('test') };
+
+/** A clock that follows the system's until pinned; `reset` follows the system's again. */
+export interface WorkerClock extends Clock {
+  set(at: Date | string): void;
+  reset(): void;
+}
+
+function workerClock(): WorkerClock {
+  let pinned: Date | null = null;
+  return {
+    now: () => (pinned ? new Date(pinned) : systemClock.now()),
+    set: (at) => {
+      pinned = new Date(at);
+    },
+    reset: () => {
+      pinned = null;
+    },
+  };
+}
 
 let current: TestStack | null = null;
 const cleanups: (() => Promise<void>)[] = [];
@@ -135,10 +156,11 @@ export async function startStack(): Promise<TestStack> {
   const logger = createLogger(config.LOG_LEVEL);
   const workerConnection = await NativeConnection.connect({ address: temporalAddress });
   const adapters = defaultAdapterRegistry({ temporal, config });
+  const clock = workerClock();
   const workerDeps = {
     config,
     orm,
-    clock: systemClock,
+    clock,
     logger,
     temporal,
     adapters,
@@ -173,6 +195,7 @@ export async function startStack(): Promise<TestStack> {
     taskQueue,
     worker,
     adapters,
+    workerClock: clock,
     deps,
     async startApi(overrides = {}) {
       const appDeps = await deps(overrides);

@@ -8,6 +8,7 @@ import { createEndorsement as createRow } from '../../usecases/endorsements.js';
 import type { InsurerAdapter } from '../../adapters/types.js';
 import { simulatedInsurerWorkflowId } from '../../workflows/endorsement/contract.js';
 import { deletePeriodicSchedules, triggerPass } from '../support/schedules.js';
+import { systemClock, today } from '../../domain/clock.js';
 import { stack } from '../support/stack.js';
 import {
   createEndorsement,
@@ -250,6 +251,7 @@ describe('insurer adapters and the insurer command', () => {
           coverageEndDate: '2027-03-31',
         },
         { tokenId: null },
+        today(systemClock),
       );
       expect((await endorsementRow(created.id)).workflow_started_at).to.equal(null);
       await triggerPass(stack().temporal, stack().taskQueue, 'endorsement-reconciler');

@@ -3,6 +3,7 @@ import { DecisionRefused } from '../../adapters/decisions.js';
 import { EndorsementStatus, EndorsementStuck } from '../../workflows/search-attributes.js';
 import { cancelEndorsementSignal, insurerDecisionSignal } from '../../workflows/endorsement/contract.js';
 import { TenantScope } from '../../data/scope.js';
+import { systemClock, today } from '../../domain/clock.js';
 import { createEndorsement as createRow } from '../../usecases/endorsements.js';
 import { makeDependent, makeEmployee, makeMember, makePolicy, sql } from '../support/factories.js';
 import { stack } from '../support/stack.js';
@@ -245,6 +246,7 @@ describe('endorsement workflow', () => {
             coverageEndDate: '2027-03-31',
           },
           { tokenId: null },
+          today(systemClock),
         );
         expect((await endorsementRow(created.id)).status).to.equal('ENDORSEMENT_STATUS_PENDING');
 
@@ -298,7 +300,11 @@ describe('endorsement workflow', () => {
   });
 
   describe('DELETION', () => {
+    afterEach(() => stack().workerClock.reset());
+
     it('ends the cover on coverage_end_date and credits the refund for the unused days', async () => {
+      // Approved after the end date: the rows end at once (D10; a future date keeps them active).
+      stack().workerClock.set('2027-01-01T06:30:00Z');
       const world = await makeWorld({ policy: { cdBalance: '1000.00' } });
       const { clientId } = world.client;
       const spouse = await makeDependent(clientId, world.employee.id, { relationship: 'SPOUSE' });

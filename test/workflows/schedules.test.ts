@@ -72,18 +72,18 @@ describe('periodic work as Temporal Schedules', function () {
   this.timeout(90_000);
   afterEach(() => deletePeriodicSchedules(stack().temporal));
 
-  it('a worker creates the three Schedules at start; `temporal schedule list` shows them', async () => {
+  it('a worker creates the four Schedules at start; `temporal schedule list` shows them', async () => {
     await deletePeriodicSchedules(stack().temporal);
     const taskQueue = `schedules-${stack().runId}`;
     const worker = startWorker(taskQueue);
     try {
       const ids = await waitFor(
         () => listed(),
-        (r) => r.length === 3,
-        'three schedules after the worker started',
+        (r) => r.length === IDS.length,
+        'every schedule after the worker started',
       );
       expect(ids).to.deep.equal(IDS);
-      expect(await queues()).to.deep.equal([taskQueue, taskQueue, taskQueue]);
+      expect(await queues()).to.deep.equal(IDS.map(() => taskQueue));
       expect(await cliScheduleIds()).to.deep.equal(IDS);
     } finally {
       const exited = once(worker, 'exit');
@@ -99,11 +99,11 @@ describe('periodic work as Temporal Schedules', function () {
     await ensurePeriodicSchedules(temporal, taskQueue);
     await ensurePeriodicSchedules(temporal, taskQueue);
 
-    expect(await queues()).to.deep.equal([taskQueue, taskQueue, taskQueue]);
-    // Listing is eventually consistent: wait for the three, then make sure no fourth shows up.
+    expect(await queues()).to.deep.equal(IDS.map(() => taskQueue));
+    // Listing is eventually consistent: wait for all of them, then make sure no extra one shows up.
     await waitFor(
       () => listed(),
-      (r) => r.length >= 3,
+      (r) => r.length >= IDS.length,
       'the schedules listed',
     );
     await new Promise((resolve) => setTimeout(resolve, 1_500));
@@ -114,6 +114,12 @@ describe('periodic work as Temporal Schedules', function () {
     expect(reconciler.state.paused).to.equal(false);
     expect(reconciler.action).to.include({ workflowType: 'endorsementReconcilePassWorkflow', taskQueue });
     expect(reconciler.spec.intervals?.map((i) => i.every)).to.deep.equal([30_000]);
+    const coverEnd = await temporal.schedule.getHandle('member-cover-end').describe();
+    expect(coverEnd.action).to.include({ workflowType: 'memberCoverEndPassWorkflow', taskQueue });
+    expect(coverEnd.spec.timezone).to.equal('Asia/Kolkata');
+    expect(coverEnd.spec.calendars?.map((c) => [c.hour, c.minute])).to.deep.equal([
+      [[{ start: 0, end: 0, step: 1 }], [{ start: 5, end: 5, step: 1 }]],
+    ]);
   });
 
   it('a pass that fails fails its run (after three attempts) instead of passing quietly', async () => {

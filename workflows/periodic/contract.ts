@@ -17,12 +17,27 @@ export interface PassResult {
 export const ENDORSEMENT_RECONCILE_PASS = 'endorsementReconcilePassWorkflow';
 export const GRANT_RECONCILE_PASS = 'grantReconcilePassWorkflow';
 export const WEBHOOK_SWEEP_PASS = 'webhookSweepPassWorkflow';
+export const MEMBER_COVER_END_PASS = 'memberCoverEndPassWorkflow';
+
+/** What the daily cover pass did: member rows whose cover ended by date and turned inactive (D10). */
+export interface CoverEndResult {
+  ended: number;
+}
+
+/** A wall-clock time of day in a time zone, for passes that run once a day rather than every interval. */
+export interface DailyAt {
+  hour: number;
+  minute: number;
+  timezone: string;
+}
 
 export interface PeriodicSchedule {
   scheduleId: string;
   workflowType: string;
   /** What the pass recovers, shown as the Schedule's note in the Web UI. */
   note: string;
+  /** Set for a daily pass; otherwise the pass runs every PASS_INTERVAL_MS. */
+  daily?: DailyAt;
 }
 
 export const PERIODIC_SCHEDULES: readonly PeriodicSchedule[] = [
@@ -40,6 +55,13 @@ export const PERIODIC_SCHEDULES: readonly PeriodicSchedule[] = [
     scheduleId: 'webhook-sweeper',
     workflowType: WEBHOOK_SWEEP_PASS,
     note: 'Starts webhook deliveries whose start was lost after the commit',
+  },
+  {
+    scheduleId: 'member-cover-end',
+    workflowType: MEMBER_COVER_END_PASS,
+    note: 'Turns inactive the member rows whose coverage_end_date has passed (D10)',
+    // Just after midnight in India (D13), so yesterday's last day of cover is over.
+    daily: { hour: 0, minute: 5, timezone: 'Asia/Kolkata' },
   },
 ];
 

@@ -1,6 +1,6 @@
 import { log, metricMeter, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../../activities/index.js';
-import type { PassInput, PassResult } from './contract.js';
+import type { CoverEndResult, PassInput, PassResult } from './contract.js';
 
 /** A pass reads a page of rows and starts workflows; a few quick retries, then the run fails. */
 const passes = proxyActivities<Activities>({
@@ -9,10 +9,13 @@ const passes = proxyActivities<Activities>({
 });
 
 /** Runs one pass; a failure is logged, counted and fails the run (the Schedule shows it). */
-async function onePass(pass: string, run: () => Promise<PassResult>): Promise<PassResult> {
+async function onePass<R extends PassResult | CoverEndResult>(
+  pass: string,
+  run: () => Promise<R>,
+): Promise<R> {
   try {
     const result = await run();
-    if (result.started > 0) log.info('periodic pass started workflows', { pass, started: result.started });
+    if (Object.values(result).some((n) => n > 0)) log.info('periodic pass done', { pass, ...result });
     return result;
   } catch (err) {
     metricMeter
@@ -43,4 +46,9 @@ export async function grantReconcilePassWorkflow(input: PassInput): Promise<Pass
  */
 export async function webhookSweepPassWorkflow(input: PassInput): Promise<PassResult> {
   return onePass('webhook-sweeper', () => passes.startPendingDeliveries(input));
+}
+
+/** D10: cover that ended by date turns inactive in storage (reads already apply the date). */
+export async function memberCoverEndPassWorkflow(): Promise<CoverEndResult> {
+  return onePass('member-cover-end', () => passes.endLapsedCover());
 }
