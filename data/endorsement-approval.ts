@@ -1,6 +1,7 @@
 import { coveredRelationships } from '../domain/endorsements.js';
-import type { CoverageType, EndorsementStatus, EndorsementType } from '../domain/enums.js';
+import type { CoverageType } from '../domain/enums.js';
 import { newId } from '../domain/ids.js';
+import type { EndorsementRow } from './endorsements.js';
 import type { SystemScope, TenantScope } from './scope.js';
 
 /*
@@ -8,17 +9,8 @@ import type { SystemScope, TenantScope } from './scope.js';
  * endorsement and its policy locked, the member rows, the endorsement APPROVED.
  */
 
-export interface LockedEndorsement {
-  id: string;
-  client_id: string;
-  policy_id: string;
-  employee_id: string;
-  type: EndorsementType;
-  status: EndorsementStatus;
-  coverage_start_date: string;
-  coverage_end_date: string;
-  premium_impact: string;
-  sum_insured: string;
+/** The stored endorsement with what its approval needs of the policy and the employee. */
+export interface LockedEndorsement extends Omit<EndorsementRow, 'rejection_reason'> {
   coverage_type: CoverageType;
   cd_balance: string;
   employee_name: string;
