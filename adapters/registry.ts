@@ -12,7 +12,13 @@ export interface AdapterRegistry {
   register(name: InsurerAdapterName, adapter: InsurerAdapter): () => void;
 }
 
-export function createAdapterRegistry(adapters: Record<InsurerAdapterName, InsurerAdapter>): AdapterRegistry {
+/**
+ * An adapter name without an implementation here (e.g. `file` in a build without the file exchange)
+ * fails its activity as a retryable error: the endorsement waits, and is flagged stuck on time.
+ */
+export function createAdapterRegistry(
+  adapters: Partial<Record<InsurerAdapterName, InsurerAdapter>>,
+): AdapterRegistry {
   const byName = new Map<InsurerAdapterName, InsurerAdapter>(
     Object.entries(adapters) as [InsurerAdapterName, InsurerAdapter][],
   );
