@@ -1,6 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { Config } from '../config/index.js';
 import type { InsurerAdapterName } from '../domain/enums.js';
+import { createApiAdapter } from './api-insurer/adapter.js';
 import { manualAdapter } from './manual.js';
 import { createSimulatedAdapter } from './simulated.js';
 import type { InsurerAdapter } from './types.js';
@@ -12,7 +13,13 @@ export interface AdapterRegistry {
   register(name: InsurerAdapterName, adapter: InsurerAdapter): () => void;
 }
 
-export function createAdapterRegistry(adapters: Record<InsurerAdapterName, InsurerAdapter>): AdapterRegistry {
+/**
+ * An adapter name without an implementation here (e.g. `file` in a build without the file exchange)
+ * fails its activity as a retryable error: the endorsement waits, and is flagged stuck on time.
+ */
+export function createAdapterRegistry(
+  adapters: Partial<Record<InsurerAdapterName, InsurerAdapter>>,
+): AdapterRegistry {
   const byName = new Map<InsurerAdapterName, InsurerAdapter>(
     Object.entries(adapters) as [InsurerAdapterName, InsurerAdapter][],
   );
@@ -33,8 +40,16 @@ export function createAdapterRegistry(adapters: Record<InsurerAdapterName, Insur
   };
 }
 
-/** The service's adapters: `simulated` (delay from config) and `manual`. */
-export function defaultAdapterRegistry(deps: { temporal: Client; config: Config }): AdapterRegistry {
+/**
+ * The service's adapters: `simulated` (delay from config), `manual` and `api` (signing secrets from
+ * the environment variables its insurers' settings name). `file` has no implementation here.
+ */
+export function defaultAdapterRegistry(deps: {
+  temporal: Client;
+  config: Config;
+  env?: NodeJS.ProcessEnv;
+}): AdapterRegistry {
+  const env = deps.env ?? process.env;
   return createAdapterRegistry({
     simulated: createSimulatedAdapter({
       temporal: deps.temporal,
@@ -42,5 +57,6 @@ export function defaultAdapterRegistry(deps: { temporal: Client; config: Config 
       delayMs: deps.config.SIMULATED_INSURER_DELAY_MS,
     }),
     manual: manualAdapter,
+    api: createApiAdapter({ secret: (name) => env[name] }),
   });
 }

@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import { COVERAGE_TYPES, INSURER_ADAPTERS, POLICY_STATUSES, POLICY_TYPES } from '../domain/enums.js';
+import { COVERAGE_TYPES, POLICY_STATUSES, POLICY_TYPES } from '../domain/enums.js';
+import {
+  apiAdapterSettings,
+  fileAdapterSettings,
+  manualAdapterSettings,
+  simulatedAdapterSettings,
+} from '../domain/insurer-adapter-settings.js';
 import { calendarDate, requiredText } from '../domain/schemas/common.js';
 import { createDependentBody, createEmployeeBody } from '../domain/schemas/employees.js';
 
@@ -8,20 +14,40 @@ const money = z
   .transform((v) => Number(v).toFixed(2));
 const url = z.url();
 
+const insurerFields = {
+  code: requiredText(32),
+  name: requiredText(200),
+  logo_url: url,
+  network_hospital_url: url.optional(),
+  daycare_url: url.optional(),
+};
+
+/** An insurer names its adapter (default `simulated`) and that adapter's settings, checked whole (D14). */
+const insurer = z.preprocess(
+  (v) => (v && typeof v === 'object' && !('adapter' in v) ? { ...v, adapter: 'simulated' } : v),
+  z.discriminatedUnion(
+    'adapter',
+    [
+      z.strictObject({
+        ...insurerFields,
+        adapter: z.literal('simulated'),
+        adapter_settings: simulatedAdapterSettings.prefault({}),
+      }),
+      z.strictObject({
+        ...insurerFields,
+        adapter: z.literal('manual'),
+        adapter_settings: manualAdapterSettings.prefault({}),
+      }),
+      z.strictObject({ ...insurerFields, adapter: z.literal('file'), adapter_settings: fileAdapterSettings }),
+      z.strictObject({ ...insurerFields, adapter: z.literal('api'), adapter_settings: apiAdapterSettings }),
+    ],
+    { error: 'must be one of simulated, manual, file, api' },
+  ),
+);
+
 /** The reference-data file (D12), validated before anything is written. */
 export const loadFileSchema = z.strictObject({
-  insurers: z
-    .array(
-      z.strictObject({
-        code: requiredText(32),
-        name: requiredText(200),
-        logo_url: url,
-        network_hospital_url: url.optional(),
-        daycare_url: url.optional(),
-        adapter: z.enum(INSURER_ADAPTERS).default('simulated'),
-      }),
-    )
-    .default([]),
+  insurers: z.array(insurer).default([]),
   tpas: z.array(z.strictObject({ code: requiredText(32), name: requiredText(200) })).default([]),
   products: z
     .array(

@@ -69,6 +69,7 @@ async function loadInsurersAndProducts(tx: TenantScope, data: LoadFile, out: Loa
       networkHospitalUrl: i.network_hospital_url ?? null,
       daycareUrl: i.daycare_url ?? null,
       adapter: i.adapter,
+      adapterSettings: i.adapter_settings,
     });
   }
   for (const t of data.tpas) {

@@ -1,7 +1,11 @@
 import type { CandidatePolicy, EndorsementDecision, EndorsementRequest } from '../domain/endorsements.js';
 import { OPEN_ENDORSEMENT_STATUSES, type EndorsementStatus, type EndorsementType } from '../domain/enums.js';
 import { newId } from '../domain/ids.js';
-import type { InsurerSubmission } from '../domain/insurer-submission.js';
+import {
+  insurerSubmission,
+  type InsurerSubmission,
+  type SubmissionRow,
+} from '../domain/insurer-submission.js';
 import { EndorsementSchema } from '../db/entities/membership.js';
 import { TENANT_FILTER } from '../db/entities/tenant.js';
 import { activeOnSql } from './member-cover.js';
@@ -294,17 +298,28 @@ export async function markEndorsementUnderReview(
   return row;
 }
 
-/** What an insurer adapter is handed (D8), or undefined when the endorsement is gone. */
+/**
+ * What an insurer adapter is handed (D8, D14), or undefined when the endorsement is gone: one
+ * statement with the employee's dependents, narrowed to those the policy's coverage type covers and
+ * ordered by the domain rule (insurerSubmission).
+ */
 export async function readInsurerSubmission(
   system: SystemScope,
   id: string,
 ): Promise<InsurerSubmission | undefined> {
-  const [row] = await system.sql<InsurerSubmission>(
+  const [row] = await system.sql<SubmissionRow>(
     `select e.id as "endorsementId", e.client_id as "clientId", e.policy_id as "policyId",
-            p.policy_number as "policyNumber", i.id as "insurerId", i.code as "insurerCode", i.adapter,
+            p.policy_number as "policyNumber", p.coverage_type as "coverageType", i.id as "insurerId",
+            i.code as "insurerCode", i.adapter, i.adapter_settings as "adapterSettings",
             e.employee_id as "employeeId", emp.employee_code as "employeeCode", e.type,
             e.coverage_start_date::text as "coverageStartDate", e.coverage_end_date::text as "coverageEndDate",
-            e.sum_insured::text as "sumInsured", e.premium_impact::text as "premiumImpact"
+            e.sum_insured::text as "sumInsured", e.premium_impact::text as "premiumImpact",
+            json_build_object('name', emp.name, 'dateOfBirth', emp.date_of_birth::text, 'gender', emp.gender)
+              as employee,
+            coalesce((select json_agg(json_build_object('relationship', d.relationship, 'name', d.name,
+                                        'dateOfBirth', d.date_of_birth::text, 'gender', d.gender))
+                        from dependents d
+                       where d.client_id = e.client_id and d.employee_id = e.employee_id), '[]') as dependents
        from endorsements e
        join policies p on p.id = e.policy_id
        join insurers i on i.id = p.insurer_id
@@ -312,5 +327,5 @@ export async function readInsurerSubmission(
       where e.id = ?`,
     [id],
   );
-  return row;
+  return row && insurerSubmission(row);
 }

@@ -14,6 +14,8 @@ export interface InsurerRow {
   networkHospitalUrl: string | null;
   daycareUrl: string | null;
   adapter: string;
+  /** Validated by the load file's schema; stored as given, defaults filled in. */
+  adapterSettings: object;
 }
 
 export interface ProductRow {
@@ -65,12 +67,24 @@ export async function clientIsKnown(tx: TenantScope): Promise<boolean> {
 /** Returns the id kept: the existing row's when the code was loaded before. */
 export async function upsertInsurer(tx: TenantScope, i: InsurerRow): Promise<string> {
   const [row] = await tx.sql<{ id: string }>(
-    `insert into insurers (id, client_id, code, name, logo_url, network_hospital_url, daycare_url, adapter)
-     values (?, ?, ?, ?, ?, ?, ?, ?)
+    `insert into insurers (id, client_id, code, name, logo_url, network_hospital_url, daycare_url, adapter,
+       adapter_settings)
+     values (?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb)
      on conflict (client_id, code) do update set name = excluded.name, logo_url = excluded.logo_url,
-       network_hospital_url = excluded.network_hospital_url, daycare_url = excluded.daycare_url, adapter = excluded.adapter
+       network_hospital_url = excluded.network_hospital_url, daycare_url = excluded.daycare_url,
+       adapter = excluded.adapter, adapter_settings = excluded.adapter_settings
      returning id`,
-    [i.id, tx.clientId, i.code, i.name, i.logoUrl, i.networkHospitalUrl, i.daycareUrl, i.adapter],
+    [
+      i.id,
+      tx.clientId,
+      i.code,
+      i.name,
+      i.logoUrl,
+      i.networkHospitalUrl,
+      i.daycareUrl,
+      i.adapter,
+      JSON.stringify(i.adapterSettings),
+    ],
   );
   return row!.id;
 }

@@ -66,5 +66,6 @@ export type GrantStatus = (typeof GRANT_STATUSES)[number];
 export const GRANT_ITEM_OUTCOMES = ['ENDORSEMENT', 'SKIPPED', 'FAILED'] as const;
 export type GrantItemOutcome = (typeof GRANT_ITEM_OUTCOMES)[number];
 
-export const INSURER_ADAPTERS = ['simulated', 'manual'] as const;
+/** D8, D14: how endorsements reach an insurer (adapters/). */
+export const INSURER_ADAPTERS = ['simulated', 'manual', 'file', 'api'] as const;
 export type InsurerAdapterName = (typeof INSURER_ADAPTERS)[number];

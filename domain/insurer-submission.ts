@@ -1,17 +1,42 @@
-import type { EndorsementType, InsurerAdapterName } from './enums.js';
+import { coveredRelationships } from './endorsements.js';
+import {
+  RELATIONSHIPS,
+  type CoverageType,
+  type EndorsementType,
+  type Gender,
+  type InsurerAdapterName,
+  type Relationship,
+} from './enums.js';
+import { storedAdapterConfig, type InsurerAdapterConfig } from './insurer-adapter-settings.js';
 
 /**
- * What an adapter sends to an insurer. Built by the submit activity from PostgreSQL; it never
- * travels through Temporal payloads, so a real adapter may add the member's personal details here.
+ * How an insurer call fails (adapters): REFUSED when the insurer answered that the request itself is
+ * wrong (retrying cannot change it; the message carries the insurer's detail), UNAVAILABLE when it
+ * could not answer (down, slow, overloaded: the activity's retry policy backs off and tries again).
  */
-export interface InsurerSubmission {
+export const INSURER_REFUSED = 'InsurerRefused';
+export const INSURER_UNAVAILABLE = 'InsurerUnavailable';
+
+/** One person the endorsement covers, as the insurer needs them: the employee (`SELF`) or a dependent. */
+export interface SubmittedMember {
+  relationship: 'SELF' | Relationship;
+  name: string;
+  dateOfBirth: string;
+  gender: Gender;
+}
+
+/**
+ * What an adapter sends to an insurer, with the insurer's adapter and its settings. Built by the
+ * submit activity from PostgreSQL; it never travels through Temporal payloads (nor into logs), which
+ * is why it may carry the members' personal details.
+ */
+export type InsurerSubmission = InsurerAdapterConfig & {
   endorsementId: string;
   clientId: string;
   policyId: string;
   policyNumber: string;
   insurerId: string;
   insurerCode: string;
-  adapter: InsurerAdapterName;
   employeeId: string;
   /** The client's own employee identifier. */
   employeeCode: string;
@@ -20,4 +45,38 @@ export interface InsurerSubmission {
   coverageEndDate: string;
   sumInsured: string;
   premiumImpact: string;
+  /**
+   * The employee first, then the dependents the policy's coverage type covers (as enrolment does),
+   * spouse, children, parents, parents-in-law, each eldest first: the same order on every retry.
+   */
+  members: SubmittedMember[];
+};
+
+/** The stored row a submission is built from (data/endorsements.ts readInsurerSubmission). */
+export type SubmissionRow = Omit<InsurerSubmission, 'adapter' | 'adapterSettings' | 'members'> & {
+  adapter: InsurerAdapterName;
+  adapterSettings: unknown;
+  coverageType: CoverageType;
+  employee: Omit<SubmittedMember, 'relationship'>;
+  dependents: SubmittedMember[];
+};
+
+const rank = (r: SubmittedMember['relationship']) => (RELATIONSHIPS as readonly string[]).indexOf(r);
+const byRelationshipThenAge = (a: SubmittedMember, b: SubmittedMember) =>
+  rank(a.relationship) - rank(b.relationship) ||
+  a.dateOfBirth.localeCompare(b.dateOfBirth) ||
+  a.name.localeCompare(b.name);
+
+/** The submission of a stored row: settings read through their adapter's schema, members by coverage. */
+export function insurerSubmission(row: SubmissionRow): InsurerSubmission {
+  const { adapter, adapterSettings, coverageType, employee, dependents, ...rest } = row;
+  const covered = new Set<string>(coveredRelationships(coverageType));
+  return {
+    ...rest,
+    ...storedAdapterConfig(row.insurerCode, adapter, adapterSettings),
+    members: [
+      { relationship: 'SELF', ...employee },
+      ...dependents.filter((d) => covered.has(d.relationship)).sort(byRelationshipThenAge),
+    ],
+  };
 }

@@ -22,6 +22,8 @@ export const InsurerSchema = defineEntity({
       .enum([...INSURER_ADAPTERS])
       .columnType('text')
       .default('simulated'),
+    /** The adapter's settings in the load file's spelling (domain/insurer-adapter-settings.ts). */
+    adapterSettings: p.json<Record<string, unknown>>().defaultRaw(`'{}'`),
   },
 });
 export type Insurer = InferEntity<typeof InsurerSchema>;

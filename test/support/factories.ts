@@ -5,7 +5,14 @@ import { systemClock, type Clock } from '../../domain/clock.js';
 import { createOrFindEmployee } from '../../data/employees.js';
 import { TenantScope } from '../../data/scope.js';
 import type { NewEmployee } from '../../domain/employees.js';
-import type { CoverageType, PolicyStatus, PolicyType, Relationship, Gender } from '../../domain/enums.js';
+import type {
+  CoverageType,
+  Gender,
+  InsurerAdapterName,
+  PolicyStatus,
+  PolicyType,
+  Relationship,
+} from '../../domain/enums.js';
 import { newId } from '../../domain/ids.js';
 import { SCOPES, type Scope } from '../../domain/scopes.js';
 import { stack } from './stack.js';
@@ -51,14 +58,20 @@ export interface ReferenceData {
 
 export async function makeReferenceData(
   clientId: string,
-  opts: { insurerName?: string; category?: string; adapter?: 'simulated' | 'manual' } = {},
+  opts: {
+    insurerName?: string;
+    category?: string;
+    adapter?: InsurerAdapterName;
+    adapterSettings?: Record<string, unknown>;
+  } = {},
 ): Promise<ReferenceData> {
   const insurerId = newId('insurer');
   const tpaId = newId('tpa');
   const productId = newId('product');
   await sql(
-    `insert into insurers (id, client_id, code, name, logo_url, network_hospital_url, daycare_url, adapter)
-     values (?, ?, ?, ?, ?, ?, ?, ?)`,
+    `insert into insurers (id, client_id, code, name, logo_url, network_hospital_url, daycare_url, adapter,
+       adapter_settings)
+     values (?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb)`,
     [
       insurerId,
       clientId,
@@ -68,6 +81,7 @@ export async function makeReferenceData(
       'https://net.example.com',
       'https://daycare.example.com',
       opts.adapter ?? 'manual',
+      JSON.stringify(opts.adapterSettings ?? {}),
     ],
   );
   await sql('insert into tpas (id, client_id, code, name) values (?, ?, ?, ?)', [

@@ -1,0 +1,175 @@
+import { expect } from 'chai';
+import { loadFileSchema } from '../../admin/load-schema.js';
+import { storedAdapterConfig } from '../../domain/insurer-adapter-settings.js';
+import { describeIssues } from '../../domain/schemas/issues.js';
+
+/** The load file's insurers (D12, D14): each names its adapter and that adapter's settings, checked whole. */
+const insurer = (o: Record<string, unknown>) => ({
+  code: 'ACME',
+  name: 'Acme Insurance',
+  logo_url: 'https://assets.example.com/acme.png',
+  ...o,
+});
+
+const sftp = {
+  type: 'sftp',
+  host: 'sftp.acme.example.com',
+  username: 'ghadmin',
+  private_key_path: '/etc/insurers/acme/id_ed25519',
+  host_key_fingerprint: 'SHA256:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU',
+  remote_outbox_dir: '/inbound',
+  remote_inbox_dir: '/outbound',
+};
+
+function parse(i: Record<string, unknown>) {
+  const input = { insurers: [insurer(i)] };
+  const result = loadFileSchema.safeParse(input);
+  return result.success
+    ? { ok: true as const, insurer: result.data.insurers[0]! }
+    : { ok: false as const, error: describeIssues(result.error.issues, input) };
+}
+
+function refusal(i: Record<string, unknown>): string {
+  const result = parse(i);
+  if (result.ok) throw new Error(`accepted: ${JSON.stringify(result.insurer)}`);
+  return result.error;
+}
+
+describe('load file: insurer adapters and their settings', () => {
+  it('defaults to the simulated adapter with a 14-day SLA', () => {
+    const result = parse({});
+    expect(result.ok && result.insurer).to.deep.include({
+      adapter: 'simulated',
+      adapter_settings: { sla_days: 14 },
+    });
+  });
+
+  it('fills the defaults of an api insurer and keeps an https base URL without its trailing slash', () => {
+    const result = parse({
+      adapter: 'api',
+      adapter_settings: {
+        base_url: 'https://api.acme.example.com/v2/',
+        signing_secret_env: 'ACME_SIGNING_SECRET',
+      },
+    });
+    expect(result.ok && result.insurer.adapter_settings).to.deep.equal({
+      base_url: 'https://api.acme.example.com/v2',
+      signing_secret_env: 'ACME_SIGNING_SECRET',
+      timeout_ms: 10_000,
+      sla_days: 14,
+    });
+  });
+
+  it('accepts plain http only for a loopback host', () => {
+    const settings = (base_url: string) => ({
+      adapter: 'api',
+      adapter_settings: { base_url, signing_secret_env: 'S' },
+    });
+    expect(parse(settings('http://127.0.0.1:8080')).ok).to.equal(true);
+    expect(parse(settings('http://localhost:8080')).ok).to.equal(true);
+    expect(parse(settings('http://[::1]:8080')).ok).to.equal(true);
+    expect(refusal(settings('http://api.acme.example.com'))).to.equal(
+      'insurers.0.adapter_settings.base_url: must be https (http only for a loopback host)',
+    );
+    expect(refusal(settings('https://user:pw@api.acme.example.com'))).to.equal(
+      'insurers.0.adapter_settings.base_url: must not carry credentials',
+    );
+    expect(refusal(settings('ftp://api.acme.example.com'))).to.contain('must be https');
+  });
+
+  it('names the environment variable of the signing secret, never the secret itself', () => {
+    expect(
+      refusal({
+        adapter: 'api',
+        adapter_settings: { base_url: 'https://a.example.com', signing_secret_env: 'whsec_abc' },
+      }),
+    ).to.equal(
+      'insurers.0.adapter_settings.signing_secret_env: must name an environment variable (A-Z, 0-9 and _)',
+    );
+  });
+
+  it('refuses an api insurer without settings, a timeout out of range and an unknown field', () => {
+    expect(refusal({ adapter: 'api' })).to.equal('insurers.0.adapter_settings: is required');
+    const error = refusal({
+      adapter: 'api',
+      adapter_settings: {
+        base_url: 'https://a.example.com',
+        signing_secret_env: 'S',
+        timeout_ms: 60_000,
+        retries: 3,
+      },
+    });
+    expect(error).to.contain('insurers.0.adapter_settings.timeout_ms: must be at most 25000');
+    expect(error).to.contain('insurers.0.adapter_settings.retries: is not an allowed field');
+  });
+
+  it('fills a file insurer: local transport, 17:00 cut-off, 14-day SLA', () => {
+    const result = parse({ adapter: 'file', adapter_settings: { template: 'generic', format: 'csv' } });
+    expect(result.ok && result.insurer.adapter_settings).to.deep.equal({
+      template: 'generic',
+      format: 'csv',
+      transport: { type: 'local' },
+      cut_off_time: '17:00',
+      sla_days: 14,
+    });
+  });
+
+  it('keeps an sftp transport whole, port 22 by default', () => {
+    const result = parse({
+      adapter: 'file',
+      adapter_settings: {
+        template: 'indian-census',
+        format: 'xlsx',
+        transport: sftp,
+        cut_off_time: '16:30',
+        sla_days: 10,
+      },
+    });
+    expect(result.ok && result.insurer.adapter_settings).to.deep.equal({
+      template: 'indian-census',
+      format: 'xlsx',
+      transport: { ...sftp, port: 22 },
+      cut_off_time: '16:30',
+      sla_days: 10,
+    });
+  });
+
+  it('names each bad file setting by its path', () => {
+    const { host_key_fingerprint: _, ...noFingerprint } = sftp;
+    const error = refusal({
+      adapter: 'file',
+      adapter_settings: { template: 'generic', format: 'pdf', transport: noFingerprint, cut_off_time: '5pm' },
+    });
+    expect(error).to.contain('insurers.0.adapter_settings.format: must be xlsx or csv');
+    expect(error).to.contain('insurers.0.adapter_settings.transport.host_key_fingerprint: is required');
+    expect(error).to.contain('insurers.0.adapter_settings.cut_off_time: must be a time HH:MM');
+    expect(
+      refusal({
+        adapter: 'file',
+        adapter_settings: { template: 'generic', format: 'csv', transport: { type: 'ftp' } },
+      }),
+    ).to.equal('insurers.0.adapter_settings.transport.type: must have type local or sftp');
+  });
+
+  it('refuses an unknown adapter, and settings of one adapter given to another', () => {
+    expect(refusal({ adapter: 'email' })).to.equal(
+      'insurers.0.adapter: must be one of simulated, manual, file, api',
+    );
+    expect(refusal({ adapter: 'manual', adapter_settings: { template: 'generic' } })).to.equal(
+      'insurers.0.adapter_settings.template: is not an allowed field',
+    );
+    expect(refusal({ adapter: 'simulated', adapter_settings: { sla_days: 0 } })).to.equal(
+      'insurers.0.adapter_settings.sla_days: must be at least 1',
+    );
+  });
+
+  it('reads stored settings back with their defaults, and names a stored field that no longer parses', () => {
+    expect(storedAdapterConfig('OLD', 'manual', {})).to.deep.equal({
+      adapter: 'manual',
+      adapterSettings: { sla_days: 14 },
+    });
+    expect(() => storedAdapterConfig('ACME', 'api', { base_url: 'https://a.example.com' })).to.throw(
+      'insurer ACME: stored api settings are invalid: signing_secret_env: is required',
+    );
+  });
+});
