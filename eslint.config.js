@@ -49,12 +49,28 @@ const layerRules = [
     ['@mikro-orm/core', '@mikro-orm/postgresql', '@temporalio/client', 'pg', 'koa'],
   ),
   layer(['db/**/*.ts'], [...ENTRY, 'usecases', 'data', 'adapters', 'workflows'], 'db/ is the bottom layer'),
-  layer(['data/**/*.ts'], [...ENTRY, 'usecases', 'adapters', 'workflows'], 'data/ imports only db/ and domain/'),
+  layer(
+    ['data/**/*.ts'],
+    [...ENTRY, 'usecases', 'adapters', 'workflows'],
+    'data/ imports only db/ and domain/',
+  ),
   layer(['usecases/**/*.ts'], ENTRY, 'use cases are called by entry points, never the reverse'),
   layer(['adapters/**/*.ts'], [...ENTRY, 'usecases', 'data', 'db'], 'adapters speak to insurers only'),
-  layer(['infra/**/*.ts', 'config/**/*.ts'], [...ENTRY, 'usecases', 'data'], 'infra/ and config/ sit below the features'),
-  layer(['api/**/*.ts'], ['worker', 'admin', 'scripts', 'activities'], 'the API is one entry point; share through usecases/'),
-  layer(['worker/**/*.ts', 'activities/**/*.ts'], ['api', 'admin', 'scripts'], 'the worker is one entry point; share through usecases/'),
+  layer(
+    ['infra/**/*.ts', 'config/**/*.ts'],
+    [...ENTRY, 'usecases', 'data'],
+    'infra/ and config/ sit below the features',
+  ),
+  layer(
+    ['api/**/*.ts'],
+    ['worker', 'admin', 'scripts', 'activities'],
+    'the API is one entry point; share through usecases/',
+  ),
+  layer(
+    ['worker/**/*.ts', 'activities/**/*.ts'],
+    ['api', 'admin', 'scripts'],
+    'the worker is one entry point; share through usecases/',
+  ),
   layer(['admin/**/*.ts'], ['api', 'worker', 'activities'], 'operator commands share through usecases/'),
 ];
 

@@ -111,7 +111,13 @@ describe('data: tenant scope (D1)', () => {
       expect(mine.policyFound).to.equal(true);
       expect(mine.page.rows.every((m) => m.client_id === a.clientId)).to.equal(true);
       expect(mine.page.rows).to.have.length(2);
-      const theirs = await listPolicyMembers(scopeA(), codec, b.policy.id, { today: today(systemClock) }, page);
+      const theirs = await listPolicyMembers(
+        scopeA(),
+        codec,
+        b.policy.id,
+        { today: today(systemClock) },
+        page,
+      );
       expect(theirs.policyFound).to.equal(false);
       expect(theirs.page.rows).to.deep.equal([]);
     });
