@@ -59,7 +59,7 @@ describe('adapters: insurer file writer (D14)', () => {
 
     it(`writes the ${name} template as CSV, cell by cell, quoting what needs it`, async () => {
       const csv = await writeInsurerFile(fileTemplate(name), table(), 'csv', WRITTEN_AT);
-      const rows = parse<string[]>(csv);
+      const rows: string[][] = parse(csv);
       expect(rows).to.deep.equal(expected.rows.map((r) => r.map(String)));
       expect(csv.toString()).to.contain('"Sam ""Sky"" Iyer, Jr."');
     });
