@@ -169,3 +169,16 @@ export function insurerFileName(
 ): string {
   return `${safe(q.insurerCode)}_${safe(q.policyNumber)}_${q.cutOffDate.replaceAll('-', '')}.${format}`;
 }
+
+/** The calendar date (YYYY-MM-DD) of an instant in a time zone: the date a cut-off's files carry. */
+export function cutOffDate(at: Date, timeZone: string): string {
+  const parts = new Intl.DateTimeFormat('en-CA', {
+    timeZone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+  })
+    .formatToParts(at)
+    .reduce<Record<string, string>>((acc, p) => ({ ...acc, [p.type]: p.value }), {});
+  return `${parts.year}-${parts.month}-${parts.day}`;
+}
