@@ -34,8 +34,7 @@ async function readXlsx(content: Buffer): Promise<unknown[][]> {
 }
 
 /** A client of a file insurer: one policy with an addition (employee and spouse) and a deletion waiting. */
-async function fileInsurerWithBacklog() {
-  const code = `FILE${randomBytes(3).toString('hex').toUpperCase()}`;
+async function fileInsurerWithBacklog(code = `FILE${randomBytes(3).toString('hex').toUpperCase()}`) {
   const { clientId } = await makeClient();
   const reference = await makeReferenceData(clientId);
   await sql('update insurers set code = ? where id = ?', [code, reference.insurerId]);
@@ -150,6 +149,17 @@ describe('use case: a file insurer cut-off (D14)', function () {
     await server.start();
     await cutOff(b.code);
     expect(readdirSync(server.remoteDir)).to.have.length(2);
+  });
+
+  it("gives two clients' policies with the same number at one insurer code a file each", async () => {
+    const a = await fileInsurerWithBacklog();
+    const b = await fileInsurerWithBacklog(a.code);
+    const files = await cutOff(a.code, fileExchangeSettingsSchema.parse({ formats: ['csv'] }));
+    const byPolicy = Object.fromEntries(files.map((f) => [f.policy_id, f.file_name]));
+    expect(Object.keys(byPolicy).sort()).to.deep.equal([a.policy.id, b.policy.id].sort());
+    const outbox = path.join(dataDir, 'insurers', a.code, 'outbox');
+    expect(readdirSync(outbox).sort()).to.deep.equal(Object.values(byPolicy).sort());
+    expect(readdirSync(outbox)).to.have.length(2);
   });
 
   it('writes to the local outbox in the generic template, and nothing for an insurer with no backlog', async () => {
