@@ -1,0 +1,91 @@
+import { createHash } from 'node:crypto';
+import path from 'node:path';
+import SftpClient from 'ssh2-sftp-client';
+import { checkFileName, InsurerDeliveryError, partialName, type InsurerFileTransport } from './transport.js';
+
+export interface SftpSettings {
+  host: string;
+  port: number;
+  username: string;
+  /** The OpenSSH private key we log in with (key auth only). */
+  privateKey: string | Buffer;
+  /** The server's host key as `ssh-keygen -lf` prints it: `SHA256:<base64>`. Any other key is refused. */
+  hostKeySha256: string;
+  /** The insurer's pick-up folder on the server; it must exist. */
+  remoteDir: string;
+  readyTimeoutMs?: number;
+}
+
+/** `SHA256:<unpadded base64>` of a host key blob, the form OpenSSH prints. */
+export const hostKeyFingerprint = (key: Buffer): string =>
+  `SHA256:${createHash('sha256').update(key).digest('base64').replace(/=+$/, '')}`;
+
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+  'EPIPE',
+]);
+
+function classify(err: unknown, where: string): InsurerDeliveryError {
+  const e = err as { code?: unknown; message?: unknown; level?: unknown };
+  const message = typeof e.message === 'string' ? e.message : String(err);
+  const code = typeof e.code === 'string' ? e.code : '';
+  if (e.level === 'client-authentication' || /authentication methods failed/i.test(message)) {
+    return new InsurerDeliveryError(`SFTP login to ${where} refused: ${message}`, false);
+  }
+  if (NETWORK_CODES.has(code) || /timed out|refused|reset|not connected|no response/i.test(message)) {
+    return new InsurerDeliveryError(`SFTP server ${where} unavailable (will retry): ${message}`, true);
+  }
+  if (typeof e.code === 'number' || /no such file|permission denied/i.test(message)) {
+    return new InsurerDeliveryError(`SFTP write to ${where} failed: ${message}`, false);
+  }
+  return new InsurerDeliveryError(`SFTP delivery to ${where} failed (will retry): ${message}`, true);
+}
+
+/**
+ * Files to an insurer's SFTP server: key auth, host key pinned (a server presenting any other key
+ * is refused before we authenticate). One connection per delivery: a cut-off sends a few files a
+ * day, and a fresh connection has no stale state after the server restarts.
+ */
+export function sftpTransport(s: SftpSettings): InsurerFileTransport {
+  const where = `${s.host}:${s.port}`;
+  return {
+    destination: `sftp://${s.username}@${where}${path.posix.resolve('/', s.remoteDir)}`,
+    async deliver(fileName, content) {
+      checkFileName(fileName);
+      const client = new SftpClient('insurer-files');
+      let presented: string | null = null;
+      try {
+        await client.connect({
+          host: s.host,
+          port: s.port,
+          username: s.username,
+          privateKey: s.privateKey,
+          readyTimeout: s.readyTimeoutMs ?? 15_000,
+          hostVerifier: (key: Buffer) => {
+            presented = hostKeyFingerprint(key);
+            return presented === s.hostKeySha256;
+          },
+        });
+        const partial = path.posix.join(s.remoteDir, partialName(fileName));
+        await client.put(content, partial);
+        // OpenSSH's posix-rename replaces an existing file atomically: a re-delivery overwrites.
+        await client.posixRename(partial, path.posix.join(s.remoteDir, fileName));
+      } catch (err) {
+        if (presented !== null && presented !== s.hostKeySha256) {
+          throw new InsurerDeliveryError(
+            `SFTP server ${where} presented host key ${presented as string}, not the pinned ${s.hostKeySha256}: refused`,
+            false,
+          );
+        }
+        throw classify(err, where);
+      } finally {
+        await client.end().catch(() => undefined);
+      }
+    },
+  };
+}

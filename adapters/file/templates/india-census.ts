@@ -1,0 +1,30 @@
+import type { FileTemplate } from '../../../domain/insurer-file.js';
+
+/** Shaped like an Indian group-health insurer's endorsement census: DD/MM/YYYY, M/F, Self/Spouse. */
+export const indiaCensus: FileTemplate = {
+  name: 'india-census',
+  sheet_name: 'Endorsement Census',
+  date_format: 'DD/MM/YYYY',
+  columns: [
+    { header: 'Sr No', field: 'serial' },
+    { header: 'Policy No', field: 'policy_number' },
+    { header: 'Employee Code', field: 'employee_code' },
+    { header: 'Member Name', field: 'member_name' },
+    { header: 'Relationship', field: 'relationship' },
+    { header: 'Gender', field: 'gender' },
+    { header: 'DOB (DD/MM/YYYY)', field: 'date_of_birth' },
+    { header: 'Sum Insured', field: 'sum_insured' },
+    { header: 'Effective Date', field: 'effective_date' },
+    { header: 'Endorsement Type', field: 'action' },
+    { header: 'Reference No', field: 'reference' },
+  ],
+  genders: { MALE: 'M', FEMALE: 'F', OTHER: 'O' },
+  relationships: {
+    SELF: 'Self',
+    SPOUSE: 'Spouse',
+    CHILD: 'Child',
+    PARENT: 'Parent',
+    PARENT_IN_LAW: 'Parent-in-law',
+  },
+  actions: { ADDITION: 'Addition', DELETION: 'Deletion', CORRECTION: 'Correction' },
+};

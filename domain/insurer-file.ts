@@ -1,0 +1,184 @@
+import { z } from 'zod';
+import { coveredRelationships } from './endorsements.js';
+import type { CoverageType, EndorsementType, Gender, Relationship } from './enums.js';
+
+/** What a column of an insurer's endorsement file holds. */
+export const FILE_FIELDS = [
+  'serial',
+  'reference',
+  'policy_number',
+  'employee_code',
+  'member_name',
+  'relationship',
+  'gender',
+  'date_of_birth',
+  'sum_insured',
+  'effective_date',
+  'end_date',
+  'action',
+] as const;
+export type FileField = (typeof FILE_FIELDS)[number];
+
+export const DATE_FORMATS = ['YYYY-MM-DD', 'DD/MM/YYYY', 'DD-MM-YYYY', 'DD-MMM-YYYY'] as const;
+export type DateFormat = (typeof DATE_FORMATS)[number];
+
+const word = z.string().trim().min(1).max(60);
+
+/**
+ * An insurer's endorsement-file template (D14): data, not code. Every code table is complete, so
+ * a template that forgets a gender or a relationship is refused when it is loaded, not mid-file.
+ */
+export const fileTemplateSchema = z.strictObject({
+  name: z.string().regex(/^[a-z0-9-]{1,40}$/),
+  sheet_name: z.string().trim().min(1).max(31),
+  date_format: z.enum(DATE_FORMATS),
+  columns: z
+    .array(z.strictObject({ header: word, field: z.enum(FILE_FIELDS) }))
+    .min(1)
+    .refine((cols) => cols.some((c) => c.field === 'reference'), 'must have a reference column')
+    .refine((cols) => new Set(cols.map((c) => c.header)).size === cols.length, 'headers must be unique'),
+  genders: z.strictObject({ MALE: word, FEMALE: word, OTHER: word }),
+  relationships: z.strictObject({ SELF: word, SPOUSE: word, CHILD: word, PARENT: word, PARENT_IN_LAW: word }),
+  actions: z.strictObject({ ADDITION: word, DELETION: word, CORRECTION: word }),
+});
+export type FileTemplate = z.infer<typeof fileTemplateSchema>;
+
+export interface FilePerson {
+  name: string;
+  relationship: Relationship;
+  gender: Gender;
+  /** YYYY-MM-DD */
+  dateOfBirth: string;
+}
+
+/** One endorsement as its insurer's file needs it, read from PostgreSQL at write time. */
+export interface FileEndorsement {
+  endorsementId: string;
+  policyNumber: string;
+  coverageType: CoverageType;
+  type: EndorsementType;
+  employeeCode: string;
+  employee: Omit<FilePerson, 'relationship'>;
+  /** All of the employee's dependents; the policy's coverage type decides who is listed. */
+  dependents: FilePerson[];
+  coverageStartDate: string;
+  coverageEndDate: string;
+  /** Rupees with paise, as stored: "500000.00". */
+  sumInsured: string;
+}
+
+export type FileCell = string | number;
+
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/** A YYYY-MM-DD date in the template's format. */
+export function formatFileDate(date: string, format: DateFormat): string {
+  const [y = '', m = '', d = ''] = date.split('-');
+  switch (format) {
+    case 'YYYY-MM-DD':
+      return date;
+    case 'DD/MM/YYYY':
+      return `${d}/${m}/${y}`;
+    case 'DD-MM-YYYY':
+      return `${d}-${m}-${y}`;
+    case 'DD-MMM-YYYY':
+      return `${d}-${MONTHS[Number(m) - 1] ?? m}-${y}`;
+  }
+}
+
+/** Rupees as text, exact: whole rupees without paise ("500000"), otherwise two decimals. */
+export const formatRupees = (amount: string): string => amount.replace(/\.00$/, '');
+
+const ACTION: Record<EndorsementType, keyof FileTemplate['actions']> = {
+  ENDORSEMENT_TYPE_ADDITION: 'ADDITION',
+  ENDORSEMENT_TYPE_DELETION: 'DELETION',
+  ENDORSEMENT_TYPE_MODIFICATION: 'CORRECTION',
+};
+
+type Listed = {
+  e: FileEndorsement;
+  person: FilePerson | (Omit<FilePerson, 'relationship'> & { relationship: 'SELF' });
+};
+
+/** The employee first, then the dependents the policy covers, in the order they were read. */
+function listed(e: FileEndorsement): Listed[] {
+  const covered = new Set(coveredRelationships(e.coverageType));
+  return [
+    { e, person: { ...e.employee, relationship: 'SELF' as const } },
+    ...e.dependents.filter((d) => covered.has(d.relationship)).map((person) => ({ e, person })),
+  ];
+}
+
+function cell(t: FileTemplate, field: FileField, { e, person }: Listed, serial: number): FileCell {
+  switch (field) {
+    case 'serial':
+      return serial;
+    case 'reference':
+      return e.endorsementId;
+    case 'policy_number':
+      return e.policyNumber;
+    case 'employee_code':
+      return e.employeeCode;
+    case 'member_name':
+      return person.name;
+    case 'relationship':
+      return t.relationships[person.relationship];
+    case 'gender':
+      return t.genders[person.gender];
+    case 'date_of_birth':
+      return formatFileDate(person.dateOfBirth, t.date_format);
+    case 'sum_insured':
+      return formatRupees(e.sumInsured);
+    case 'effective_date':
+      return formatFileDate(
+        e.type === 'ENDORSEMENT_TYPE_DELETION' ? e.coverageEndDate : e.coverageStartDate,
+        t.date_format,
+      );
+    case 'end_date':
+      return formatFileDate(e.coverageEndDate, t.date_format);
+    case 'action':
+      return t.actions[ACTION[e.type]];
+  }
+}
+
+/**
+ * The file's table: the header row, then one row per covered person of each endorsement (the
+ * employee, then the dependents the policy's coverage type covers), every row carrying our
+ * endorsement id as its reference. Serial numbers run 1..n over the file.
+ */
+export function insurerFileTable(t: FileTemplate, endorsements: readonly FileEndorsement[]): FileCell[][] {
+  const people = endorsements.flatMap(listed);
+  return [
+    t.columns.map((c) => c.header),
+    ...people.map((p, i) => t.columns.map((c) => cell(t, c.field, p, i + 1))),
+  ];
+}
+
+export const FILE_FORMATS = ['xlsx', 'csv'] as const;
+export type FileFormat = (typeof FILE_FORMATS)[number];
+
+const safe = (s: string) => s.replace(/[^A-Za-z0-9-]+/g, '-').replace(/^-+|-+$/g, '') || 'x';
+
+/**
+ * Deterministic from (insurer code, policy number, cut-off date): a retried delivery of the same
+ * cut-off rewrites the same file name instead of adding a second file.
+ */
+export function insurerFileName(
+  q: { insurerCode: string; policyNumber: string; cutOffDate: string },
+  format: FileFormat,
+): string {
+  return `${safe(q.insurerCode)}_${safe(q.policyNumber)}_${q.cutOffDate.replaceAll('-', '')}.${format}`;
+}
+
+/** The calendar date (YYYY-MM-DD) of an instant in a time zone: the date a cut-off's files carry. */
+export function cutOffDate(at: Date, timeZone: string): string {
+  const parts = new Intl.DateTimeFormat('en-CA', {
+    timeZone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+  })
+    .formatToParts(at)
+    .reduce<Record<string, string>>((acc, p) => ({ ...acc, [p.type]: p.value }), {});
+  return `${parts.year}-${parts.month}-${parts.day}`;
+}

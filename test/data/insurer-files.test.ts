@@ -1,0 +1,126 @@
+import { expect } from 'chai';
+import { randomBytes } from 'node:crypto';
+import {
+  listEndorsementsAwaitingCutOff,
+  readFileEndorsementsAcrossClients,
+} from '../../data/insurer-files.js';
+import { SystemScope } from '../../data/scope.js';
+import type { EndorsementStatus, EndorsementType } from '../../domain/enums.js';
+import { newId } from '../../domain/ids.js';
+import {
+  makeClient,
+  makeDependent,
+  makeEmployee,
+  makePolicy,
+  makeReferenceData,
+  sql,
+} from '../support/factories.js';
+import { stack } from '../support/stack.js';
+
+const system = () => SystemScope.of(stack().orm.em);
+const MINUTE = 60_000;
+
+/** A client whose insurer carries `code`, with one ESC policy. */
+async function clientOfInsurer(code: string) {
+  const { clientId } = await makeClient();
+  const reference = await makeReferenceData(clientId);
+  await sql('update insurers set code = ? where id = ?', [code, reference.insurerId]);
+  const policy = await makePolicy(clientId, { reference, coverageType: 'COVERAGE_TYPE_ESC' });
+  return { clientId, policy };
+}
+
+async function endorse(
+  clientId: string,
+  policyId: string,
+  o: { reviewedAt: Date | null; status?: EndorsementStatus; type?: EndorsementType; name?: string },
+) {
+  const employee = await makeEmployee(clientId, { name: o.name ?? 'Asha Rao', dateOfBirth: '1990-03-07' });
+  const id = newId('endorsement');
+  await sql(
+    `insert into endorsements (id, client_id, policy_id, employee_id, type, status, coverage_start_date,
+       coverage_end_date, premium_impact, sum_insured, workflow_started_at)
+     values (?, ?, ?, ?, ?, ?, '2026-11-02', '2027-03-31', '3000.00', '500000.00', ?)`,
+    [
+      id,
+      clientId,
+      policyId,
+      employee.id,
+      o.type ?? 'ENDORSEMENT_TYPE_ADDITION',
+      o.status ?? 'ENDORSEMENT_STATUS_PENDING',
+      o.reviewedAt,
+    ],
+  );
+  return { id, employee };
+}
+
+describe('data: endorsements for an insurer file (D14)', () => {
+  it("lists a file insurer's reviewed PENDING endorsements up to the cut-off, across its clients", async () => {
+    const code = `FILE-${randomBytes(3).toString('hex')}`;
+    const a = await clientOfInsurer(code);
+    const b = await clientOfInsurer(code);
+    const other = await clientOfInsurer(`${code}-X`);
+    const cutOff = new Date();
+    const earlier = new Date(cutOff.getTime() - 5 * MINUTE);
+    const waiting = await endorse(a.clientId, a.policy.id, { reviewedAt: earlier });
+    await makeDependent(a.clientId, waiting.employee.id, {
+      name: 'Vikram Rao',
+      relationship: 'SPOUSE',
+      gender: 'MALE',
+      dateOfBirth: '1988-11-23',
+    });
+    const deletion = await endorse(b.clientId, b.policy.id, {
+      reviewedAt: earlier,
+      type: 'ENDORSEMENT_TYPE_DELETION',
+      name: 'Rahul Mehta',
+    });
+    // Not waiting: not reviewed yet, reviewed after the cut-off, already sent, another insurer.
+    await endorse(a.clientId, a.policy.id, { reviewedAt: null });
+    await endorse(a.clientId, a.policy.id, { reviewedAt: new Date(cutOff.getTime() + MINUTE) });
+    await endorse(a.clientId, a.policy.id, {
+      reviewedAt: earlier,
+      status: 'ENDORSEMENT_STATUS_SENT_TO_INSURER',
+    });
+    await endorse(other.clientId, other.policy.id, { reviewedAt: earlier });
+
+    const rows = await listEndorsementsAwaitingCutOff(system(), {
+      insurerCode: code,
+      reviewedBefore: cutOff,
+    });
+
+    expect(rows.map((r) => r.endorsementId).sort()).to.deep.equal([waiting.id, deletion.id].sort());
+    const first = rows.find((r) => r.endorsementId === waiting.id)!;
+    expect(first).to.deep.equal({
+      endorsementId: waiting.id,
+      clientId: a.clientId,
+      policyId: a.policy.id,
+      policyNumber: a.policy.policyNumber,
+      insurerCode: code,
+      coverageType: 'COVERAGE_TYPE_ESC',
+      type: 'ENDORSEMENT_TYPE_ADDITION',
+      employeeCode: waiting.employee.employeeCode,
+      employee: { name: 'Asha Rao', gender: 'FEMALE', dateOfBirth: '1990-03-07' },
+      dependents: [{ name: 'Vikram Rao', relationship: 'SPOUSE', gender: 'MALE', dateOfBirth: '1988-11-23' }],
+      coverageStartDate: '2026-11-02',
+      coverageEndDate: '2027-03-31',
+      sumInsured: '500000.00',
+    });
+    const second = rows.find((r) => r.endorsementId === deletion.id)!;
+    expect([second.clientId, second.type, second.employee.name, second.dependents]).to.deep.equal([
+      b.clientId,
+      'ENDORSEMENT_TYPE_DELETION',
+      'Rahul Mehta',
+      [],
+    ]);
+  });
+
+  it('reads the same details for endorsements named by id, and nothing for unknown ids', async () => {
+    const code = `FILE-${randomBytes(3).toString('hex')}`;
+    const a = await clientOfInsurer(code);
+    const one = await endorse(a.clientId, a.policy.id, { reviewedAt: new Date() });
+    const rows = await readFileEndorsementsAcrossClients(system(), [one.id, newId('endorsement')]);
+    expect(rows.map((r) => [r.endorsementId, r.employee.name, r.insurerCode])).to.deep.equal([
+      [one.id, 'Asha Rao', code],
+    ]);
+    expect(await readFileEndorsementsAcrossClients(system(), [])).to.deep.equal([]);
+  });
+});

@@ -1,0 +1,54 @@
+import { expect } from 'chai';
+import {
+  fileTemplateSchema,
+  formatFileDate,
+  insurerFileName,
+  insurerFileTable,
+} from '../../domain/insurer-file.js';
+import { FILE_TEMPLATES, fileTemplate } from '../../adapters/file/templates/index.js';
+import { SAMPLE_ENDORSEMENTS } from '../support/insurer-file-samples.js';
+
+describe('domain: insurer endorsement files (D14)', () => {
+  it('writes a date in each template format', () => {
+    expect(formatFileDate('2026-02-07', 'YYYY-MM-DD')).to.equal('2026-02-07');
+    expect(formatFileDate('2026-02-07', 'DD/MM/YYYY')).to.equal('07/02/2026');
+    expect(formatFileDate('2026-02-07', 'DD-MM-YYYY')).to.equal('07-02-2026');
+    expect(formatFileDate('2026-12-31', 'DD-MMM-YYYY')).to.equal('31-Dec-2026');
+  });
+
+  it('names a file from insurer code, policy number and cut-off date, the same on every retry', () => {
+    const q = { insurerCode: 'STAR', policyNumber: 'GHI/2026/0042', cutOffDate: '2026-11-23' };
+    expect(insurerFileName(q, 'xlsx')).to.equal('STAR_GHI-2026-0042_20261123.xlsx');
+    expect(insurerFileName(q, 'csv')).to.equal('STAR_GHI-2026-0042_20261123.csv');
+    expect(insurerFileName({ ...q, policyNumber: '../../etc' }, 'csv')).to.equal('STAR_etc_20261123.csv');
+    expect(insurerFileName({ ...q, cutOffDate: '2026-11-24' }, 'csv')).to.not.equal(
+      insurerFileName(q, 'csv'),
+    );
+  });
+
+  it('lists the employee, then the dependents the coverage type covers, each row carrying the endorsement id', () => {
+    const rows = insurerFileTable(fileTemplate('generic'), SAMPLE_ENDORSEMENTS).slice(1);
+    expect(rows.map((r) => [r[0], r[4], r[5]])).to.deep.equal([
+      ['end_addition0000000000001', 'Asha Rao', 'SELF'],
+      ['end_addition0000000000001', 'Vikram Rao', 'SPOUSE'],
+      ['end_addition0000000000001', 'Anya Rao', 'CHILD'],
+      ['end_deletion0000000000002', 'Rahul Mehta', 'SELF'],
+      ['end_correction00000000003', 'Sam "Sky" Iyer, Jr.', 'SELF'],
+    ]);
+  });
+
+  it('refuses a template missing a code, a reference column, or with a repeated header', () => {
+    const base = FILE_TEMPLATES['india-census']!;
+    const noOther = { ...base, genders: { MALE: 'M', FEMALE: 'F' } };
+    const noReference = { ...base, columns: base.columns.filter((c) => c.field !== 'reference') };
+    const repeated = { ...base, columns: [...base.columns, { header: 'Sr No', field: 'serial' }] };
+    for (const bad of [noOther, noReference, repeated, { ...base, date_format: 'MM/DD/YY' }]) {
+      expect(fileTemplateSchema.safeParse(bad).success).to.equal(false);
+    }
+    expect(fileTemplateSchema.safeParse(base).success).to.equal(true);
+  });
+
+  it('names the shipped templates when asked for an unknown one', () => {
+    expect(() => fileTemplate('acme')).to.throw('generic, india-census');
+  });
+});
