@@ -1,6 +1,5 @@
 import { parseArgs } from 'node:util';
 import { DecisionRefused, sendInsurerDecision } from '../adapters/decisions.js';
-import { flushInsurer, FlushUsageError, FLUSH_USAGE } from '../admin/insurer-files.js';
 import { ConfigError } from '../config/index.js';
 import { looksLikeId } from '../domain/ids.js';
 import { operatorConfig } from '../infra/local-stack.js';
@@ -9,8 +8,7 @@ import type { InsurerDecision } from '../workflows/endorsement/contract.js';
 
 const USAGE = `usage:
   insurer approve <endorsement_id> [--uhid U] [--member-id M]
-  insurer reject <endorsement_id> --reason "…"
-  ${FLUSH_USAGE}`;
+  insurer reject <endorsement_id> --reason "…"`;
 
 class UsageError extends Error {}
 
@@ -51,7 +49,6 @@ function parseInsurerCommand(argv: string[]): { endorsementId: string; decision:
  * does. Reads TEMPORAL_ADDRESS / TEMPORAL_NAMESPACE from the environment, else from a running `npm start`.
  */
 async function main(argv: string[]): Promise<string> {
-  if (argv[0] === 'flush') return flushInsurer(operatorConfig(['database']), argv.slice(1));
   const { endorsementId, decision } = parseInsurerCommand(argv);
   const temporal = createTemporalClient(operatorConfig(['temporal']));
   try {
@@ -66,9 +63,8 @@ main(process.argv.slice(2)).then(
   (message) => process.stdout.write(`${message}\n`),
   (err: unknown) => {
     const message = err instanceof Error ? err.message : String(err);
-    const usage = err instanceof UsageError || err instanceof FlushUsageError;
-    const known = usage || err instanceof DecisionRefused || err instanceof ConfigError;
+    const known = err instanceof UsageError || err instanceof DecisionRefused || err instanceof ConfigError;
     process.stderr.write(`${known ? message : `failed: ${message}`}\n`);
-    process.exitCode = usage ? 2 : 1;
+    process.exitCode = err instanceof UsageError ? 2 : 1;
   },
 );

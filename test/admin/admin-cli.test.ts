@@ -86,12 +86,12 @@ describe('admin command', function () {
     expect(rows).to.have.length(0);
   });
 
-  it('loads an insurer of each adapter with its settings, defaults filled in', async () => {
+  it('loads an insurer of each available adapter with its settings, defaults filled in', async () => {
     const res = await admin('load', 'test/admin/fixtures/insurer-adapters.yaml', '--client', clientId);
     expect(res.code, res.err).to.equal(0);
     const rows = await sql(
       `select code, adapter, adapter_settings from insurers
-        where client_id = ? and code in ('SIMU', 'MANU', 'FILE', 'APIX') order by code`,
+        where client_id = ? and code in ('SIMU', 'MANU', 'APIX') order by code`,
       [clientId],
     );
     expect(rows.map((r) => [r.code, r.adapter, r.adapter_settings])).to.deep.equal([
@@ -102,26 +102,6 @@ describe('admin command', function () {
           base_url: 'https://api.api-insurer.example.com/v1',
           signing_secret_env: 'APIX_SIGNING_SECRET',
           timeout_ms: 10000,
-          sla_days: 14,
-        },
-      ],
-      [
-        'FILE',
-        'file',
-        {
-          template: 'generic',
-          format: 'xlsx',
-          transport: {
-            type: 'sftp',
-            host: 'sftp.file-insurer.example.com',
-            port: 22,
-            username: 'ghadmin',
-            private_key_path: '/etc/insurers/file/id_ed25519',
-            host_key_fingerprint: 'SHA256:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU',
-            remote_outbox_dir: '/inbound',
-            remote_inbox_dir: '/outbound',
-          },
-          cut_off_time: '17:00',
           sla_days: 14,
         },
       ],

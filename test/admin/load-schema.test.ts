@@ -11,16 +11,6 @@ const insurer = (o: Record<string, unknown>) => ({
   ...o,
 });
 
-const sftp = {
-  type: 'sftp',
-  host: 'sftp.acme.example.com',
-  username: 'ghadmin',
-  private_key_path: '/etc/insurers/acme/id_ed25519',
-  host_key_fingerprint: 'SHA256:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU',
-  remote_outbox_dir: '/inbound',
-  remote_inbox_dir: '/outbound',
-};
-
 function parse(i: Record<string, unknown>) {
   const input = { insurers: [insurer(i)] };
   const result = loadFileSchema.safeParse(input);
@@ -103,57 +93,15 @@ describe('load file: insurer adapters and their settings', () => {
     expect(error).to.contain('insurers.0.adapter_settings.retries: is not an allowed field');
   });
 
-  it('fills a file insurer: local transport, 17:00 cut-off, 14-day SLA', () => {
-    const result = parse({ adapter: 'file', adapter_settings: { template: 'generic', format: 'csv' } });
-    expect(result.ok && result.insurer.adapter_settings).to.deep.equal({
-      template: 'generic',
-      format: 'csv',
-      transport: { type: 'local' },
-      cut_off_time: '17:00',
-      sla_days: 14,
-    });
-  });
-
-  it('keeps an sftp transport whole, port 22 by default', () => {
-    const result = parse({
-      adapter: 'file',
-      adapter_settings: {
-        template: 'indian-census',
-        format: 'xlsx',
-        transport: sftp,
-        cut_off_time: '16:30',
-        sla_days: 10,
-      },
-    });
-    expect(result.ok && result.insurer.adapter_settings).to.deep.equal({
-      template: 'indian-census',
-      format: 'xlsx',
-      transport: { ...sftp, port: 22 },
-      cut_off_time: '16:30',
-      sla_days: 10,
-    });
-  });
-
-  it('names each bad file setting by its path', () => {
-    const { host_key_fingerprint: _, ...noFingerprint } = sftp;
-    const error = refusal({
-      adapter: 'file',
-      adapter_settings: { template: 'generic', format: 'pdf', transport: noFingerprint, cut_off_time: '5pm' },
-    });
-    expect(error).to.contain('insurers.0.adapter_settings.format: must be xlsx or csv');
-    expect(error).to.contain('insurers.0.adapter_settings.transport.host_key_fingerprint: is required');
-    expect(error).to.contain('insurers.0.adapter_settings.cut_off_time: must be a time HH:MM');
-    expect(
-      refusal({
-        adapter: 'file',
-        adapter_settings: { template: 'generic', format: 'csv', transport: { type: 'ftp' } },
-      }),
-    ).to.equal('insurers.0.adapter_settings.transport.type: must have type local or sftp');
+  it('refuses a file insurer until its cut-off delivers files from the endorsement workflow', () => {
+    expect(refusal({ adapter: 'file', adapter_settings: { template: 'generic', format: 'csv' } })).to.equal(
+      'insurers.0.adapter: must be one of simulated, manual, api (file insurers are not available yet)',
+    );
   });
 
   it('refuses an unknown adapter, and settings of one adapter given to another', () => {
     expect(refusal({ adapter: 'email' })).to.equal(
-      'insurers.0.adapter: must be one of simulated, manual, file, api',
+      'insurers.0.adapter: must be one of simulated, manual, api (file insurers are not available yet)',
     );
     expect(refusal({ adapter: 'manual', adapter_settings: { template: 'generic' } })).to.equal(
       'insurers.0.adapter_settings.template: is not an allowed field',
