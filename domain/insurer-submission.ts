@@ -9,13 +9,7 @@ import {
 } from './enums.js';
 import { storedAdapterConfig, type InsurerAdapterConfig } from './insurer-adapter-settings.js';
 
-/**
- * How an insurer call fails (adapters): REFUSED when the insurer answered that the request itself is
- * wrong (retrying cannot change it; the message carries the insurer's detail), UNAVAILABLE when it
- * could not answer (down, slow, overloaded: the activity's retry policy backs off and tries again).
- */
-export const INSURER_REFUSED = 'InsurerRefused';
-export const INSURER_UNAVAILABLE = 'InsurerUnavailable';
+export { INSURER_REFUSED, INSURER_UNAVAILABLE } from './insurer-failures.js';
 
 /** One person the endorsement covers, as the insurer needs them: the employee (`SELF`) or a dependent. */
 export interface SubmittedMember {

@@ -13,6 +13,7 @@ import {
   waitFor,
   waitForStatus,
   workflowHandle,
+  workflowState,
 } from './endorsement-support.js';
 
 const SECRET_ENV = `TEST_API_INSURER_SECRET_${randomBytes(4).toString('hex').toUpperCase()}`;
@@ -147,6 +148,30 @@ describe('an api insurer end to end', function () {
       expect(calls[1]!.raw).to.equal(calls[0]!.raw);
     } finally {
       await flaky.close();
+    }
+  });
+
+  it('an insurer that refuses the submission (400) leaves it for an operator: stuck at once, never auto-rejected', async () => {
+    const refusing = await startInsurerServer(SECRET, () => ({
+      status: 400,
+      body: { detail: 'policy number unknown to us' },
+    }));
+    try {
+      const world = await loadedWorld(refusing.url);
+      const id = await createEndorsement(world, { sum_insured: 300000 });
+      const state = await waitFor(
+        () => workflowState(id),
+        (s) => s.stuck,
+        'the refused endorsement to be flagged stuck',
+      );
+      expect(state).to.include({ status: 'ENDORSEMENT_STATUS_SENT_TO_INSURER', submitted: true });
+      expect(refusing.calls).to.have.length(1);
+      const { status } = await workflowHandle(id).describe();
+      expect(status.name).to.equal('RUNNING');
+      await decide(id, { decision: 'REJECTED', rejection_reason: 'policy number unknown to us' });
+      await waitForStatus(id, 'ENDORSEMENT_STATUS_REJECTED');
+    } finally {
+      await refusing.close();
     }
   });
 

@@ -16,6 +16,7 @@ import {
 import type { Activities } from '../../activities/index.js';
 import { databaseActivity, failureType } from '../activity-options.js';
 import type { EndorsementStatus as Status } from '../../domain/enums.js';
+import { INSURER_REFUSED } from '../../domain/insurer-failures.js';
 import { EndorsementStatus, EndorsementStuck } from '../search-attributes.js';
 import {
   CANCEL_REFUSED,
@@ -240,7 +241,13 @@ async function submitCancelSafe(
   const gaveUp =
     failure instanceof ActivityFailure &&
     (failure.retryState === 'TIMEOUT' || failure.cause instanceof TimeoutFailure);
-  if (gaveUp) return false;
+  // The insurer refused the submission outright (an api insurer's 4xx): never rejected on our own
+  // (D14), flagged for an operator, who can cancel it or record the insurer's decision.
+  const refused =
+    failure instanceof ActivityFailure &&
+    failure.cause instanceof ApplicationFailure &&
+    failure.cause.type === INSURER_REFUSED;
+  if (gaveUp || refused) return false;
   if (failure) throw failure;
   return true;
 }
