@@ -5,6 +5,7 @@ import { Migration0003MemberSearch } from './0003-member-search.js';
 import { Migration0004Webhooks } from './0004-webhooks.js';
 import { Migration0005TokenFailures } from './0005-token-failures.js';
 import { Migration0006MemberNameCaseless } from './0006-member-name-caseless.js';
+import { Migration0007InsurerPrincipals } from './0007-insurer-principals.js';
 
 /** Listed explicitly so migrations run the same under tsx, compiled JS and bundlers. */
 export const migrationsList: MigrationObject[] = [
@@ -14,4 +15,5 @@ export const migrationsList: MigrationObject[] = [
   { name: '0004-webhooks', class: Migration0004Webhooks },
   { name: '0005-token-failures', class: Migration0005TokenFailures },
   { name: '0006-member-name-caseless', class: Migration0006MemberNameCaseless },
+  { name: '0007-insurer-principals', class: Migration0007InsurerPrincipals },
 ];
