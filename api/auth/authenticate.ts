@@ -35,10 +35,10 @@ function verifiedToken(ctx: Koa.Context, deps: AppDeps): Auth {
 }
 
 /**
- * D14: the check of the insurer routes. The scope first (a client's token never holds
- * `insurer.decisions`: 403 naming it), then the principal: the token's subject must be an insurer
- * principal whose secret version still matches (else 401, as for any token that is not ours). The
- * answer carries the insurer id every query of the request filters by. One primary-key read.
+ * D14: the check of the insurer routes, in the same order as a client's: the token's subject must
+ * be an insurer principal whose secret version still matches (else 401, as for any token that is
+ * not ours: a client's token is no insurer's, whatever it claims), then the scope (403). The answer
+ * carries the insurer id every query of the request filters by. One primary-key read.
  */
 export async function authenticateInsurer(
   ctx: Koa.Context,
@@ -46,8 +46,8 @@ export async function authenticateInsurer(
   accepted: readonly Scope[],
 ): Promise<Auth & { insurerId: string }> {
   const auth = verifiedToken(ctx, deps);
-  if (!hasAnyScope(auth.scopes, accepted)) throw insufficientScope(accepted);
   const principal = await readInsurerPrincipal(SystemScope.of(deps.orm.em), auth.clientId);
   if (!principal || principal.secretVersion !== auth.secretVersion) throw unauthorized();
+  if (!hasAnyScope(auth.scopes, accepted)) throw insufficientScope(accepted);
   return { ...auth, insurerId: principal.insurerId };
 }

@@ -171,7 +171,8 @@ describe('every protected route x every kind of bad token (spec 5, D2, D3)', () 
       const others = SCOPES.filter((scope) => !def.scopes.includes(scope));
       if (others.length > 0) {
         it('valid without its scope: 403 Insufficient Scope naming the scopes that would do', async () => {
-          const res = await send(acme.token(others));
+          const insurerRoute = 'principal' in def && def.principal === 'insurer';
+          const res = await send(insurerRoute ? insurer.token(others) : acme.token(others));
           expect(res.status).to.equal(403);
           expect(res.body).to.deep.equal({
             type: 'FORBIDDEN',

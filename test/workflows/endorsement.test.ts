@@ -181,6 +181,22 @@ describe('endorsement workflow', () => {
       expect(await ledger(world.policy.id)).to.have.length(1);
     });
 
+    it("still takes D8's insurerDecision signal; the Update then answers from what it decided", async () => {
+      const world = await makeWorld();
+      const id = await createEndorsement(world);
+      await waitForStatus(id, 'ENDORSEMENT_STATUS_SENT_TO_INSURER');
+      await workflowHandle(id).signal(insurerDecisionSignal, { decision: 'APPROVED', uhid: 'UHID-SIGNAL' });
+      expect(await waitForStatus(id, 'ENDORSEMENT_STATUS_APPROVED')).to.include({ uhid: 'UHID-SIGNAL' });
+      expect(await decide(id, { decision: 'APPROVED' })).to.deep.equal({
+        result: 'duplicate',
+        detail: 'already APPROVED',
+      });
+      expect(await decide(id, { decision: 'REJECTED' })).to.deep.equal({
+        result: 'refused',
+        detail: 'already decided with another outcome: APPROVED',
+      });
+    });
+
     it('refuses a decision for an unknown endorsement as not found', async () => {
       expect(await decide('end_doesnotexist', { decision: 'APPROVED' })).to.deep.equal({
         result: 'refused',
