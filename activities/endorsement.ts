@@ -5,6 +5,11 @@ import {
   readInsurerSubmission,
   transitionEndorsement,
 } from '../data/endorsements.js';
+import {
+  readEndorsementInsurer,
+  recordEndorsementSlaBreach,
+  type InsurerAssignment,
+} from '../data/endorsement-sla.js';
 import { SystemScope } from '../data/scope.js';
 import { today } from '../domain/clock.js';
 import { reviewRejection } from '../domain/endorsements.js';
@@ -17,6 +22,8 @@ import {
   ENDORSEMENT_STATE_CONFLICT,
   REVIEW_REJECTED,
 } from '../workflows/endorsement/contract.js';
+import { sendInsurerDecision } from '../adapters/decisions.js';
+import type { DecisionAnswer, InsurerDecision } from '../workflows/endorsement/contract.js';
 import { heartbeating } from './heartbeat.js';
 import type { ActivityDeps } from './index.js';
 
@@ -149,6 +156,29 @@ export function createEndorsementActivities(deps: ActivityDeps) {
       }
       note('endorsement approval applied', { endorsementId: id });
       await deliver(outcome.deliveries);
+    },
+
+    /**
+     * The simulated insurer's decision, sent through the decision Update as any insurer's. Safe to
+     * retry: a repeat answers duplicate. The answer (ids and a reason, no personal data) is returned.
+     */
+    async sendSimulatedDecision(id: string, decision: InsurerDecision): Promise<DecisionAnswer> {
+      return sendInsurerDecision(deps.temporal, id, decision);
+    },
+
+    /** D14: who has the endorsement and since when, for the backlog search attributes. */
+    async readEndorsementInsurer(id: string): Promise<InsurerAssignment> {
+      const row = await readEndorsementInsurer(system(), id);
+      if (!row) throw gone(id);
+      return row;
+    },
+
+    /** D14: announces the SLA breach (`endorsement.sla_breached`); a retry announces nothing new. */
+    async recordSlaBreach(id: string, slaDueAt: string): Promise<void> {
+      const row = await recordEndorsementSlaBreach(system(), id, slaDueAt);
+      if (!row) throw gone(id);
+      note('endorsement past the insurer SLA', { endorsementId: id });
+      await deliver(row.deliveries);
     },
 
     /**

@@ -1,53 +1,64 @@
-import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { closedVerdict } from '../domain/insurer-decisions.js';
 import {
-  endorsementStateQuery,
+  DECISION_DUPLICATE,
+  DECISION_REFUSED,
   endorsementWorkflowId,
-  insurerDecisionSignal,
-  isOpenStatus,
+  insurerDecisionUpdate,
+  type DecisionAnswer,
   type EndorsementState,
   type InsurerDecision,
 } from '../workflows/endorsement/contract.js';
 
-/** A decision the insurer side cannot send: unknown endorsement, or one that is already decided. */
-export class DecisionRefused extends Error {
-  constructor(
-    readonly reason: 'UNKNOWN_ENDORSEMENT' | 'ALREADY_DECIDED',
-    message: string,
-  ) {
-    super(message);
-  }
-}
+const NOT_FOUND: DecisionAnswer = { result: 'refused', detail: 'not found' };
 
 /**
- * Sends an insurer's decision exactly as an adapter does: the `insurerDecision` signal to the
- * endorsement's workflow (D8). Checks first so an operator gets a clear answer; the workflow itself
- * still ignores a duplicate or late decision, so a race between two senders changes nothing.
+ * Sends an insurer's decision exactly as every insurer path does (adapters, the insurer command,
+ * the decisions API): the `decideEndorsement` Update (D14), answered synchronously as accepted,
+ * duplicate or refused with the reason. The workflow's validator decides, so two senders racing
+ * get one `accepted` and the other a duplicate or a refusal. A closed endorsement answers from its
+ * final status; an unknown one is refused as "not found".
  */
 export async function sendInsurerDecision(
   temporal: Client,
   endorsementId: string,
   decision: InsurerDecision,
-): Promise<void> {
+): Promise<DecisionAnswer> {
   const handle = temporal.workflow.getHandle<(input: unknown) => Promise<EndorsementState>>(
     endorsementWorkflowId(endorsementId),
   );
-  let running: boolean;
   try {
-    running = (await handle.describe()).status.name === 'RUNNING';
+    return await handle.executeUpdate(insurerDecisionUpdate, { args: [decision] });
   } catch (err) {
-    if (err instanceof WorkflowNotFoundError) {
-      throw new DecisionRefused('UNKNOWN_ENDORSEMENT', `unknown endorsement ${endorsementId}`);
-    }
-    throw err;
+    if (err instanceof WorkflowUpdateFailedError) return refusal(err);
+    if (!(err instanceof WorkflowNotFoundError)) throw err;
   }
-  const state = running ? await handle.query(endorsementStateQuery) : await handle.result().catch(() => null);
-  if (!running || !state || state.decision || state.cancelRequested || !isOpenStatus(state.status)) {
-    const applying = state && isOpenStatus(state.status) && state.decision;
-    const status = applying ? `${state.decision} (being applied)` : (state?.status ?? 'closed');
-    throw new DecisionRefused(
-      'ALREADY_DECIDED',
-      `endorsement ${endorsementId} is already decided: ${status}`,
-    );
+  // No running workflow: unknown, or closed (its result tells how).
+  const closed = await handle.describe().then(
+    () =>
+      handle.result().then(
+        (state) => state,
+        () => null,
+      ),
+    (err: unknown) => {
+      if (err instanceof WorkflowNotFoundError) return undefined;
+      throw err;
+    },
+  );
+  if (closed === undefined || closed?.discarded) return NOT_FOUND;
+  if (!closed) return { result: 'refused', detail: 'endorsement is closed' };
+  return closedVerdict(closed.status, decision.decision);
+}
+
+/** The validator's refusal as the answer; any other update failure is a fault. */
+function refusal(err: WorkflowUpdateFailedError): DecisionAnswer {
+  const cause = err.cause;
+  if (cause instanceof ApplicationFailure && cause.type === DECISION_DUPLICATE) {
+    return { result: 'duplicate', detail: cause.message };
   }
-  await handle.signal(insurerDecisionSignal, decision);
+  if (cause instanceof ApplicationFailure && cause.type === DECISION_REFUSED) {
+    return { result: 'refused', detail: cause.message };
+  }
+  throw err;
 }

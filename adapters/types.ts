@@ -4,8 +4,9 @@ export type { InsurerSubmission };
 
 /**
  * One insurer integration (D8). Both calls are retried by their activity and must be idempotent
- * (keyed by endorsement id). The insurer's answer comes back later as the `insurerDecision` signal
- * (workflows/endorsement/contract.ts), however the integration receives it.
+ * (keyed by endorsement id). The insurer's answer comes back later through sendInsurerDecision
+ * (adapters/decisions.ts: the decision Update, answered accepted / duplicate / refused), however the
+ * integration receives it.
  */
 export interface InsurerAdapter {
   submit(submission: InsurerSubmission, options?: AdapterCallOptions): Promise<void>;

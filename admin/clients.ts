@@ -3,21 +3,24 @@ import { insertClient, rotateClientSecret } from '../data/clients.js';
 import { SystemScope } from '../data/scope.js';
 import { hashSecret, newClientSecret } from '../domain/credentials.js';
 import { newId } from '../domain/ids.js';
-import { normaliseScope, SCOPES, type Scope } from '../domain/scopes.js';
+import { normaliseScope, SCOPES, type ClientScope } from '../domain/scopes.js';
 
 export class AdminError extends Error {}
 
-export function parseScopes(list: string | undefined): Scope[] {
+/** A client's scopes: only SCOPES (an insurer's `insurer.decisions` is never a client's). */
+export function parseScopes(list: string | undefined): ClientScope[] {
   if (!list) return [...SCOPES];
   return list.split(',').map((name) => {
     const scope = normaliseScope(name);
-    if (!scope) throw new AdminError(`unknown scope "${name}"; known: ${SCOPES.join(', ')}`);
-    return scope;
+    if (!scope || !(SCOPES as readonly string[]).includes(scope)) {
+      throw new AdminError(`unknown scope "${name}"; known: ${SCOPES.join(', ')}`);
+    }
+    return scope as ClientScope;
   });
 }
 
 /** D3: prints the secret once; only its scrypt hash is stored. */
-export async function createClient(em: EntityManager, name: string, scopes: Scope[]) {
+export async function createClient(em: EntityManager, name: string, scopes: ClientScope[]) {
   const clientId = newId('client');
   const clientSecret = newClientSecret();
   const secretHash = await hashSecret(clientSecret);

@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import { RequestContext } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import Koa from 'koa';
-import { authenticate } from './auth/authenticate.js';
+import { authenticate, authenticateInsurer } from './auth/authenticate.js';
 import type { AppDeps } from './deps.js';
 import { errorMiddleware } from './middleware/errors.js';
 import { docsAssets } from './middleware/docs-assets.js';
@@ -59,7 +59,13 @@ const verb = (method: string) => method.toLowerCase() as 'get' | 'post' | 'put' 
 function mount(router: Router, def: RouteDef, deps: AppDeps): void {
   router[verb(def.method)](def.path, async (ctx) => {
     ctx.state.route = def;
-    const auth = def.scopes === 'public' ? undefined : await authenticate(ctx, deps, def.scopes);
+    const insurer = def.scopes !== 'public' && def.principal === 'insurer';
+    const auth =
+      def.scopes === 'public'
+        ? undefined
+        : insurer
+          ? await authenticateInsurer(ctx, deps, def.scopes)
+          : await authenticate(ctx, deps, def.scopes);
     // The body is read only now: after authentication on protected routes, within the route's limit.
     if (def.method !== 'GET') await readJsonBody(ctx, def.bodyLimit);
     const params = def.params ? parseInput(def.params, ctx.params) : undefined;
@@ -68,7 +74,8 @@ function mount(router: Router, def: RouteDef, deps: AppDeps): void {
       ? parseInput(def.body, ctx.request.body ?? null)
       : parseNoBody(def.method, ctx.request.body);
     // One tenant scope per request, for the token's client; its em carries the tenant filter (D1).
-    const scope = auth ? tenantScopeOf(deps, auth) : undefined;
+    // An insurer principal is no tenant: its routes scope their reads by the insurer (InsurerScope).
+    const scope = auth && !insurer ? tenantScopeOf(deps, auth) : undefined;
     const em = scope?.em ?? (RequestContext.getEntityManager() as EntityManager);
     ctx.state.auth = auth;
     const run = () => def.handler({ params, query, body, auth: auth!, scope: scope!, em, deps, ctx });

@@ -73,6 +73,11 @@ export interface ProtectedRoute<PS, QS, BS> extends RouteBase<PS, QS, BS> {
    * withIdempotency, and the reference declares the header, `Idempotent-Replayed` and its errors.
    */
   idempotencyKey?: boolean;
+  /**
+   * `insurer` (D14): called by an insurer principal, not a client. The handler gets no tenant
+   * scope (`scope` is undefined) and `auth.insurerId` set; it builds an InsurerScope from it.
+   */
+  principal?: 'client' | 'insurer';
   /** Returns the payload to wrap as `{payload}`, or undefined when it has written ctx.body itself. */
   handler: (req: Handler<Out<PS>, Out<QS>, Out<BS>, Auth>) => Promise<unknown>;
 }

@@ -1,6 +1,7 @@
 import { isIPv4, isIPv6 } from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
+import { DEFAULT_SLA_DAYS } from '../domain/insurer-decisions.js';
 
 /** At least 256 bits of key material (D3): a shorter HMAC key is refused, not padded. */
 const KEY_BYTES = 32;
@@ -95,6 +96,11 @@ export const configSchema = z.object({
     .string()
     .regex(/^\d+\s*(ms|s|m|h|d)$/, 'must be a duration such as 7d')
     .default('7d'),
+  /** D14: an insurer's SLA from submission when its reference data names none; then EndorsementSlaBreached. */
+  INSURER_SLA_DEFAULT: z
+    .string()
+    .regex(/^\d+\s*(ms|s|m|h|d)$/, 'must be a duration such as 14d')
+    .default(`${DEFAULT_SLA_DAYS}d`),
   SIMULATED_INSURER_DELAY_MS: z.coerce.number().int().min(0).default(2000),
   /** GET /metrics on its own port and address; with METRICS_TOKEN set it needs `Authorization: Bearer <token>`. */
   METRICS_ENABLED: bool.default(true),

@@ -19,10 +19,14 @@ const SOURCE_LOCK = 4102;
 
 export interface ClientCredentials {
   id: string;
+  /** A client (tenant), or an insurer principal (D14: `insurer.decisions` only). */
+  kind: PrincipalKind;
   secretHash: string;
   secretVersion: number;
   allowedScopes: string[];
 }
+
+export type PrincipalKind = 'client' | 'insurer';
 
 export type Limited = { kind: 'limited'; retryAfterSeconds: number };
 
@@ -31,10 +35,26 @@ export type Attempt = Limited | { kind: 'admitted'; attemptId: string; client: C
 
 interface ClientRow {
   id: string;
+  kind: PrincipalKind;
   secret_hash: string;
   secret_version: number;
   allowed_scopes: string[];
 }
+
+/**
+ * The principal a token request names: a client, or an insurer principal whose only scope is
+ * `insurer.decisions` (ids differ by prefix, so at most one row). One statement for either.
+ */
+const PRINCIPAL_SQL = `select id, 'client' as kind, secret_hash, secret_version, allowed_scopes from clients where id = ?
+  union all
+  select id, 'insurer', secret_hash, secret_version, array['insurer.decisions']::text[]
+    from insurer_principals where id = ?`;
+
+/** Where each kind's issued tokens are counted (fixed names, never from input). */
+const ISSUES = {
+  client: { table: 'token_issues', column: 'client_id', insert: ', succeeded', value: ', true' },
+  insurer: { table: 'insurer_token_issues', column: 'principal_id', insert: '', value: '' },
+} as const;
 
 /** Whole seconds until the oldest counted row leaves the window (at least 1). */
 const secondsUntilFree = (oldest: Date, now: Date) =>
@@ -74,16 +94,14 @@ export async function admitTokenAttempt(
       'insert into token_failures (client_key, source, created_at) values (?, ?, ?) returning id',
       [clientKey, source, now],
     );
-    const [client] = await tx.sql<ClientRow>(
-      'select id, secret_hash, secret_version, allowed_scopes from clients where id = ?',
-      [clientKey],
-    );
+    const [client] = await tx.sql<ClientRow>(PRINCIPAL_SQL, [clientKey, clientKey]);
     return {
       kind: 'admitted',
       attemptId: String(row!.id),
       client: client
         ? {
             id: client.id,
+            kind: client.kind,
             secretHash: client.secret_hash,
             secretVersion: client.secret_version,
             allowedScopes: client.allowed_scopes,
@@ -106,27 +124,26 @@ export async function forgetTokenAttempt(scope: SystemScope, attemptId: string):
  */
 export async function recordTokenIssue(
   scope: SystemScope,
-  clientId: string,
+  principal: { id: string; kind: PrincipalKind },
   attemptId: string,
   now: Date,
 ): Promise<Limited | { kind: 'recorded' }> {
   const windowStart = new Date(now.getTime() - TOKEN_REQUEST_WINDOW_MS);
+  const { table, column, insert, value } = ISSUES[principal.kind];
+  const id = principal.id;
   return scope.transaction(async (tx) => {
     await tx.sql('set local synchronous_commit = off');
     await tx.sql('delete from token_failures where id = ?', [attemptId]);
-    await tx.sql('select pg_advisory_xact_lock(?, hashtext(?))', [CLIENT_LOCK, clientId]);
-    await tx.sql('delete from token_issues where client_id = ? and created_at <= ?', [clientId, windowStart]);
+    await tx.sql('select pg_advisory_xact_lock(?, hashtext(?))', [CLIENT_LOCK, id]);
+    await tx.sql(`delete from ${table} where ${column} = ? and created_at <= ?`, [id, windowStart]);
     const [counts] = await tx.sql<{ recent: number; oldest: Date }>(
-      'select count(*)::int as recent, min(created_at) as oldest from token_issues where client_id = ?',
-      [clientId],
+      `select count(*)::int as recent, min(created_at) as oldest from ${table} where ${column} = ?`,
+      [id],
     );
     if (counts && counts.recent >= TOKEN_REQUEST_LIMIT) {
       return { kind: 'limited', retryAfterSeconds: secondsUntilFree(new Date(counts.oldest), now) };
     }
-    await tx.sql('insert into token_issues (client_id, succeeded, created_at) values (?, true, ?)', [
-      clientId,
-      now,
-    ]);
+    await tx.sql(`insert into ${table} (${column}${insert}, created_at) values (?${value}, ?)`, [id, now]);
     return { kind: 'recorded' };
   });
 }

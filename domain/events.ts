@@ -1,3 +1,8 @@
 /** What a webhook endpoint can subscribe to. */
-export const EVENT_TYPES = ['endorsement.status_changed', 'grant.status_changed'] as const;
+export const EVENT_TYPES = [
+  'endorsement.status_changed',
+  'grant.status_changed',
+  /** D14: an endorsement past its insurer's SLA without a decision (announced once; never auto-rejected). */
+  'endorsement.sla_breached',
+] as const;
 export type EventType = (typeof EVENT_TYPES)[number];

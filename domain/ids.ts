@@ -10,6 +10,8 @@ export const ID_PREFIXES = {
   endorsement: 'end',
   grant: 'grt',
   insurer: 'ins',
+  /** An insurer's credentials for the decisions API (D14). */
+  insurerPrincipal: 'ipr',
   tpa: 'tpa',
   product: 'prd',
   ledger: 'cdl',

@@ -8,9 +8,18 @@ export const SCOPES = [
   'policy.members.list',
   'policy.all',
 ] as const;
-export type Scope = (typeof SCOPES)[number];
+/** What a client (tenant) may be granted. */
+export type ClientScope = (typeof SCOPES)[number];
 
-const KNOWN = new Set<string>(SCOPES);
+/**
+ * D14: what an insurer principal holds, and only it. Never in SCOPES: a client can never be
+ * granted it, and an insurer principal holds nothing else.
+ */
+export const INSURER_DECISIONS_SCOPE = 'insurer.decisions';
+export const INSURER_SCOPES = [INSURER_DECISIONS_SCOPE] as const;
+export type Scope = ClientScope | (typeof INSURER_SCOPES)[number];
+
+const KNOWN = new Set<string>([...SCOPES, ...INSURER_SCOPES]);
 
 /** D2: lower case, `_` and `.` equivalent. Returns null for a name that is not a scope. */
 export function normaliseScope(name: string): Scope | null {

@@ -9,6 +9,7 @@ import {
   removeWebhook,
   resealWebhookSecrets,
 } from '../admin/webhooks.js';
+import { createInsurerClient } from '../admin/insurer-clients.js';
 import { loadReferenceData } from '../admin/load.js';
 import { loadFileSchema } from '../admin/load-schema.js';
 import { describeIssues } from '../domain/schemas/issues.js';
@@ -19,6 +20,7 @@ import { operatorConfig } from '../infra/local-stack.js';
 const USAGE = `usage:
   admin client:create --name NAME [--scopes a,b] [--json]
   admin client:rotate-secret CLIENT_ID [--json]
+  admin insurer-client:create INSURER_CODE [--client CLIENT_ID] [--json]   # scope insurer.decisions
   admin load FILE --client CLIENT_ID [--json]
   admin webhook:add CLIENT_ID URL [--events a,b] [--json]
   admin webhook:list CLIENT_ID [--json]
@@ -54,6 +56,9 @@ async function main(argv: string[]): Promise<unknown> {
       case 'client:rotate-secret':
         if (!arg) throw new AdminError('CLIENT_ID is required');
         return await rotateSecret(em, arg);
+      case 'insurer-client:create':
+        if (!arg) throw new AdminError('INSURER_CODE is required');
+        return await createInsurerClient(em, arg, values.client);
       case 'load': {
         if (!arg || !values.client) throw new AdminError('FILE and --client are required');
         const text = await fs.readFile(arg, 'utf8');

@@ -1,14 +1,14 @@
 import { parseArgs } from 'node:util';
-import { DecisionRefused, sendInsurerDecision } from '../adapters/decisions.js';
+import { sendInsurerDecision } from '../adapters/decisions.js';
 import { ConfigError } from '../config/index.js';
 import { looksLikeId } from '../domain/ids.js';
 import { operatorConfig } from '../infra/local-stack.js';
 import { createTemporalClient } from '../infra/temporal-client.js';
-import type { InsurerDecision } from '../workflows/endorsement/contract.js';
+import type { DecisionAnswer, InsurerDecision } from '../workflows/endorsement/contract.js';
 
 const USAGE = `usage:
-  insurer approve <endorsement_id> [--uhid U] [--member-id M]
-  insurer reject <endorsement_id> --reason "…"`;
+  insurer approve <endorsement_id> [--uhid U] [--member-id M] [--json]
+  insurer reject <endorsement_id> --reason "…" [--json]`;
 
 class UsageError extends Error {}
 
@@ -21,6 +21,7 @@ function parseInsurerCommand(argv: string[]): { endorsementId: string; decision:
       uhid: { type: 'string' },
       'member-id': { type: 'string' },
       reason: { type: 'string' },
+      json: { type: 'boolean', default: false },
     },
   });
   const [command, endorsementId] = positionals;
@@ -45,25 +46,34 @@ function parseInsurerCommand(argv: string[]): { endorsementId: string; decision:
 }
 
 /**
- * D8: records an insurer's decision by sending the `insurerDecision` signal, exactly as an adapter
- * does. Reads TEMPORAL_ADDRESS / TEMPORAL_NAMESPACE from the environment, else from a running `npm start`.
+ * D14: records an insurer's decision through the decision Update, exactly as an adapter does, and
+ * prints the workflow's answer (accepted / duplicate / refused with the reason). Reads
+ * TEMPORAL_ADDRESS / TEMPORAL_NAMESPACE from the environment, else from a running `npm start`.
  */
-async function main(argv: string[]): Promise<string> {
+async function main(argv: string[]): Promise<{ endorsement_id: string } & DecisionAnswer> {
   const { endorsementId, decision } = parseInsurerCommand(argv);
   const temporal = createTemporalClient(operatorConfig(['temporal']));
   try {
-    await sendInsurerDecision(temporal, endorsementId, decision);
-    return `${decision.decision === 'APPROVED' ? 'approval' : 'rejection'} sent for ${endorsementId}`;
+    const answer = await sendInsurerDecision(temporal, endorsementId, decision);
+    return { endorsement_id: endorsementId, ...answer };
   } finally {
     await temporal.connection.close();
   }
 }
 
+const json = process.argv.includes('--json');
 main(process.argv.slice(2)).then(
-  (message) => process.stdout.write(`${message}\n`),
+  (answer) => {
+    // A refusal exits 1 (plain text on stderr); accepted and duplicate exit 0. JSON always on stdout.
+    const text = json
+      ? JSON.stringify(answer)
+      : `${answer.result}: ${answer.endorsement_id}: ${answer.detail}`;
+    (answer.result === 'refused' && !json ? process.stderr : process.stdout).write(`${text}\n`);
+    if (answer.result === 'refused') process.exitCode = 1;
+  },
   (err: unknown) => {
     const message = err instanceof Error ? err.message : String(err);
-    const known = err instanceof UsageError || err instanceof DecisionRefused || err instanceof ConfigError;
+    const known = err instanceof UsageError || err instanceof ConfigError;
     process.stderr.write(`${known ? message : `failed: ${message}`}\n`);
     process.exitCode = err instanceof UsageError ? 2 : 1;
   },

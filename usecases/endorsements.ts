@@ -88,6 +88,7 @@ export function workflowInput(e: CreatedEndorsement, config: Config): Endorsemen
     employeeId: e.employeeId,
     type: e.type,
     stuckAfterMs: durationMs(config.ENDORSEMENT_STUCK_AFTER),
+    slaAfterMs: durationMs(config.INSURER_SLA_DEFAULT),
   };
 }
 

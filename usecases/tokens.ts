@@ -56,7 +56,7 @@ export async function decideTokenRequest(
     await forgetTokenAttempt(scope, attemptId);
     return { kind: 'scopes_not_allowed', refused };
   }
-  const success = await recordTokenIssue(scope, client.id, attemptId, req.now);
+  const success = await recordTokenIssue(scope, client, attemptId, req.now);
   if (success.kind === 'limited') return success;
   return { kind: 'granted', client };
 }

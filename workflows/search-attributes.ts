@@ -7,6 +7,15 @@ export const ClientId = defineSearchAttributeKey('ClientId', SearchAttributeType
 export const PolicyId = defineSearchAttributeKey('PolicyId', SearchAttributeType.KEYWORD);
 export const EmployeeId = defineSearchAttributeKey('EmployeeId', SearchAttributeType.KEYWORD);
 export const EndorsementStuck = defineSearchAttributeKey('EndorsementStuck', SearchAttributeType.BOOL);
+/** D14: past the insurer's SLA without a decision (set once, kept: the breach happened). */
+export const EndorsementSlaBreached = defineSearchAttributeKey(
+  'EndorsementSlaBreached',
+  SearchAttributeType.BOOL,
+);
+/** D14: an insurer's backlog by age: who has it, since when, due when. */
+export const InsurerId = defineSearchAttributeKey('InsurerId', SearchAttributeType.KEYWORD);
+export const SubmittedAt = defineSearchAttributeKey('SubmittedAt', SearchAttributeType.DATETIME);
+export const SlaDueAt = defineSearchAttributeKey('SlaDueAt', SearchAttributeType.DATETIME);
 export const GrantStatus = defineSearchAttributeKey('GrantStatus', SearchAttributeType.KEYWORD);
 
 export const SEARCH_ATTRIBUTES = [
@@ -16,5 +25,9 @@ export const SEARCH_ATTRIBUTES = [
   PolicyId,
   EmployeeId,
   EndorsementStuck,
+  EndorsementSlaBreached,
+  InsurerId,
+  SubmittedAt,
+  SlaDueAt,
   GrantStatus,
 ] as const;

@@ -15,7 +15,10 @@ export interface SigningKey {
 
 /** What a verified token says: the tenant and what it may do. */
 export interface Auth {
+  /** The token's subject: a client (tenant), or on insurer routes an insurer principal. */
   clientId: string;
+  /** Set on insurer routes only (D14): the insurer the principal acts for. */
+  insurerId?: string;
   tokenId: string;
   scopes: Scope[];
   secretVersion: number;

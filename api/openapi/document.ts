@@ -47,6 +47,11 @@ const TAGS: { prefix: string; name: string; description: string }[] = [
     description: 'Dependents of an employee, enrolled beside the employee by an ADDITION.',
   },
   { prefix: '/v1/client/employees', name: 'Employees', description: 'Employees (spec 4.5 to 4.8; D6).' },
+  {
+    prefix: '/v1/insurer',
+    name: 'Insurers',
+    description: 'Called by insurers, with an insurer principal’s token: decisions on endorsements (D14).',
+  },
 ];
 const OPERATIONS_TAG = {
   name: 'Operations',

@@ -7,6 +7,7 @@ import { employeeRoutes } from './employees.js';
 import { endorsementRoutes } from './endorsements.js';
 import { grantRoutes } from './grants.js';
 import { healthRoutes } from './health.js';
+import { insurerRoutes } from './insurer.js';
 import { policyRoutes } from './policies.js';
 import { referenceRoutes } from './reference.js';
 
@@ -22,6 +23,7 @@ export function allRoutes(): RouteDef[] {
     ...coverageRoutes,
     ...auditRoutes,
     ...grantRoutes,
+    ...insurerRoutes,
   ];
   // The reference describes every route, its own two included.
   routes.push(...referenceRoutes(() => routes));

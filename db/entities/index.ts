@@ -1,5 +1,6 @@
 import { ClientSchema, TokenFailureSchema, TokenIssueSchema } from './client.js';
 import { DependentSchema, EmployeeSchema, UserSchema } from './employee.js';
+import { InsurerPrincipalSchema, InsurerTokenIssueSchema } from './insurer-principal.js';
 import { CdLedgerEntrySchema } from './ledger.js';
 import { EndorsementSchema, GrantItemSchema, GrantSchema, PolicyMemberSchema } from './membership.js';
 import { PolicySchema } from './policy.js';
@@ -14,6 +15,7 @@ import {
 
 export * from './client.js';
 export * from './employee.js';
+export * from './insurer-principal.js';
 export * from './ledger.js';
 export * from './membership.js';
 export * from './policy.js';
@@ -28,6 +30,8 @@ export const entities = [
   TokenIssueSchema,
   TokenFailureSchema,
   InsurerSchema,
+  InsurerPrincipalSchema,
+  InsurerTokenIssueSchema,
   TpaSchema,
   ProductSchema,
   PolicySchema,

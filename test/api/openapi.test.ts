@@ -8,7 +8,14 @@ import { openApiPath, type OpenApiDocument } from '../../api/openapi/document.js
 import { isRawResponse, type RouteDef } from '../../api/route.js';
 import { allRoutes } from '../../api/routes/index.js';
 import { fixedClock } from '../../domain/clock.js';
-import { makeClient, makeEmployee, makeMember, makePolicy, type TestClient } from '../support/factories.js';
+import {
+  makeClient,
+  makeEmployee,
+  makeInsurerClient,
+  makeMember,
+  makePolicy,
+  type TestClient,
+} from '../support/factories.js';
 import { client, type HttpClient, type HttpResult } from '../support/http.js';
 import { stack } from '../support/stack.js';
 
@@ -478,6 +485,14 @@ describe('responses validate against the OpenAPI document: one success per route
       ],
       ['GET /v1/policy/grant/{request_id}', () => http.get(`/v1/policy/grant/${state.requestId}`, auth)],
       ['GET /v1/audit', () => http.get('/v1/audit?entity=employee', auth)],
+      [
+        'POST /v1/insurer/decisions',
+        async () =>
+          http.post('/v1/insurer/decisions', {
+            token: (await makeInsurerClient(policy.insurerId)).token(undefined, clock),
+            body: { decisions: [{ endorsement_id: state.endorsementId, decision: 'APPROVED' }] },
+          }),
+      ],
       ['GET /openapi.json', () => http.get('/openapi.json')],
       ['GET /docs', () => http.get('/docs')],
     ];

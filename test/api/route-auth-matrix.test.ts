@@ -2,8 +2,14 @@ import { expect } from 'chai';
 import { allRoutes } from '../../api/routes/index.js';
 import type { RouteDef } from '../../api/route.js';
 import { fixedClock } from '../../domain/clock.js';
-import { SCOPES, type Scope } from '../../domain/scopes.js';
-import { makeClient, type TestClient } from '../support/factories.js';
+import { INSURER_SCOPES, SCOPES, type Scope } from '../../domain/scopes.js';
+import {
+  makeClient,
+  makeInsurerClient,
+  makeReferenceData,
+  type TestClient,
+  type TestInsurerClient,
+} from '../support/factories.js';
 import { client, type HttpClient } from '../support/http.js';
 import { stack } from '../support/stack.js';
 import { tokenService, unauthorizedBody, unsignedToken } from './auth-fixtures.js';
@@ -52,6 +58,8 @@ const BEYOND_D2: Record<string, readonly Scope[] | 'public'> = {
   'GET /v1/audit': ['policy.all', 'employee.all'], // reads both kinds of record
   'GET /openapi.json': 'public',
   'GET /docs': 'public',
+  // D14: called by insurers, not clients; an insurer principal holds this scope and nothing else.
+  'POST /v1/insurer/decisions': INSURER_SCOPES,
 };
 
 const PARAM = /:\w+(\([^)]*\))?\??/g;
@@ -97,18 +105,20 @@ const protectedRoutes = allRoutes().filter((def): def is Protected => def.scopes
 describe('every protected route x every kind of bad token (spec 5, D2, D3)', () => {
   let http: HttpClient;
   let acme: TestClient;
+  let insurer: TestInsurerClient;
 
   before(async () => {
     const api = await stack().startApi();
     http = client(api.url);
     acme = await makeClient();
+    insurer = await makeInsurerClient((await makeReferenceData(acme.clientId)).insurerId);
   });
 
   it('lists protected routes, each declaring known scopes', () => {
     expect(protectedRoutes.length).to.be.greaterThan(0);
     for (const def of protectedRoutes) {
       expect(def.scopes, shape(def)).to.not.be.empty;
-      for (const scope of def.scopes) expect(SCOPES, shape(def)).to.include(scope);
+      for (const scope of def.scopes) expect([...SCOPES, ...INSURER_SCOPES], shape(def)).to.include(scope);
     }
   });
 
@@ -161,7 +171,8 @@ describe('every protected route x every kind of bad token (spec 5, D2, D3)', () 
       const others = SCOPES.filter((scope) => !def.scopes.includes(scope));
       if (others.length > 0) {
         it('valid without its scope: 403 Insufficient Scope naming the scopes that would do', async () => {
-          const res = await send(acme.token(others));
+          const insurerRoute = 'principal' in def && def.principal === 'insurer';
+          const res = await send(insurerRoute ? insurer.token(others) : acme.token(others));
           expect(res.status).to.equal(403);
           expect(res.body).to.deep.equal({
             type: 'FORBIDDEN',
@@ -172,11 +183,26 @@ describe('every protected route x every kind of bad token (spec 5, D2, D3)', () 
         });
       }
 
+      const forInsurers = 'principal' in def && def.principal === 'insurer';
       for (const scope of def.scopes) {
         it(`valid with ${scope}: admitted (neither 401 nor 403 Insufficient Scope)`, async () => {
-          const res = await send(acme.token([scope]));
+          const res = await send(forInsurers ? insurer.token([scope]) : acme.token([scope]));
           expect(res.status).to.not.equal(401);
           expect(res.body?.title, JSON.stringify(res.body)).to.not.equal('Insufficient Scope');
+        });
+      }
+
+      if (forInsurers) {
+        it("a client's token, even one claiming the insurer's scope: 401 (not an insurer principal)", async () => {
+          const res = await send(acme.token(def.scopes));
+          expect(res.status).to.equal(401);
+          expect(res.body).to.deep.equal(unauthorizedBody(path));
+        });
+      } else {
+        it("an insurer principal's token: 401 (not a client), whatever it claims", async () => {
+          const res = await send(insurer.token(def.scopes));
+          expect(res.status).to.equal(401);
+          expect(res.body).to.deep.equal(unauthorizedBody(path));
         });
       }
     });

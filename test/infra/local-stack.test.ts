@@ -125,6 +125,6 @@ describe('operator commands beside npm start', function () {
 
     const decision = await npmRun(dataDir, 'insurer', 'approve', 'end_01J0000000000000000000000A');
     // Reached this stack's Temporal, which knows no such endorsement workflow.
-    expect(ownLines(decision.err)).to.deep.equal(['unknown endorsement end_01J0000000000000000000000A']);
+    expect(ownLines(decision.err)).to.deep.equal(['refused: end_01J0000000000000000000000A: not found']);
   });
 });

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createClient } from '../../admin/clients.js';
+import { createInsurerClient } from '../../admin/insurer-clients.js';
 import { createTokenService } from '../../api/auth/tokens.js';
 import { systemClock, type Clock } from '../../domain/clock.js';
 import { createOrFindEmployee } from '../../data/employees.js';
@@ -14,7 +15,7 @@ import type {
   Relationship,
 } from '../../domain/enums.js';
 import { newId } from '../../domain/ids.js';
-import { SCOPES, type Scope } from '../../domain/scopes.js';
+import { INSURER_SCOPES, SCOPES, type ClientScope, type Scope } from '../../domain/scopes.js';
 import { stack } from './stack.js';
 
 /** Small builders for test data, written straight to the run's database. */
@@ -30,7 +31,7 @@ export interface TestClient {
   token(scopes?: readonly Scope[], clock?: Clock): string;
 }
 
-export async function makeClient(opts: { name?: string; scopes?: Scope[] } = {}): Promise<TestClient> {
+export async function makeClient(opts: { name?: string; scopes?: ClientScope[] } = {}): Promise<TestClient> {
   const { client_id, client_secret } = await createClient(
     stack().orm.em.fork(),
     opts.name ?? `Client ${unique()}`,
@@ -224,3 +225,30 @@ export async function makeMember(
 }
 
 export { sql };
+
+export interface TestInsurerClient {
+  principalId: string;
+  secret: string;
+  insurerId: string;
+  /** A valid token of this insurer principal (scope insurer.decisions unless told otherwise). */
+  token(scopes?: readonly Scope[], clock?: Clock): string;
+}
+
+/** An insurer principal (D14) for the insurer row of `insurerId`, as the admin command makes one. */
+export async function makeInsurerClient(insurerId: string): Promise<TestInsurerClient> {
+  const [row] = await sql('select code, client_id from insurers where id = ?', [insurerId]);
+  const made = await createInsurerClient(stack().orm.em.fork(), row.code, row.client_id);
+  const cfg = stack().config;
+  return {
+    principalId: made.client_id,
+    secret: made.client_secret,
+    insurerId,
+    token: (scopes = INSURER_SCOPES, clock = systemClock) =>
+      createTokenService({
+        keys: cfg.JWT_SIGNING_KEYS,
+        issuer: cfg.JWT_ISSUER,
+        audience: cfg.JWT_AUDIENCE,
+        clock,
+      }).issue(made.client_id, scopes, 1),
+  };
+}

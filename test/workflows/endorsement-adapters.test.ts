@@ -209,28 +209,40 @@ describe('insurer adapters and the insurer command', () => {
   });
 
   describe('npm run insurer', () => {
-    it('approves with the given UHID and member id, and refuses a second decision', async function () {
+    it("prints the workflow's answer: accepted, then duplicate, then refused", async function () {
       this.timeout(60_000);
       const world = await makeWorld();
       const id = await createEndorsement(world);
-      await waitForStatus(id, 'ENDORSEMENT_STATUS_SENT_TO_INSURER');
+      await waitFor(
+        () => workflowState(id),
+        (s) => s.status === 'ENDORSEMENT_STATUS_SENT_TO_INSURER',
+        'the workflow to have submitted',
+      );
       const ok = await insurerCommand(['approve', id, '--uhid', 'UHID-CLI', '--member-id', 'M-CLI']);
       expect(ok.code, ok.stderr).to.equal(0);
-      expect(ok.stdout).to.contain(`approval sent for ${id}`);
+      expect(ok.stdout.trim()).to.equal(`accepted: ${id}: APPROVED recorded`);
       const row = await waitForStatus(id, 'ENDORSEMENT_STATUS_APPROVED');
       expect(row).to.include({ uhid: 'UHID-CLI', insurer_member_id: 'M-CLI' });
+
+      const same = await insurerCommand(['approve', id, '--json']);
+      expect(same.code, same.stderr).to.equal(0);
+      expect(JSON.parse(same.stdout)).to.deep.equal({
+        endorsement_id: id,
+        result: 'duplicate',
+        detail: 'already APPROVED',
+      });
       await workflowHandle(id).result();
 
       const again = await insurerCommand(['reject', id, '--reason', 'too late']);
       expect(again.code).to.equal(1);
-      expect(again.stderr).to.contain('already decided: ENDORSEMENT_STATUS_APPROVED');
+      expect(again.stderr.trim()).to.equal(`refused: ${id}: already decided with another outcome: APPROVED`);
     });
 
     it('explains an unknown endorsement and a missing reason', async function () {
       this.timeout(60_000);
       const unknown = await insurerCommand(['approve', 'end_nosuchendorsement']);
       expect(unknown.code).to.equal(1);
-      expect(unknown.stderr).to.contain('unknown endorsement end_nosuchendorsement');
+      expect(unknown.stderr.trim()).to.equal('refused: end_nosuchendorsement: not found');
       const usage = await insurerCommand(['reject', 'end_nosuchendorsement']);
       expect(usage.code).to.equal(2);
       expect(usage.stderr).to.contain('--reason');

@@ -6,6 +6,7 @@ import type { InsurerAdapterName } from '../../domain/enums.js';
 import {
   endorsementStateQuery,
   endorsementWorkflowId,
+  type DecisionAnswer,
   type EndorsementState,
   type InsurerDecision,
 } from '../../workflows/endorsement/contract.js';
@@ -119,9 +120,20 @@ export const workflowHandle = (id: string) => stack().temporal.workflow.getHandl
 export const workflowState = (id: string): Promise<EndorsementState> =>
   workflowHandle(id).query(endorsementStateQuery);
 
-/** The insurer's decision, sent exactly as the insurer command (and an adapter) sends it. */
-export const decide = (id: string, decision: InsurerDecision) =>
-  sendInsurerDecision(stack().temporal, id, decision);
+/**
+ * The insurer's decision, sent exactly as the insurer command (and an adapter) sends it, once the
+ * insurer has the endorsement: an insurer cannot answer before submission, so a decision refused
+ * as "not yet submitted" is sent again until the endorsement is SENT_TO_INSURER (bounded).
+ */
+export async function decide(id: string, decision: InsurerDecision): Promise<DecisionAnswer> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const answer = await sendInsurerDecision(stack().temporal, id, decision);
+    const early = answer.result === 'refused' && answer.detail === 'not yet submitted to the insurer';
+    if (!early || Date.now() > deadline) return answer;
+    await sleep(50);
+  }
+}
 
 export async function cdBalance(policyId: string): Promise<string> {
   const [row] = await sql('select cd_balance::text as cd_balance from policies where id = ?', [policyId]);

@@ -1,5 +1,4 @@
 import { expect } from 'chai';
-import { DecisionRefused } from '../../adapters/decisions.js';
 import { EndorsementStatus, EndorsementStuck } from '../../workflows/search-attributes.js';
 import { cancelEndorsementSignal, insurerDecisionSignal } from '../../workflows/endorsement/contract.js';
 import { TenantScope } from '../../data/scope.js';
@@ -168,24 +167,42 @@ describe('endorsement workflow', () => {
       expect(row.uhid).to.equal('FIRST');
       await handle.result();
 
-      // A late decision through the insurer path is refused with a clear reason.
-      let refused: unknown;
-      await decide(id, { decision: 'REJECTED', rejection_reason: 'late' }).catch(
-        (e: unknown) => (refused = e),
-      );
-      expect(refused).to.be.instanceOf(DecisionRefused);
-      expect((refused as DecisionRefused).reason).to.equal('ALREADY_DECIDED');
+      // A late decision through the insurer path is answered: refused with the reason, or duplicate.
+      expect(await decide(id, { decision: 'REJECTED', rejection_reason: 'late' })).to.deep.equal({
+        result: 'refused',
+        detail: 'already decided with another outcome: APPROVED',
+      });
+      expect(await decide(id, { decision: 'APPROVED' })).to.deep.equal({
+        result: 'duplicate',
+        detail: 'already APPROVED',
+      });
 
       expect((await endorsementRow(id)).status).to.equal('ENDORSEMENT_STATUS_APPROVED');
       expect(await memberRows(world.policy.id)).to.have.length(1);
       expect(await ledger(world.policy.id)).to.have.length(1);
     });
 
-    it('refuses a decision for an unknown endorsement', async () => {
-      let refused: unknown;
-      await decide('end_doesnotexist', { decision: 'APPROVED' }).catch((e: unknown) => (refused = e));
-      expect(refused).to.be.instanceOf(DecisionRefused);
-      expect((refused as DecisionRefused).reason).to.equal('UNKNOWN_ENDORSEMENT');
+    it("still takes D8's insurerDecision signal; the Update then answers from what it decided", async () => {
+      const world = await makeWorld();
+      const id = await createEndorsement(world);
+      await waitForStatus(id, 'ENDORSEMENT_STATUS_SENT_TO_INSURER');
+      await workflowHandle(id).signal(insurerDecisionSignal, { decision: 'APPROVED', uhid: 'UHID-SIGNAL' });
+      expect(await waitForStatus(id, 'ENDORSEMENT_STATUS_APPROVED')).to.include({ uhid: 'UHID-SIGNAL' });
+      expect(await decide(id, { decision: 'APPROVED' })).to.deep.equal({
+        result: 'duplicate',
+        detail: 'already APPROVED',
+      });
+      expect(await decide(id, { decision: 'REJECTED' })).to.deep.equal({
+        result: 'refused',
+        detail: 'already decided with another outcome: APPROVED',
+      });
+    });
+
+    it('refuses a decision for an unknown endorsement as not found', async () => {
+      expect(await decide('end_doesnotexist', { decision: 'APPROVED' })).to.deep.equal({
+        result: 'refused',
+        detail: 'not found',
+      });
     });
   });
 

@@ -27,8 +27,9 @@ function loadHistory(file: string): proto.temporal.api.history.v1.History {
 
 /** Histories recorded from real runs, by workflow (the file name's first word). */
 const FAMILIES = {
-  // approval, cancel after submission, review rejection; a cancel while submitting (cancel-safe calls)
-  endorsement: 4,
+  // approval, cancel after submission, review rejection; a cancel while submitting (cancel-safe calls);
+  // a decision by Update (accepted, then a duplicate) after the insurer SLA was breached
+  endorsement: 5,
   grant: 2, // two policies (one approved, one rejected), a policy already covering the employee
   webhook: 1, // a delivery retried twice, then delivered
 } as const;

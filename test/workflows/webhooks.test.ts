@@ -97,7 +97,11 @@ describe('webhooks', function () {
     expect(added).to.include({ client_id: world.client.clientId, url: receiver.url });
     expect(added.webhook_id).to.match(/^whk_/);
     expect(added.secret).to.match(/^whsec_/);
-    expect(added.events).to.deep.equal(['endorsement.status_changed', 'grant.status_changed']);
+    expect(added.events).to.deep.equal([
+      'endorsement.status_changed',
+      'grant.status_changed',
+      'endorsement.sla_breached',
+    ]);
     receiver.secret = added.secret;
     const listed = await listWebhooks(stack().orm.em, world.client.clientId);
     expect(listed.webhooks).to.deep.equal([

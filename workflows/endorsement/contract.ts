@@ -5,6 +5,7 @@ import {
 } from '@temporalio/common';
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { EndorsementStatus as Status, EndorsementType as Type } from '../../domain/enums.js';
+import type { DecisionAnswer, DecisionResult, InsurerDecision } from '../../domain/insurer-decisions.js';
 import {
   ClientId,
   EmployeeId,
@@ -30,17 +31,28 @@ export interface EndorsementWorkflowInput {
   type: Type;
   /** How long to wait for the insurer before flagging EndorsementStuck (ENDORSEMENT_STUCK_AFTER). */
   stuckAfterMs: number;
+  /**
+   * The insurer's SLA from submission (INSURER_SLA_DEFAULT) before EndorsementSlaBreached; absent
+   * in runs started before it existed (the default then applies).
+   */
+  slaAfterMs?: number;
 }
 
-/** D8: what an insurer (adapter, operator command) sends; exported for adapter code. */
-export interface InsurerDecision {
-  decision: 'APPROVED' | 'REJECTED';
-  insurer_member_id?: string;
-  uhid?: string;
-  rejection_reason?: string;
-}
+/** D8: what an insurer sends (domain/insurer-decisions.ts); exported here for adapter code. */
+export type { DecisionAnswer, DecisionResult, InsurerDecision };
+/** D8's signal: still accepted (fire and forget) for integrations that send it. */
 export const INSURER_DECISION_SIGNAL = 'insurerDecision';
 export const insurerDecisionSignal = defineSignal<[InsurerDecision]>(INSURER_DECISION_SIGNAL);
+
+/**
+ * D14: the insurer's decision as an Update, answered synchronously. Its validator refuses a
+ * malformed decision, one before submission, one after a cancel or a different decision (failure
+ * type DECISION_REFUSED) and a repeat of the decision already taken (DECISION_DUPLICATE); neither
+ * reaches the workflow's history. An accepted one answers `accepted` once recorded.
+ */
+export const insurerDecisionUpdate = defineUpdate<DecisionAnswer, [InsurerDecision]>('decideEndorsement');
+export const DECISION_REFUSED = 'InsurerDecisionRefused';
+export const DECISION_DUPLICATE = 'InsurerDecisionDuplicate';
 
 /** What the workflow reports through its query and as its result. */
 export interface EndorsementState {

@@ -18,14 +18,19 @@ import { databaseActivity, failureType } from '../activity-options.js';
 import type { EndorsementStatus as Status } from '../../domain/enums.js';
 import { INSURER_REFUSED } from '../../domain/insurer-failures.js';
 import { EndorsementStatus, EndorsementStuck } from '../search-attributes.js';
+import { decisionVerdict } from '../../domain/insurer-decisions.js';
+import { INSURER_SLA, watchInsurerSla, type SlaWatch } from './insurer-sla.js';
 import {
   CANCEL_REFUSED,
   cancelEndorsementSignal,
   cancelEndorsementUpdate,
+  DECISION_DUPLICATE,
+  DECISION_REFUSED,
   ENDORSEMENT_GONE,
   ENDORSEMENT_STATE_CONFLICT,
   endorsementStateQuery,
   insurerDecisionSignal,
+  insurerDecisionUpdate,
   isOpenStatus,
   REVIEW_REJECTED,
   type EndorsementState,
@@ -71,6 +76,7 @@ function insurerCalls(stuckAfterMs: number) {
   };
 }
 
+/** D8's signal accepts any decision with an outcome (its optional fields are cleaned below). */
 const isDecision = (d: unknown): d is InsurerDecision =>
   typeof d === 'object' && d !== null && ['APPROVED', 'REJECTED'].includes((d as InsurerDecision).decision);
 
@@ -116,6 +122,24 @@ export async function endorsementWorkflow(input: EndorsementWorkflowInput): Prom
     decision = cleanDecision(d);
     state.decision = d.decision;
   });
+  // D14: the same first-decision-counts rule, answered synchronously. The validator runs before
+  // anything is recorded, so a refused or duplicate decision leaves no trace in the history.
+  setHandler(
+    insurerDecisionUpdate,
+    (d) => {
+      decision = cleanDecision(d);
+      state.decision = d.decision;
+      return { result: 'accepted', detail: `${d.decision} recorded` };
+    },
+    {
+      validator: (d) => {
+        const verdict = decisionVerdict(state, decision?.decision ?? null, d);
+        if (verdict.result === 'accepted') return;
+        const type = verdict.result === 'duplicate' ? DECISION_DUPLICATE : DECISION_REFUSED;
+        throw ApplicationFailure.create({ type, message: verdict.detail, nonRetryable: true });
+      },
+    },
+  );
   setHandler(cancelEndorsementSignal, () => {
     if (cancellable()) state.cancelRequested = true;
   });
@@ -142,7 +166,9 @@ export async function endorsementWorkflow(input: EndorsementWorkflowInput): Prom
     // The workflow logger adds workflowId and runId; ids only, no personal data.
     log.info('endorsement status changed', { endorsementId: id, status });
   };
+  let sla: SlaWatch | null = null;
   const finish = async () => {
+    await sla?.ended();
     await condition(allHandlersFinished);
     return { ...state };
   };
@@ -172,6 +198,9 @@ export async function endorsementWorkflow(input: EndorsementWorkflowInput): Prom
 
   await db.markSentToInsurer(id);
   setStatus('ENDORSEMENT_STATUS_SENT_TO_INSURER');
+  if (patched(INSURER_SLA)) {
+    sla = await watchInsurerSla(id, input.slaAfterMs, () => decision !== null || state.cancelRequested);
+  }
   if (state.cancelRequested) return cancel();
 
   const reached = insurer ? await submitCancelSafe(insurer.submit, id, state) : await legacySubmit(id, state);

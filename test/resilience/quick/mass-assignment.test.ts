@@ -15,6 +15,7 @@ import {
   seedTenant,
   settledSnapshot,
   tenantSnapshot,
+  tokenFor,
   type SeededTenant,
 } from '../support/tenants.js';
 
@@ -72,7 +73,7 @@ describe('resilience: mass assignment on every write route (D6)', () => {
           const body = structuredClone(base);
           const node = target.path.reduce<any>((n, k) => n[k], body);
           node[field] = value(b);
-          const res = await http.send(info.def.method, path, { token: a.token, body });
+          const res = await http.send(info.def.method, path, { token: tokenFor(a, info.def), body });
           requests++;
           const label = `${info.key} ${[...target.path, field].join('.')}`;
           const named = `${[...target.path, field].join('.')}: is not an allowed field`;

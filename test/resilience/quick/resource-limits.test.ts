@@ -3,7 +3,7 @@ import { residentMiB } from '../support/children.js';
 import { apiProcessWithTenant, type TenantApi } from '../support/api-process.js';
 import { percentiles, report } from '../support/report.js';
 import { fillPath, queryString, routeCatalogue, sampleQuery, type OwnIds } from '../support/routes.js';
-import { idKindOf } from '../support/tenants.js';
+import { idKindOf, tokenFor } from '../support/tenants.js';
 
 /**
  * Abuse 14, resource limits, against the API as its own process (api/main.ts) so "no crash" means
@@ -33,7 +33,9 @@ describe('resilience: resource limits on the API process', () => {
     const paged = routeCatalogue().filter((r) => r.query?.properties && 'limit' in r.query.properties);
     expect(paged.length).to.be.greaterThan(0);
     for (const info of paged) {
-      const res = await http.send(info.def.method, pathOf(info, { limit: '10000' }), { token: tenant.token });
+      const res = await http.send(info.def.method, pathOf(info, { limit: '10000' }), {
+        token: tokenFor(tenant, info.def),
+      });
       expect(res.status, `${info.key}: ${res.text}`).to.equal(400);
       expect(res.body).to.include({ type: 'VALIDATION_ERROR' });
       expect(res.body.detail).to.match(/^limit: /);
@@ -51,7 +53,7 @@ describe('resilience: resource limits on the API process', () => {
       const started = performance.now();
       const res = await http
         .send(info.def.method, pathOf(info), {
-          token: tenant.token,
+          token: tokenFor(tenant, info.def),
           rawBody: big,
           headers: { 'content-type': 'application/json' },
         })

@@ -2,9 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Orm } from '../../../db/orm.js';
 import { allRoutes } from '../../../api/routes/index.js';
+import type { RouteDef } from '../../../api/route.js';
 import { ID_PREFIXES } from '../../../domain/ids.js';
 import {
   makeClient,
+  makeInsurerClient,
   makeDependent,
   makeEmployee,
   makeMember,
@@ -23,6 +25,8 @@ import { stack } from '../../support/stack.js';
 export interface SeededTenant {
   client: TestClient;
   token: string;
+  /** A token of an insurer principal for this tenant's insurer (D14: the insurer routes). */
+  insurerToken: string;
   /** Every id this tenant owns, by kind (`employee`, `policy`, ...). */
   ids: Record<string, string[]>;
   /** The distinctive values; none may appear in another tenant's answers. */
@@ -96,9 +100,11 @@ export async function seedTenant(api: HttpClient, label: string): Promise<Seeded
     if (grant.status === 200) ids.grant = [grant.body.payload.request_id];
   }
   const list = await api.get(`/v1/policy/?client_id=${client.clientId}&limit=1`, { token });
+  const insurerToken = (await makeInsurerClient(reference.insurerId)).token();
   return {
     client,
     token,
+    insurerToken,
     ids,
     values: [name, email, phone, address, dependentName, policyNumber, insurerName, uhid, `Q-${tag}`],
     personal: [name, email, phone, dob, address, dependentName],
@@ -170,3 +176,9 @@ export function idKindOf(field: string): string | null {
   if (!field.endsWith('_id')) return null;
   return base in ID_PREFIXES ? base : 'any';
 }
+
+/** The tenant's token a route takes: its insurer principal's on insurer routes (D14), else the client's. */
+export const tokenFor = (tenant: SeededTenant, def: RouteDef): string =>
+  def.scopes !== 'public' && 'principal' in def && def.principal === 'insurer'
+    ? tenant.insurerToken
+    : tenant.token;

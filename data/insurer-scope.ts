@@ -1,0 +1,26 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { looksLikeId } from '../domain/ids.js';
+import { sqlOf, type Sql } from './sql.js';
+
+/**
+ * What an insurer principal may see (D14), by construction: a scope exists only for one
+ * well-formed insurer id, and every repository function taking it filters by `scope.insurerId`
+ * (endorsements are the insurer's through their policy's insurer_id). It crosses tenants on
+ * purpose (one insurer serves endorsements of the clients whose policies name it), so it is not a
+ * TenantScope; it is narrower than a SystemScope, which would see every insurer's rows.
+ */
+export class InsurerScope {
+  readonly sql: Sql;
+
+  private constructor(
+    readonly insurerId: string,
+    readonly em: EntityManager,
+  ) {
+    this.sql = sqlOf(em);
+  }
+
+  static of(em: EntityManager, insurerId: string): InsurerScope {
+    if (!looksLikeId('insurer', insurerId)) throw new Error('insurer scope without an insurer id');
+    return new InsurerScope(insurerId, em.fork());
+  }
+}

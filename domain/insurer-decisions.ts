@@ -1,0 +1,91 @@
+import type { EndorsementStatus } from './enums.js';
+
+/** D8: what an insurer (adapter, operator command, decisions API) sends about one endorsement. */
+export interface InsurerDecision {
+  decision: 'APPROVED' | 'REJECTED';
+  insurer_member_id?: string;
+  uhid?: string;
+  rejection_reason?: string;
+}
+
+/** D14: an insurer's SLA from submission when its reference data names none. */
+export const DEFAULT_SLA_DAYS = 14;
+
+/** D14: the answer every insurer path gets back. */
+export type DecisionResult = 'accepted' | 'duplicate' | 'refused';
+export interface DecisionAnswer {
+  result: DecisionResult;
+  detail: string;
+}
+
+/** Where an endorsement stands when a decision arrives (the workflow's own state). */
+export interface DecisionTarget {
+  status: EndorsementStatus;
+  cancelRequested: boolean;
+  discarded: boolean;
+}
+
+const OPTIONAL_TEXT = ['insurer_member_id', 'uhid', 'rejection_reason'] as const;
+const MAX_TEXT = { insurer_member_id: 100, uhid: 100, rejection_reason: 1000 } as const;
+
+/** Why a decision is malformed, or null: an outcome APPROVED|REJECTED and optional short strings. */
+export function malformedDecision(d: unknown): string | null {
+  if (typeof d !== 'object' || d === null) return 'malformed decision: not an object';
+  const fields = d as Record<string, unknown>;
+  if (fields.decision !== 'APPROVED' && fields.decision !== 'REJECTED') {
+    return 'malformed decision: decision must be APPROVED or REJECTED';
+  }
+  for (const name of OPTIONAL_TEXT) {
+    const value = fields[name];
+    if (value === undefined || value === null) continue;
+    if (typeof value !== 'string' || value.length > MAX_TEXT[name]) {
+      return `malformed decision: ${name} must be text of at most ${MAX_TEXT[name]} characters`;
+    }
+  }
+  return null;
+}
+
+export const isDecision = (d: unknown): d is InsurerDecision => malformedDecision(d) === null;
+
+/**
+ * D14: how an endorsement answers a decision. The first decision after submission counts; the
+ * same outcome again is a duplicate; a different outcome, a decision before submission, after a
+ * cancel or after the endorsement closed, and a malformed one are refused with the reason.
+ */
+export function decisionVerdict(
+  target: DecisionTarget,
+  taken: InsurerDecision['decision'] | null,
+  d: unknown,
+): DecisionAnswer {
+  const malformed = malformedDecision(d);
+  if (malformed) return { result: 'refused', detail: malformed };
+  const outcome = (d as InsurerDecision).decision;
+  if (target.discarded) return { result: 'refused', detail: 'not found' };
+  if (taken) {
+    return taken === outcome
+      ? { result: 'duplicate', detail: `already ${taken}` }
+      : { result: 'refused', detail: `already decided with another outcome: ${taken}` };
+  }
+  if (target.cancelRequested || target.status === 'ENDORSEMENT_STATUS_CANCELLED') {
+    return { result: 'refused', detail: 'endorsement is cancelled' };
+  }
+  if (target.status === 'ENDORSEMENT_STATUS_PENDING') {
+    return { result: 'refused', detail: 'not yet submitted to the insurer' };
+  }
+  if (target.status !== 'ENDORSEMENT_STATUS_SENT_TO_INSURER') {
+    return closedVerdict(target.status, outcome);
+  }
+  return { result: 'accepted', detail: `${outcome} recorded` };
+}
+
+/** A decision for an endorsement that already closed as APPROVED, REJECTED or CANCELLED. */
+export function closedVerdict(
+  status: EndorsementStatus,
+  outcome: InsurerDecision['decision'],
+): DecisionAnswer {
+  const closedAs = status.replace('ENDORSEMENT_STATUS_', '');
+  if (closedAs === outcome) return { result: 'duplicate', detail: `already ${outcome}` };
+  if (closedAs === 'CANCELLED') return { result: 'refused', detail: 'endorsement is cancelled' };
+  if (closedAs === 'PENDING') return { result: 'refused', detail: 'not yet submitted to the insurer' };
+  return { result: 'refused', detail: `already decided with another outcome: ${closedAs}` };
+}

@@ -1,0 +1,213 @@
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { expect } from 'chai';
+import { makeEmployee, makeInsurerClient, sql, type TestInsurerClient } from '../support/factories.js';
+import { stack, TEST_KEYS } from '../support/stack.js';
+import {
+  createEndorsement,
+  makeWorld,
+  waitFor,
+  workflowState,
+  type World,
+} from '../workflows/endorsement-support.js';
+
+const ROOT = path.resolve(import.meta.dirname, '..', '..');
+const SENT = 'ENDORSEMENT_STATUS_SENT_TO_INSURER';
+
+/** `npm run -s admin -- … --json` as an operator runs it, against this run's database. */
+async function admin(...args: string[]): Promise<any> {
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    ['--import', 'tsx', 'scripts/admin.ts', ...args, '--json'],
+    { cwd: ROOT, env: { ...process.env, ...TEST_KEYS, DATABASE_URL: stack().databaseUrl } },
+  );
+  return JSON.parse(stdout);
+}
+
+async function sentToInsurer(ids: string[]): Promise<void> {
+  await waitFor(
+    async () => {
+      const rows = await sql('select count(*)::int as n from endorsements where id in (?) and status = ?', [
+        ids,
+        SENT,
+      ]);
+      return rows[0].n as number;
+    },
+    (n) => n === ids.length,
+    `${ids.length} endorsements SENT_TO_INSURER`,
+  );
+  // The workflows take decisions once their own state says so (right after the row).
+  for (const id of ids)
+    await waitFor(
+      () => workflowState(id),
+      (s) => s.status === SENT,
+      `${id} submitted`,
+    );
+}
+
+/** Creates `n` endorsements on the world's policy (one employee each), a few at a time. */
+async function endorsements(world: World, n: number): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < n; i += 10) {
+    const batch = await Promise.all(
+      Array.from({ length: Math.min(10, n - i) }, async () => {
+        const employee = await makeEmployee(world.client.clientId);
+        return createEndorsement({ ...world, employee: { ...world.employee, id: employee.id } });
+      }),
+    );
+    ids.push(...batch);
+  }
+  return ids;
+}
+
+describe('POST /v1/insurer/decisions (D14)', function () {
+  this.timeout(240_000);
+  let world: World;
+  let insurer: TestInsurerClient;
+
+  before(async () => {
+    world = await makeWorld({ policy: { cdBalance: '100000000.00' } });
+    const [policy] = await sql('select insurer_id from policies where id = ?', [world.policy.id]);
+    insurer = await makeInsurerClient(policy.insurer_id);
+  });
+
+  const post = (token: string, body: unknown) => world.api.post('/v1/insurer/decisions', { token, body });
+
+  it('500 decisions in one call: the other insurer’s endorsement is not found, the rest accepted; a repeat is duplicate', async () => {
+    const mine = await endorsements(world, 499);
+    const other = await makeWorld({ api: world.api });
+    const theirs = await createEndorsement(other);
+    await sentToInsurer([...mine, theirs]);
+
+    const decisions = [...mine.slice(0, 250), theirs, ...mine.slice(250)].map((id) => ({
+      endorsement_id: id,
+      decision: 'APPROVED',
+      uhid: `UH-${id.slice(-6)}`,
+    }));
+    expect(decisions).to.have.length(500);
+    const res = await post(insurer.token(), { decisions });
+    expect(res.status, res.text).to.equal(200);
+    const results = res.body.payload.results as { endorsement_id: string; result: string; detail: string }[];
+    expect(results.map((r) => r.endorsement_id)).to.deep.equal(decisions.map((d) => d.endorsement_id));
+    expect(results[250]).to.deep.equal({ endorsement_id: theirs, result: 'refused', detail: 'not found' });
+    const rest = results.filter((_, i) => i !== 250);
+    expect(rest.every((r) => r.result === 'accepted' && r.detail === 'APPROVED recorded')).to.equal(true);
+
+    // Applied: every one of this insurer's endorsements APPROVED with its UHID; the other untouched.
+    await waitFor(
+      async () =>
+        (
+          await sql('select count(*)::int as n from endorsements where id in (?) and status = ?', [
+            mine,
+            'ENDORSEMENT_STATUS_APPROVED',
+          ])
+        )[0].n as number,
+      (n) => n === mine.length,
+      'all approved',
+    );
+    const [sample] = await sql('select uhid from endorsements where id = ?', [mine[0]]);
+    expect(sample.uhid).to.equal(`UH-${mine[0]!.slice(-6)}`);
+    const [untouched] = await sql('select status from endorsements where id = ?', [theirs]);
+    expect(untouched.status).to.equal(SENT);
+
+    const again = await post(insurer.token(), { decisions });
+    expect(again.status).to.equal(200);
+    const second = again.body.payload.results as { result: string; detail: string }[];
+    expect(second[250]).to.deep.include({ result: 'refused', detail: 'not found' });
+    expect(second.filter((_, i) => i !== 250).every((r) => r.result === 'duplicate')).to.equal(true);
+  });
+
+  it('an unknown or malformed id is answered exactly like another insurer’s; another outcome is refused', async () => {
+    const [id] = await endorsements(world, 1);
+    await sentToInsurer([id!]);
+    const res = await post(insurer.token(), {
+      decisions: [
+        { endorsement_id: 'end_doesnotexist000000000', decision: 'APPROVED' },
+        { endorsement_id: 'not-an-id', decision: 'REJECTED', rejection_reason: 'x' },
+        { endorsement_id: id, decision: 'REJECTED', rejection_reason: 'Pre-existing condition' },
+        { endorsement_id: id, decision: 'APPROVED' },
+        { endorsement_id: id, decision: 'REJECTED' },
+      ],
+    });
+    expect(res.status, res.text).to.equal(200);
+    expect(res.body.payload.results).to.deep.equal([
+      { endorsement_id: 'end_doesnotexist000000000', result: 'refused', detail: 'not found' },
+      { endorsement_id: 'not-an-id', result: 'refused', detail: 'not found' },
+      { endorsement_id: id, result: 'accepted', detail: 'REJECTED recorded' },
+      { endorsement_id: id, result: 'refused', detail: 'already decided with another outcome: REJECTED' },
+      { endorsement_id: id, result: 'duplicate', detail: 'already REJECTED' },
+    ]);
+  });
+
+  it('answers 400 for an empty list, more than 500 items or a malformed item', async () => {
+    const item = { endorsement_id: 'end_x', decision: 'APPROVED' };
+    const cases: [unknown, string][] = [
+      [{ decisions: [] }, 'must contain at least one decision'],
+      [{ decisions: Array.from({ length: 501 }, () => item) }, 'must contain at most 500 decisions'],
+      [{ decisions: [{ ...item, decision: 'MAYBE' }] }, 'must be APPROVED or REJECTED'],
+    ];
+    for (const [body, detail] of cases) {
+      const res = await post(insurer.token(), body);
+      expect(res.status, JSON.stringify(body).slice(0, 80)).to.equal(400);
+      expect(res.body.type).to.equal('VALIDATION_ERROR');
+      expect(res.body.detail).to.contain(detail);
+    }
+  });
+
+  it('the admin command prints credentials whose token holds insurer.decisions only; a client never gets it', async () => {
+    const [row] = await sql('select code, client_id from insurers where id = ?', [insurer.insurerId]);
+    const made = await admin('insurer-client:create', row.code, '--client', row.client_id);
+    expect(made).to.include({ insurer_id: insurer.insurerId, insurer_code: row.code });
+    expect(made.client_id).to.match(/^ipr_/);
+    expect(made.scopes).to.deep.equal(['insurer.decisions']);
+
+    const token = await world.api.post('/v1/auth/token', {
+      body: { client_id: made.client_id, client_secret: made.client_secret, scopes: ['insurer.decisions'] },
+    });
+    expect(token.status, token.text).to.equal(200);
+    const ok = await post(token.body.payload.access_token, {
+      decisions: [{ endorsement_id: 'end_doesnotexist000000000', decision: 'APPROVED' }],
+    });
+    expect(ok.status, ok.text).to.equal(200);
+    // The insurer's token is no client's: a client route answers 401.
+    const policies = await world.api.get('/v1/policy/', { token: token.body.payload.access_token });
+    expect(policies.status).to.equal(401);
+
+    const wider = await world.api.post('/v1/auth/token', {
+      body: { client_id: made.client_id, client_secret: made.client_secret, scopes: ['policy.get'] },
+    });
+    expect(wider.status).to.equal(403);
+    expect(wider.body.detail).to.equal('scopes not allowed for this client: policy.get');
+
+    const byClient = await world.api.post('/v1/auth/token', {
+      body: {
+        client_id: world.client.clientId,
+        client_secret: world.client.clientSecret,
+        scopes: ['insurer.decisions'],
+      },
+    });
+    expect(byClient.status).to.equal(403);
+    expect(byClient.body.detail).to.equal('scopes not allowed for this client: insurer.decisions');
+    const clientToken = world.client.token();
+    const refused = await post(clientToken, {
+      decisions: [{ endorsement_id: 'end_x', decision: 'APPROVED' }],
+    });
+    // A client's token is no insurer principal's: 401, as any token that is not ours here.
+    expect(refused.status).to.equal(401);
+  });
+
+  it('an admin command for a code loaded for several clients asks which', async () => {
+    const [row] = await sql('select code from insurers where id = ?', [insurer.insurerId]);
+    const other = await makeWorld({ api: world.api });
+    await sql('update insurers set code = ? where id = (select insurer_id from policies where id = ?)', [
+      row.code,
+      other.policy.id,
+    ]);
+    const failed = await admin('insurer-client:create', row.code).then(
+      () => null,
+      (err: { stderr: string }) => JSON.parse(err.stderr) as { error: string },
+    );
+    expect(failed?.error).to.match(/is loaded for several clients .*; add --client CLIENT_ID/);
+  });
+});

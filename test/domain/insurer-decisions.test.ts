@@ -1,0 +1,62 @@
+import { expect } from 'chai';
+import { closedVerdict, decisionVerdict, type DecisionTarget } from '../../domain/insurer-decisions.js';
+
+const sent: DecisionTarget = {
+  status: 'ENDORSEMENT_STATUS_SENT_TO_INSURER',
+  cancelRequested: false,
+  discarded: false,
+};
+
+describe('insurer decision verdict (D14)', () => {
+  it('accepts the first well-formed decision once the insurer has the endorsement', () => {
+    expect(decisionVerdict(sent, null, { decision: 'APPROVED', uhid: 'U1' })).to.deep.equal({
+      result: 'accepted',
+      detail: 'APPROVED recorded',
+    });
+  });
+
+  it('answers duplicate for the same outcome and refuses another outcome', () => {
+    expect(decisionVerdict(sent, 'REJECTED', { decision: 'REJECTED' })).to.deep.equal({
+      result: 'duplicate',
+      detail: 'already REJECTED',
+    });
+    expect(decisionVerdict(sent, 'REJECTED', { decision: 'APPROVED' })).to.deep.equal({
+      result: 'refused',
+      detail: 'already decided with another outcome: REJECTED',
+    });
+  });
+
+  it('refuses before submission, after a cancel and for a discarded endorsement', () => {
+    const pending = { ...sent, status: 'ENDORSEMENT_STATUS_PENDING' as const };
+    expect(decisionVerdict(pending, null, { decision: 'APPROVED' }).detail).to.equal(
+      'not yet submitted to the insurer',
+    );
+    expect(
+      decisionVerdict({ ...sent, cancelRequested: true }, null, { decision: 'APPROVED' }).detail,
+    ).to.equal('endorsement is cancelled');
+    expect(decisionVerdict({ ...sent, discarded: true }, null, { decision: 'APPROVED' }).detail).to.equal(
+      'not found',
+    );
+  });
+
+  it('refuses a malformed decision with the field at fault', () => {
+    expect(decisionVerdict(sent, null, { decision: 'MAYBE' })).to.deep.equal({
+      result: 'refused',
+      detail: 'malformed decision: decision must be APPROVED or REJECTED',
+    });
+    expect(decisionVerdict(sent, null, { decision: 'APPROVED', uhid: 42 }).detail).to.equal(
+      'malformed decision: uhid must be text of at most 100 characters',
+    );
+    expect(decisionVerdict(sent, null, null).detail).to.equal('malformed decision: not an object');
+  });
+
+  it('answers a closed endorsement from its final status', () => {
+    expect(closedVerdict('ENDORSEMENT_STATUS_APPROVED', 'APPROVED').result).to.equal('duplicate');
+    expect(closedVerdict('ENDORSEMENT_STATUS_REJECTED', 'APPROVED').detail).to.equal(
+      'already decided with another outcome: REJECTED',
+    );
+    expect(closedVerdict('ENDORSEMENT_STATUS_CANCELLED', 'REJECTED').detail).to.equal(
+      'endorsement is cancelled',
+    );
+  });
+});

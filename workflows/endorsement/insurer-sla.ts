@@ -1,0 +1,70 @@
+import { condition, log, proxyActivities, upsertSearchAttributes } from '@temporalio/workflow';
+import type { Activities } from '../../activities/index.js';
+import { DEFAULT_SLA_DAYS } from '../../domain/insurer-decisions.js';
+import { databaseActivity } from '../activity-options.js';
+import { EndorsementSlaBreached, InsurerId, SlaDueAt, SubmittedAt } from '../search-attributes.js';
+import { ENDORSEMENT_GONE } from './contract.js';
+
+/**
+ * The patch that adds the insurer SLA's second tier (D14) and the backlog search attributes
+ * (InsurerId, SubmittedAt, SlaDueAt). Runs started before it replay without these commands.
+ */
+export const INSURER_SLA = 'insurer-sla-second-tier';
+
+const db = proxyActivities<Activities>(databaseActivity([ENDORSEMENT_GONE]));
+
+const DAY_MS = 86_400_000;
+
+/** A Date for a Datetime search attribute from a known instant: deterministic, unlike the clock. */
+// eslint-disable-next-line no-restricted-globals -- no clock read: the instant comes from history
+const instant = (ms: number): Date => new Date(ms);
+/** An ISO 8601 instant from an activity's result, in milliseconds. */
+// eslint-disable-next-line no-restricted-globals -- parsing text, not reading the clock
+const parseInstant = (iso: string): number => Date.parse(iso);
+
+/**
+ * Starts watching the insurer's SLA from now (the endorsement is SENT_TO_INSURER): records who has
+ * it and when it is due, and past the due time without a decision or a cancel (`settled`) marks it
+ * EndorsementSlaBreached and announces `endorsement.sla_breached`, once. It never decides: the
+ * insurer may already have enrolled the person. The returned promise ends when the watch has.
+ */
+export async function watchInsurerSla(
+  endorsementId: string,
+  slaAfterMs: number | undefined,
+  settled: () => boolean,
+): Promise<SlaWatch> {
+  const slaMs = slaAfterMs ?? DEFAULT_SLA_DAYS * DAY_MS;
+  // The submission time comes from the activity (the database's clock), recorded in the history.
+  const assignment = await db.readEndorsementInsurer(endorsementId);
+  const { insurerId } = assignment;
+  const submittedAt = instant(parseInstant(assignment.submittedAt));
+  const dueAt = instant(submittedAt.getTime() + slaMs);
+  upsertSearchAttributes([
+    { key: InsurerId, value: insurerId },
+    { key: SubmittedAt, value: submittedAt },
+    { key: SlaDueAt, value: dueAt },
+    { key: EndorsementSlaBreached, value: false },
+  ]);
+  const watching = (async () => {
+    if (await condition(settled, slaMs)) return;
+    await db.recordSlaBreach(endorsementId, dueAt.toISOString());
+    upsertSearchAttributes([{ key: EndorsementSlaBreached, value: true }]);
+    log.warn('endorsement past the insurer SLA', { endorsementId, insurerId, slaMs });
+  })();
+  // Settles either way, so a failure surfaces where the workflow awaits the watch, not unhandled.
+  const outcome = watching.then(
+    () => null,
+    (failure: unknown) => failure,
+  );
+  return {
+    async ended() {
+      const failure = await outcome;
+      if (failure) throw failure as Error;
+    },
+  };
+}
+
+export interface SlaWatch {
+  /** Resolves once the watch is over (decision, cancel, or the breach recorded). */
+  ended(): Promise<void>;
+}
