@@ -7,6 +7,8 @@ export interface InsurerAssignment {
   insurerId: string;
   /** Now, by the database's clock (ISO 8601): read right after the SENT_TO_INSURER change. */
   submittedAt: string;
+  /** The insurer's own SLA from its adapter settings (D14); null on a row loaded without one. */
+  slaDays: number | null;
 }
 
 /** The endorsement's insurer and the submission time; undefined for an unknown id. */
@@ -14,12 +16,15 @@ export async function readEndorsementInsurer(
   system: SystemScope,
   endorsementId: string,
 ): Promise<InsurerAssignment | undefined> {
-  const [row] = await system.sql<{ insurer_id: string; submitted_at: string }>(
-    `select p.insurer_id, ${isoSql('now()')} as submitted_at
-       from endorsements e join policies p on p.id = e.policy_id where e.id = ?`,
+  const [row] = await system.sql<{ insurer_id: string; submitted_at: string; sla_days: number | null }>(
+    `select p.insurer_id, ${isoSql('now()')} as submitted_at, (i.adapter_settings->>'sla_days')::int as sla_days
+       from endorsements e join policies p on p.id = e.policy_id join insurers i on i.id = p.insurer_id
+      where e.id = ?`,
     [endorsementId],
   );
-  return row ? { insurerId: row.insurer_id, submittedAt: row.submitted_at } : undefined;
+  return row
+    ? { insurerId: row.insurer_id, submittedAt: row.submitted_at, slaDays: row.sla_days }
+    : undefined;
 }
 
 /**

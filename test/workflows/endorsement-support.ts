@@ -45,12 +45,16 @@ export async function makeWorld(
   o: {
     policy?: PolicyOverrides;
     adapter?: InsurerAdapterName;
+    adapterSettings?: Record<string, unknown>;
     employee?: Parameters<typeof makeEmployee>[1];
     api?: HttpClient;
   } = {},
 ): Promise<World> {
   const client = await makeClient();
-  const reference = await makeReferenceData(client.clientId, { adapter: o.adapter ?? 'manual' });
+  const reference = await makeReferenceData(client.clientId, {
+    adapter: o.adapter ?? 'manual',
+    ...(o.adapterSettings ? { adapterSettings: o.adapterSettings } : {}),
+  });
   const policy = await makePolicy(client.clientId, { reference, ...o.policy });
   const employee = await makeEmployee(client.clientId, o.employee);
   return { client, token: client.token(), api: o.api ?? (await endorsementApi()), policy, employee };

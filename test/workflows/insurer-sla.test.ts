@@ -47,6 +47,23 @@ describe('insurer SLA, second tier (D14)', () => {
     return receiver;
   }
 
+  it("counts the insurer's own sla_days from its adapter settings before the service default", async function () {
+    this.timeout(60_000);
+    const api = await endorsementApi({ config: { ...stack().config, INSURER_SLA_DEFAULT: '2s' } });
+    const world = await makeWorld({ api, adapterSettings: { sla_days: 3 } });
+    const id = await createEndorsement(world);
+    await waitForStatus(id, 'ENDORSEMENT_STATUS_SENT_TO_INSURER');
+    const set = await waitFor(
+      () => attributes(id),
+      (a) => a.get(SlaDueAt) !== undefined,
+      'the SLA attributes',
+    );
+    const dueInMs = set.get(SlaDueAt)!.getTime() - set.get(SubmittedAt)!.getTime();
+    expect(dueInMs).to.equal(3 * 24 * 3600_000);
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    expect((await attributes(id)).get(EndorsementSlaBreached)).to.equal(false);
+  });
+
   it('past the SLA marks the endorsement breached, announces it once, and keeps waiting', async function () {
     this.timeout(60_000);
     const api = await endorsementApi({ config: { ...stack().config, INSURER_SLA_DEFAULT: '2s' } });

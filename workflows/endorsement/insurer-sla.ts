@@ -33,10 +33,11 @@ export async function watchInsurerSla(
   slaAfterMs: number | undefined,
   settled: () => boolean,
 ): Promise<SlaWatch> {
-  const slaMs = slaAfterMs ?? DEFAULT_SLA_DAYS * DAY_MS;
   // The submission time comes from the activity (the database's clock), recorded in the history.
   const assignment = await db.readEndorsementInsurer(endorsementId);
   const { insurerId } = assignment;
+  // The insurer's own sla_days (its adapter settings) first, then the service default.
+  const slaMs = assignment.slaDays ? assignment.slaDays * DAY_MS : (slaAfterMs ?? DEFAULT_SLA_DAYS * DAY_MS);
   const submittedAt = instant(parseInstant(assignment.submittedAt));
   const dueAt = instant(submittedAt.getTime() + slaMs);
   upsertSearchAttributes([
