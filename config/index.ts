@@ -169,6 +169,16 @@ export function payloadEncryptionKeys(cfg: Config): { kid: string; key: Buffer }
   );
 }
 
+/** The codec server's bearer token: no default, it hands out decrypted payloads. */
+export function codecServerToken(cfg: Config): string {
+  if (!cfg.CODEC_SERVER_TOKEN) {
+    throw new ConfigError(
+      'Invalid configuration:\n  CODEC_SERVER_TOKEN: is required (at least 32 characters); npm start generates a local one',
+    );
+  }
+  return cfg.CODEC_SERVER_TOKEN;
+}
+
 /** The Web UI origins the codec server answers (CORS): configured, or the local dev server's UI. */
 export function codecServerOrigins(cfg: Config): string[] {
   return (

@@ -76,7 +76,7 @@ export function operatorConfig(needs: StackNeed[], env: NodeJS.ProcessEnv = proc
 }
 
 /** The stack's stored keys for the variables the environment leaves unset (the older payload key counts). */
-function storedKeysUnlessSet(env: NodeJS.ProcessEnv, stored: Partial<LocalKeys>): NodeJS.ProcessEnv {
+export function storedKeysUnlessSet(env: NodeJS.ProcessEnv, stored: Partial<LocalKeys>): NodeJS.ProcessEnv {
   const payloadKeySet = Boolean(env.PAYLOAD_ENCRYPTION_KEYS || env.PAYLOAD_ENCRYPTION_KEY);
   return {
     WEBHOOK_SECRET_KEYS: env.WEBHOOK_SECRET_KEYS || stored.WEBHOOK_SECRET_KEYS,
