@@ -88,9 +88,26 @@ export const configSchema = z.object({
   JWT_ISSUER: z.string().min(1).default('group-health-admin'),
   JWT_AUDIENCE: z.string().min(1).default('group-health-api'),
   LINK_SIGNING_KEY: strongKey.optional(),
+  /** Temporal payload keys `kid:<64 hex>[,kid2:…]`: the first encrypts, all decrypt (rotation). */
+  PAYLOAD_ENCRYPTION_KEYS: sealingKeys.optional(),
+  /** The earlier single key, still accepted: it becomes the key with id `default`. */
   PAYLOAD_ENCRYPTION_KEY: z
     .string()
     .regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex characters (a 256-bit key)')
+    .optional(),
+  /** The codec server the Web UI decodes payloads through: loopback unless said otherwise. */
+  CODEC_SERVER_HOST: z.string().min(1).default('127.0.0.1'),
+  CODEC_SERVER_PORT: z.coerce.number().int().min(0).max(65535).default(8234),
+  CODEC_SERVER_TOKEN: z.string().min(32, 'must be at least 32 characters').optional(),
+  /** Browser origins (the Web UI's) allowed to call the codec server; default: the local UI. */
+  CODEC_SERVER_UI_ORIGINS: z
+    .string()
+    .transform((raw) =>
+      raw
+        .split(',')
+        .map((origin) => origin.trim().replace(/\/$/, ''))
+        .filter(Boolean),
+    )
     .optional(),
   ENDORSEMENT_STUCK_AFTER: z
     .string()
@@ -143,6 +160,39 @@ export function webhookSecretKeys(cfg: Config): { kid: string; key: Buffer }[] {
     );
   }
   return cfg.WEBHOOK_SECRET_KEYS;
+}
+
+/**
+ * The keys of Temporal payloads, required by every process that writes or reads them (API, worker,
+ * operator commands): a process without them would write personal data in clear or fail to read.
+ */
+export function payloadEncryptionKeys(cfg: Config): { kid: string; key: Buffer }[] {
+  if (cfg.PAYLOAD_ENCRYPTION_KEYS) return cfg.PAYLOAD_ENCRYPTION_KEYS;
+  if (cfg.PAYLOAD_ENCRYPTION_KEY)
+    return [{ kid: 'default', key: Buffer.from(cfg.PAYLOAD_ENCRYPTION_KEY, 'hex') }];
+  throw new ConfigError(
+    'Invalid configuration:\n  PAYLOAD_ENCRYPTION_KEYS: is required (kid:<64 hex characters>[,kid2:…]); npm start generates a local one',
+  );
+}
+
+/** The codec server's bearer token: no default, it hands out decrypted payloads. */
+export function codecServerToken(cfg: Config): string {
+  if (!cfg.CODEC_SERVER_TOKEN) {
+    throw new ConfigError(
+      'Invalid configuration:\n  CODEC_SERVER_TOKEN: is required (at least 32 characters); npm start generates a local one',
+    );
+  }
+  return cfg.CODEC_SERVER_TOKEN;
+}
+
+/** The Web UI origins the codec server answers (CORS): configured, or the local dev server's UI. */
+export function codecServerOrigins(cfg: Config): string[] {
+  return (
+    cfg.CODEC_SERVER_UI_ORIGINS ?? [
+      `http://localhost:${cfg.TEMPORAL_UI_PORT}`,
+      `http://127.0.0.1:${cfg.TEMPORAL_UI_PORT}`,
+    ]
+  );
 }
 
 /** What the API needs beyond the shared settings: its signing keys, never a default. */

@@ -6,6 +6,8 @@ export interface LocalKeys {
   JWT_SIGNING_KEYS: string;
   LINK_SIGNING_KEY: string;
   WEBHOOK_SECRET_KEYS: string;
+  PAYLOAD_ENCRYPTION_KEYS: string;
+  CODEC_SERVER_TOKEN: string;
 }
 
 /** Fresh random keys in the form each variable takes (also used by the tests and the benchmark). */
@@ -13,6 +15,8 @@ export const newLocalKeys = (label = 'local'): LocalKeys => ({
   JWT_SIGNING_KEYS: `${label}-${randomBytes(3).toString('hex')}:${randomBytes(32).toString('hex')}`,
   LINK_SIGNING_KEY: randomBytes(32).toString('hex'),
   WEBHOOK_SECRET_KEYS: `${label}-${randomBytes(3).toString('hex')}:${randomBytes(32).toString('hex')}`,
+  PAYLOAD_ENCRYPTION_KEYS: `${label}-${randomBytes(3).toString('hex')}:${randomBytes(32).toString('hex')}`,
+  CODEC_SERVER_TOKEN: randomBytes(24).toString('base64url'),
 });
 
 /**
@@ -31,6 +35,10 @@ export async function localSigningKeys(dataDir: string, env: NodeJS.ProcessEnv):
     JWT_SIGNING_KEYS: env.JWT_SIGNING_KEYS || keys.JWT_SIGNING_KEYS,
     LINK_SIGNING_KEY: env.LINK_SIGNING_KEY || keys.LINK_SIGNING_KEY,
     WEBHOOK_SECRET_KEYS: env.WEBHOOK_SECRET_KEYS || keys.WEBHOOK_SECRET_KEYS,
+    // An environment with the older single key keeps it (it decrypts what that key wrote).
+    PAYLOAD_ENCRYPTION_KEYS:
+      env.PAYLOAD_ENCRYPTION_KEYS || (env.PAYLOAD_ENCRYPTION_KEY ? '' : keys.PAYLOAD_ENCRYPTION_KEYS),
+    CODEC_SERVER_TOKEN: env.CODEC_SERVER_TOKEN || keys.CODEC_SERVER_TOKEN,
   };
 }
 

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ConfigError, loadConfig, type Config } from '../config/index.js';
-import { storedLocalKeys } from './local-keys.js';
+import { storedLocalKeys, type LocalKeys } from './local-keys.js';
 
 /** What `npm start` publishes in DATA_DIR once its stack is up, for operator commands in another terminal. */
 export interface LocalStackState {
@@ -71,6 +71,16 @@ export function operatorConfig(needs: StackNeed[], env: NodeJS.ProcessEnv = proc
     TEMPORAL_ADDRESS: set(env.TEMPORAL_ADDRESS) ?? state.temporalAddress,
     TEMPORAL_NAMESPACE: set(env.TEMPORAL_NAMESPACE) ?? state.namespace,
     TEMPORAL_TASK_QUEUE: set(env.TEMPORAL_TASK_QUEUE) ?? state.taskQueue,
-    WEBHOOK_SECRET_KEYS: set(env.WEBHOOK_SECRET_KEYS) ?? storedLocalKeys(config.dataDir).WEBHOOK_SECRET_KEYS,
+    ...storedKeysUnlessSet(env, storedLocalKeys(config.dataDir)),
   });
+}
+
+/** The stack's stored keys for the variables the environment leaves unset (the older payload key counts). */
+export function storedKeysUnlessSet(env: NodeJS.ProcessEnv, stored: Partial<LocalKeys>): NodeJS.ProcessEnv {
+  const payloadKeySet = Boolean(env.PAYLOAD_ENCRYPTION_KEYS || env.PAYLOAD_ENCRYPTION_KEY);
+  return {
+    WEBHOOK_SECRET_KEYS: env.WEBHOOK_SECRET_KEYS || stored.WEBHOOK_SECRET_KEYS,
+    PAYLOAD_ENCRYPTION_KEYS: payloadKeySet ? env.PAYLOAD_ENCRYPTION_KEYS : stored.PAYLOAD_ENCRYPTION_KEYS,
+    CODEC_SERVER_TOKEN: env.CODEC_SERVER_TOKEN || stored.CODEC_SERVER_TOKEN,
+  };
 }

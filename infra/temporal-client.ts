@@ -1,6 +1,8 @@
 import { Client, Connection } from '@temporalio/client';
+import type { DataConverter } from '@temporalio/common';
 import { NativeConnection } from '@temporalio/worker';
-import type { Config } from '../config/index.js';
+import { payloadEncryptionKeys, type Config } from '../config/index.js';
+import { AesGcmPayloadCodec } from './payload-codec.js';
 
 export function requireTemporalAddress(config: Config): string {
   if (!config.TEMPORAL_ADDRESS)
@@ -8,10 +10,22 @@ export function requireTemporalAddress(config: Config): string {
   return config.TEMPORAL_ADDRESS;
 }
 
+/**
+ * Every payload this service writes to Temporal is AES-256-GCM encrypted and every one it reads is
+ * decrypted: the same converter for the client and the workers (workflow code itself is unaware).
+ */
+export function payloadDataConverter(config: Config): DataConverter {
+  return { payloadCodecs: [new AesGcmPayloadCodec(payloadEncryptionKeys(config))] };
+}
+
 /** The client the API and the command-line tools use. Connects lazily so the API starts while Temporal is down. */
 export function createTemporalClient(config: Config): Client {
   const connection = Connection.lazy({ address: requireTemporalAddress(config), connectTimeout: 3_000 });
-  return new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+  return new Client({
+    connection,
+    namespace: config.TEMPORAL_NAMESPACE,
+    dataConverter: payloadDataConverter(config),
+  });
 }
 
 export async function connectWorkerConnection(config: Config): Promise<NativeConnection> {

@@ -111,6 +111,8 @@ export interface DevServerOptions {
   /** SQLite file; omit for an in-memory server. */
   dbFile?: string;
   namespace?: string;
+  /** The Web UI's remote codec endpoint, so it shows payloads decrypted (infra/codec-server.ts). */
+  uiCodecEndpoint?: string;
 }
 
 export interface RunningDevServer {
@@ -133,6 +135,7 @@ export async function startDevServer(opts: DevServerOptions): Promise<RunningDev
     'error',
   ];
   args.push(...(opts.uiPort ? ['--ui-port', String(opts.uiPort)] : ['--headless']));
+  if (opts.uiPort && opts.uiCodecEndpoint) args.push('--ui-codec-endpoint', opts.uiCodecEndpoint);
   if (opts.dbFile) {
     fs.mkdirSync(path.dirname(opts.dbFile), { recursive: true });
     args.push('--db-filename', opts.dbFile);

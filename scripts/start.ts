@@ -14,6 +14,7 @@ import { removeLocalStackState, writeLocalStackState } from '../infra/local-stac
 import { pipePretty } from '../infra/pretty-logs.js';
 import { startEmbeddedPostgres, type RunningPostgres } from '../infra/postgres.js';
 import { localSigningKeys } from '../infra/local-keys.js';
+import { uiCodecEndpoint } from '../infra/codec-server.js';
 import { ROOT, spawnEntry } from '../infra/processes.js';
 import { resolveTemporalCli, startDevServer, stopChild, type RunningDevServer } from '../infra/temporal.js';
 
@@ -105,6 +106,9 @@ async function main(): Promise<void> {
     pg = await startEmbeddedPostgres(path.join(config.dataDir, 'postgres'), config.EMBEDDED_PG_PORT);
     databaseUrl = pg.url;
   }
+  const keys = await localSigningKeys(config.dataDir, process.env);
+  // The Web UI decodes payloads through the codec server (same keys, token in its endpoint).
+  const codecEndpoint = uiCodecEndpoint(loadConfig({ ...process.env, ...keys }));
   let temporalAddress = config.TEMPORAL_ADDRESS;
   if (!temporalAddress) {
     temporal = await startDevServer({
@@ -112,6 +116,7 @@ async function main(): Promise<void> {
       port: config.TEMPORAL_DEV_PORT,
       uiPort: config.TEMPORAL_UI_PORT,
       dbFile: path.join(config.dataDir, 'temporal.sqlite'),
+      uiCodecEndpoint: codecEndpoint,
     });
     temporalAddress = temporal.address;
   }
@@ -120,10 +125,11 @@ async function main(): Promise<void> {
     ...process.env,
     DATABASE_URL: databaseUrl,
     TEMPORAL_ADDRESS: temporalAddress,
-    ...(await localSigningKeys(config.dataDir, process.env)),
+    ...keys,
     // A laptop's stack answers on loopback only, unless HOST says otherwise.
     HOST: process.env.HOST || '127.0.0.1',
   };
+  launch('codec', 'scripts/codec-server.ts', env);
   launch('worker', 'worker/main.ts', env);
   launch('api', 'api/main.ts', env);
   // Operator commands in another terminal find this stack through DATA_DIR (infra/local-stack.ts).
@@ -139,6 +145,7 @@ async function main(): Promise<void> {
       '',
       `API            ${config.baseUrl}`,
       `Temporal UI    ${temporal?.uiUrl ?? '(external cluster)'}`,
+      `Codec server   ${codecEndpoint.replace(/\/[^/]+$/, '')} (token: CODEC_SERVER_TOKEN in ${config.dataDir}/local-keys.json)`,
       `Demo client    client_id=${creds.client_id}`,
       `               client_secret=${creds.client_secret}`,
       `Try            curl -s -X POST ${config.baseUrl}/v1/auth/token -H 'content-type: application/json' \\`,

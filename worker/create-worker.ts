@@ -3,6 +3,7 @@ import type { NativeConnection } from '@temporalio/worker';
 import { Worker, type ActivityInterceptorsFactory, type WorkerOptions } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities/index.js';
 import { safeActivityErrors } from '../activities/safe-errors.js';
+import { payloadDataConverter } from '../infra/temporal-client.js';
 
 export const WORKFLOWS_PATH = path.resolve(import.meta.dirname, '..', 'workflows', 'index.ts');
 
@@ -27,6 +28,8 @@ export async function createWorker(deps: WorkerDeps): Promise<Worker> {
     namespace: deps.namespace,
     taskQueue: deps.taskQueue,
     workflowsPath: WORKFLOWS_PATH,
+    // Payloads are encrypted on the way out and decrypted on the way in (infra/payload-codec.ts).
+    dataConverter: payloadDataConverter(deps.config),
     activities: createActivities(deps),
     // Database errors leave activities without their statement text (personal data), see db/errors.ts.
     interceptors: { activity: [safeActivityErrors, ...(deps.activityInterceptors ?? [])] },

@@ -1,6 +1,7 @@
 import { Worker, type NativeConnection } from '@temporalio/worker';
 import { createWebhookActivities } from '../activities/webhook.js';
 import type { ActivityDeps } from '../activities/index.js';
+import { payloadDataConverter } from '../infra/temporal-client.js';
 import { webhookTaskQueue, type AttemptInput } from '../workflows/webhook/contract.js';
 
 /**
@@ -21,6 +22,7 @@ export async function createWebhookWorker(
     connection: deps.connection,
     namespace: deps.namespace,
     taskQueue: webhookTaskQueue(deps.taskQueue),
+    dataConverter: payloadDataConverter(deps.config),
     activities: { deliverWebhook: (input: AttemptInput) => webhooks.deliverWebhook(input) },
     maxConcurrentActivityTaskExecutions: WEBHOOK_ACTIVITY_SLOTS,
   });

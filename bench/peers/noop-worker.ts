@@ -1,6 +1,7 @@
 import { NativeConnection, Worker } from '@temporalio/worker';
 import type { Activities } from '../../activities/index.js';
 import { loadConfig } from '../../config/index.js';
+import { payloadDataConverter } from '../../infra/temporal-client.js';
 import { WORKFLOWS_PATH } from '../../worker/create-worker.js';
 import { BENCH_SETTINGS } from '../stack.js';
 
@@ -33,6 +34,8 @@ const worker = await Worker.create({
   connection,
   taskQueue: config.TEMPORAL_TASK_QUEUE,
   workflowsPath: WORKFLOWS_PATH,
+  // The same encrypted payloads as the real worker, so the peer pays the same codec cost.
+  dataConverter: payloadDataConverter(config),
   activities,
   maxConcurrentActivityTaskExecutions: BENCH_SETTINGS.workerActivityConcurrency,
   maxConcurrentWorkflowTaskExecutions: BENCH_SETTINGS.workerWorkflowConcurrency,

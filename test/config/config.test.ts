@@ -1,7 +1,13 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { expect } from 'chai';
-import { apiConfig, ConfigError, loadConfig } from '../../config/index.js';
+import {
+  apiConfig,
+  codecServerOrigins,
+  ConfigError,
+  loadConfig,
+  payloadEncryptionKeys,
+} from '../../config/index.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const KEY = 'k'.repeat(32);
@@ -24,6 +30,34 @@ describe('configuration', () => {
     expect(cfg.JWT_SIGNING_KEYS.map((k) => k.kid)).to.deep.equal(['new', 'old']);
   });
 
+  it('reads payload keys as a list, the first encrypting; the older single key is the key `default`', () => {
+    const listed = payloadEncryptionKeys(
+      loadConfig({ PAYLOAD_ENCRYPTION_KEYS: `b:${'b'.repeat(64)},a:${'a'.repeat(64)}` }),
+    );
+    expect(listed.map((k) => k.kid)).to.deep.equal(['b', 'a']);
+    expect(listed[0]!.key).to.deep.equal(Buffer.alloc(32, 0xbb));
+    const single = payloadEncryptionKeys(loadConfig({ PAYLOAD_ENCRYPTION_KEY: 'c'.repeat(64) }));
+    expect(single).to.deep.equal([{ kid: 'default', key: Buffer.alloc(32, 0xcc) }]);
+    expect(() => payloadEncryptionKeys(loadConfig({}))).to.throw(
+      ConfigError,
+      /PAYLOAD_ENCRYPTION_KEYS: is required/,
+    );
+  });
+
+  it('lets the codec server answer the local Web UI unless other origins are configured', () => {
+    expect(codecServerOrigins(loadConfig({ TEMPORAL_UI_PORT: '9233' }))).to.deep.equal([
+      'http://localhost:9233',
+      'http://127.0.0.1:9233',
+    ]);
+    const set = loadConfig({
+      CODEC_SERVER_UI_ORIGINS: 'https://temporal.example.com/, https://ops.example.com',
+    });
+    expect(codecServerOrigins(set)).to.deep.equal([
+      'https://temporal.example.com',
+      'https://ops.example.com',
+    ]);
+  });
+
   it('parses TRUSTED_PROXIES as addresses and CIDR blocks', () => {
     const cfg = loadConfig({ TRUSTED_PROXIES: '10.0.0.0/8, 192.168.1.7,fd00::/8' });
     expect(cfg.TRUSTED_PROXIES).to.deep.equal(['10.0.0.0/8', '192.168.1.7', 'fd00::/8']);
@@ -41,6 +75,14 @@ describe('configuration', () => {
     ['LOG_LEVEL', { LOG_LEVEL: 'loud' }, /LOG_LEVEL/],
     ['ENDORSEMENT_STUCK_AFTER', { ENDORSEMENT_STUCK_AFTER: 'a week' }, /ENDORSEMENT_STUCK_AFTER/],
     ['BASE_URL', { BASE_URL: 'not a url' }, /BASE_URL/],
+    [
+      'PAYLOAD_ENCRYPTION_KEYS',
+      { PAYLOAD_ENCRYPTION_KEYS: `k1:${'a'.repeat(63)}` },
+      /PAYLOAD_ENCRYPTION_KEYS/,
+    ],
+    ['PAYLOAD_ENCRYPTION_KEYS', { PAYLOAD_ENCRYPTION_KEYS: 'a'.repeat(64) }, /PAYLOAD_ENCRYPTION_KEYS/],
+    ['PAYLOAD_ENCRYPTION_KEY', { PAYLOAD_ENCRYPTION_KEY: 'z'.repeat(64) }, /PAYLOAD_ENCRYPTION_KEY:/],
+    ['CODEC_SERVER_TOKEN', { CODEC_SERVER_TOKEN: 'short' }, /CODEC_SERVER_TOKEN/],
   ];
   for (const [name, env, message] of bad) {
     it(`stops the start on a bad ${name}, naming the variable`, () => {

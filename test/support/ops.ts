@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { stack } from './stack.js';
+import { stack, TEST_KEYS } from './stack.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 
@@ -19,6 +19,8 @@ export async function ops(...args: string[]): Promise<{ code: number; out: strin
           DATABASE_URL: s.databaseUrl,
           TEMPORAL_ADDRESS: s.temporalAddress,
           TEMPORAL_TASK_QUEUE: s.taskQueue,
+          // The run's payload key, as an operator's environment carries the deployment's.
+          PAYLOAD_ENCRYPTION_KEYS: TEST_KEYS.PAYLOAD_ENCRYPTION_KEYS,
           LOG_LEVEL: 'silent',
         },
       },

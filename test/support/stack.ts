@@ -22,6 +22,7 @@ import {
   type RunningDevServer,
 } from '../../infra/temporal.js';
 import { newLocalKeys } from '../../infra/local-keys.js';
+import { payloadDataConverter } from '../../infra/temporal-client.js';
 import { createWorker } from '../../worker/create-worker.js';
 import { createWebhookWorker } from '../../worker/webhook-worker.js';
 import { defaultAdapterRegistry, type AdapterRegistry } from '../../adapters/registry.js';
@@ -68,7 +69,7 @@ export const SHARED_SOURCE_BUDGETS = {
   TOKEN_FAILURES_PER_SOURCE: '1000000',
 };
 
-/** Signing keys of this run (the API has no development keys); child API processes get the same. */
+/** Signing and payload keys of this run (no development keys exist); child processes get the same. */
 export const TEST_KEYS: Record<string, string> = { ...newLocalKeys('test') };
 
 /** A clock that follows the system's until pinned; `reset` follows the system's again. */
@@ -151,7 +152,12 @@ export async function startStack(): Promise<TestStack> {
   const connection = await Connection.connect({ address: temporalAddress });
   cleanups.push(() => connection.close());
   if (base.TEMPORAL_ADDRESS) await ensureSearchAttributes(connection, config.TEMPORAL_NAMESPACE);
-  const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+  // Encrypted payloads with this run's key (TEST_KEYS), as the API and the worker write them.
+  const temporal = new Client({
+    connection,
+    namespace: config.TEMPORAL_NAMESPACE,
+    dataConverter: payloadDataConverter(config),
+  });
 
   const logger = createLogger(config.LOG_LEVEL);
   const workerConnection = await NativeConnection.connect({ address: temporalAddress });

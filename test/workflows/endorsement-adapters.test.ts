@@ -9,7 +9,7 @@ import type { InsurerAdapter } from '../../adapters/types.js';
 import { simulatedInsurerWorkflowId } from '../../workflows/endorsement/contract.js';
 import { deletePeriodicSchedules, triggerPass } from '../support/schedules.js';
 import { systemClock, today } from '../../domain/clock.js';
-import { stack } from '../support/stack.js';
+import { stack, TEST_KEYS } from '../support/stack.js';
 import {
   createEndorsement,
   decide,
@@ -31,6 +31,7 @@ async function insurerCommand(args: string[]): Promise<{ code: number; stdout: s
     ...process.env,
     TEMPORAL_ADDRESS: stack().temporalAddress,
     TEMPORAL_NAMESPACE: stack().config.TEMPORAL_NAMESPACE,
+    PAYLOAD_ENCRYPTION_KEYS: TEST_KEYS.PAYLOAD_ENCRYPTION_KEYS,
     LOG_LEVEL: 'silent',
   };
   try {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, Connection } from '@temporalio/client';
 import { expect } from 'chai';
-import { createTemporalClient } from '../../../infra/temporal-client.js';
+import { createTemporalClient, payloadDataConverter } from '../../../infra/temporal-client.js';
 import {
   freePort,
   resolveTemporalCli,
@@ -126,7 +126,11 @@ describe('resilience: Temporal server stopped for 20 s mid-run', () => {
     );
     const open = await waitAllFinal(world, 240_000);
     connection = await Connection.connect({ address: dev.address });
-    const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+    const temporal = new Client({
+      connection,
+      namespace: config.TEMPORAL_NAMESPACE,
+      dataConverter: payloadDataConverter(config),
+    });
     const figures = await runFigures(world);
     const disagreements = await compareWithTemporal(api, world, temporal);
     report('Temporal outage', {
