@@ -16,7 +16,9 @@ type EndorsementSteps =
   | 'cancelEndorsement'
   | 'submitToInsurer'
   | 'withdrawFromInsurer'
-  | 'applyApproval';
+  | 'applyApproval'
+  | 'readEndorsementInsurer'
+  | 'recordSlaBreach';
 const noop = async (): Promise<void> => undefined;
 const activities: Pick<Activities, EndorsementSteps> = {
   reviewEndorsement: noop,
@@ -26,6 +28,13 @@ const activities: Pick<Activities, EndorsementSteps> = {
   submitToInsurer: noop,
   withdrawFromInsurer: noop,
   applyApproval: noop,
+  // The SLA watch's read: an insurer with no sla_days of its own, submitted now.
+  readEndorsementInsurer: async () => ({
+    insurerId: 'ins_noop',
+    submittedAt: new Date().toISOString(),
+    slaDays: null,
+  }),
+  recordSlaBreach: noop,
 };
 
 const config = loadConfig();
