@@ -1,6 +1,8 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import type { InsurerAdapterName } from './enums.js';
+import { FILE_FORMATS } from './insurer-file.js';
+import { FILE_TEMPLATE_NAMES } from './insurer-file-templates/index.js';
 import { describeIssues } from './schemas/issues.js';
 
 /**
@@ -49,12 +51,22 @@ export const sftpTransportSettings = z.strictObject({
 /** Folders `$DATA_DIR/insurers/<code>/outbox` and `…/inbox` on this machine (the demo's transport). */
 export const localTransportSettings = z.strictObject({ type: z.literal('local') });
 
+/**
+ * A file insurer's exchange (D14): its template (domain/insurer-file-templates), the formats each
+ * cut-off writes (one file per policy and format), where files go (the local outbox by default) and
+ * the daily cut-off. File names carry the cut-off's date in Asia/Kolkata (D13).
+ */
 export const fileAdapterSettings = z.strictObject({
-  /** The insurer's file template, by name. */
   template: z
-    .string({ error: 'must be a string' })
-    .regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'must be a template name (a-z, 0-9, - and _)'),
-  format: z.enum(['xlsx', 'csv'], { error: 'must be xlsx or csv' }),
+    .enum(FILE_TEMPLATE_NAMES as [string, ...string[]], {
+      error: `must be one of ${FILE_TEMPLATE_NAMES.join(', ')}`,
+    })
+    .default('generic'),
+  formats: z
+    .array(z.enum(FILE_FORMATS, { error: 'must be xlsx or csv' }), { error: 'must be a list of formats' })
+    .min(1, 'must name at least one format')
+    .refine((f) => new Set(f).size === f.length, 'must name each format once')
+    .default(['xlsx']),
   transport: z
     .discriminatedUnion('type', [localTransportSettings, sftpTransportSettings], {
       error: 'must have type local or sftp',

@@ -1,10 +1,14 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { transportFor, type FileExchangeSettings } from '../adapters/file/settings.js';
-import { fileTemplate } from '../adapters/file/templates/index.js';
+import { transportFor } from '../adapters/file/settings.js';
+import { fileTemplate } from '../domain/insurer-file-templates/index.js';
 import { writeInsurerFile } from '../adapters/file/writer.js';
 import { listEndorsementsAwaitingCutOff, type FileEndorsementRow } from '../data/insurer-files.js';
 import { SystemScope } from '../data/scope.js';
+import type { FileAdapterSettings } from '../domain/insurer-adapter-settings.js';
 import { cutOffDate, insurerFileName, insurerFileTable, type FileFormat } from '../domain/insurer-file.js';
+
+/** Cut-offs and the dates their files carry are Indian time (D13). */
+const CUT_OFF_TIME_ZONE = 'Asia/Kolkata';
 
 /** One delivered file: ids and counts only (no personal data), safe to log and to return. */
 export interface DeliveredFile {
@@ -53,7 +57,7 @@ function fileTag(row: FileEndorsementRow, taken: Set<string>, named: (tag: strin
  */
 export async function deliverCutOff(
   deps: { em: EntityManager; dataDir: string },
-  q: { insurerCode: string; settings: FileExchangeSettings; cutOff: Date },
+  q: { insurerCode: string; settings: FileAdapterSettings; cutOff: Date },
 ): Promise<DeliveredFile[]> {
   const rows = await listEndorsementsAwaitingCutOff(SystemScope.of(deps.em), {
     insurerCode: q.insurerCode,
@@ -62,7 +66,7 @@ export async function deliverCutOff(
   if (rows.length === 0) return [];
   const template = fileTemplate(q.settings.template);
   const transport = await transportFor(q.settings, { dataDir: deps.dataDir, insurerCode: q.insurerCode });
-  const date = cutOffDate(q.cutOff, q.settings.time_zone);
+  const date = cutOffDate(q.cutOff, CUT_OFF_TIME_ZONE);
   const delivered: DeliveredFile[] = [];
   const taken = new Set<string>();
   for (const group of byPolicy(rows)) {

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { parse } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
 import { insurerFileTable } from '../../domain/insurer-file.js';
-import { fileTemplate } from '../../adapters/file/templates/index.js';
+import { fileTemplate } from '../../domain/insurer-file-templates/index.js';
 import { writeInsurerFile } from '../../adapters/file/writer.js';
 import { SAMPLE_ENDORSEMENTS } from '../support/insurer-file-samples.js';
 

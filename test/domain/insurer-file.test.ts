@@ -5,7 +5,7 @@ import {
   insurerFileName,
   insurerFileTable,
 } from '../../domain/insurer-file.js';
-import { FILE_TEMPLATES, fileTemplate } from '../../adapters/file/templates/index.js';
+import { FILE_TEMPLATES, fileTemplate } from '../../domain/insurer-file-templates/index.js';
 import { SAMPLE_ENDORSEMENTS } from '../support/insurer-file-samples.js';
 
 describe('domain: insurer endorsement files (D14)', () => {

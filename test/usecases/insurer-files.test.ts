@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileExchangeSettingsSchema } from '../../adapters/file/settings.js';
+import { fileAdapterSettings } from '../../domain/insurer-adapter-settings.js';
 import { InsurerDeliveryError } from '../../adapters/file/transport.js';
 import { newId } from '../../domain/ids.js';
 import { deliverCutOff } from '../../usecases/insurer-files.js';
@@ -90,17 +90,18 @@ describe('use case: a file insurer cut-off (D14)', function () {
   });
 
   const sftpSettings = () =>
-    fileExchangeSettingsSchema.parse({
+    fileAdapterSettings.parse({
       template: 'india-census',
       formats: ['xlsx', 'csv'],
       transport: {
-        kind: 'sftp',
+        type: 'sftp',
         host: server.host,
         port: server.port,
         username: server.username,
-        private_key_file: path.join(keyDir, 'id_ed25519'),
-        host_key_sha256: server.hostKeySha256,
-        remote_dir: server.remoteDir,
+        private_key_path: path.join(keyDir, 'id_ed25519'),
+        host_key_fingerprint: server.hostKeySha256,
+        remote_outbox_dir: server.remoteDir,
+        remote_inbox_dir: server.remoteDir,
       },
     });
   const cutOff = (code: string, settings = sftpSettings()) =>
@@ -154,7 +155,7 @@ describe('use case: a file insurer cut-off (D14)', function () {
   it("gives two clients' policies with the same number at one insurer code a file each", async () => {
     const a = await fileInsurerWithBacklog();
     const b = await fileInsurerWithBacklog(a.code);
-    const files = await cutOff(a.code, fileExchangeSettingsSchema.parse({ formats: ['csv'] }));
+    const files = await cutOff(a.code, fileAdapterSettings.parse({ formats: ['csv'] }));
     const byPolicy = Object.fromEntries(files.map((f) => [f.policy_id, f.file_name]));
     expect(Object.keys(byPolicy).sort()).to.deep.equal([a.policy.id, b.policy.id].sort());
     const outbox = path.join(dataDir, 'insurers', a.code, 'outbox');
@@ -164,7 +165,7 @@ describe('use case: a file insurer cut-off (D14)', function () {
 
   it('writes to the local outbox in the generic template, and nothing for an insurer with no backlog', async () => {
     const b = await fileInsurerWithBacklog();
-    const settings = fileExchangeSettingsSchema.parse({});
+    const settings = fileAdapterSettings.parse({});
     const files = await cutOff(b.code, settings);
     const outbox = path.join(dataDir, 'insurers', b.code, 'outbox');
     expect(files.map((f) => [f.file_name, f.destination])).to.deep.equal([

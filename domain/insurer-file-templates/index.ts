@@ -1,4 +1,4 @@
-import { fileTemplateSchema, type FileTemplate } from '../../../domain/insurer-file.js';
+import { fileTemplateSchema, type FileTemplate } from '../insurer-file.js';
 import { generic } from './generic.js';
 import { indiaCensus } from './india-census.js';
 

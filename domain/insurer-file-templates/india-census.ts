@@ -1,4 +1,4 @@
-import type { FileTemplate } from '../../../domain/insurer-file.js';
+import type { FileTemplate } from '../insurer-file.js';
 
 /** Shaped like an Indian group-health insurer's endorsement census: DD/MM/YYYY, M/F, Self/Spouse. */
 export const indiaCensus: FileTemplate = {

@@ -1,4 +1,4 @@
-import type { FileTemplate } from '../../../domain/insurer-file.js';
+import type { FileTemplate } from '../insurer-file.js';
 
 /** Our own layout: ISO dates, the stored codes, one column per field. */
 export const generic: FileTemplate = {
