@@ -3,13 +3,18 @@ import path from 'node:path';
 
 export const ROOT = path.resolve(import.meta.dirname, '..');
 
-/** Starts one of the project's TypeScript entry points as its own Node process. */
+/**
+ * Starts one of the project's TypeScript entry points as its own Node process. With `CPU_PROFILE_DIR`
+ * set (e.g. for `npm run bench`), each process writes a V8 CPU profile there when it exits.
+ */
 export function spawnEntry(
   script: string,
   env: NodeJS.ProcessEnv,
   stdio: StdioOptions = ['ignore', 'inherit', 'inherit'],
 ): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, script)], { env, stdio });
+  const dir = env.CPU_PROFILE_DIR;
+  const profile = dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [];
+  return spawn(process.execPath, [...profile, '--import', 'tsx', path.join(ROOT, script)], { env, stdio });
 }
 
 /** Polls a URL until it answers 2xx. */

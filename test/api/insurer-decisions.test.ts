@@ -36,6 +36,8 @@ async function sentToInsurer(ids: string[]): Promise<void> {
     },
     (n) => n === ids.length,
     `${ids.length} endorsements SENT_TO_INSURER`,
+    // 500 workflows on 2 shared cores: minutes when the machine is busy, not seconds.
+    120_000,
   );
   // The workflows take decisions once their own state says so (right after the row).
   for (const id of ids)

@@ -91,8 +91,9 @@ export async function waitFor<T>(
   read: () => Promise<T>,
   done: (value: T) => boolean,
   what: string,
+  timeoutMs = 20_000,
 ): Promise<T> {
-  const deadline = Date.now() + 20_000;
+  const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await read();
     if (done(value)) return value;
