@@ -1,4 +1,4 @@
-import { ApplicationFailure } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
 import { InsurerDeliveryError } from '../adapters/file/transport.js';
 import { listFileInsurerCodes } from '../usecases/insurer-inbox-schedule.js';
 import { IngestError, ingestResponses } from '../usecases/insurer-responses.js';

@@ -292,6 +292,10 @@ describe('use case: ingesting a file insurer’s response files (D14)', function
     // Only the named file was read.
     expect(readdirSync(folders(fi.code).inbox).sort()).to.deep.equal(['later.csv', 'processed']);
     await waitForStatus(e1!, APPROVED);
+    const coverage = await fi.api.get(`/v1/policy/coverage/${fi.endorsements[0]!.employeeId}`, {
+      token: fi.token,
+    });
+    expect(coverage.body.payload[0].uhid).to.equal('UH-C1');
 
     const unknown = await insurerCommand(['ingest', 'NO-SUCH-INSURER', '--json'], dataDir);
     expect([unknown.code, unknown.stderr.trim()]).to.deep.equal([1, 'no insurer with code NO-SUCH-INSURER']);
