@@ -164,7 +164,7 @@ export function rowOutcome(
   if (!answer || (answer.result === 'refused' && answer.detail === 'not found')) {
     return { ...base, result: 'refused', detail: UNKNOWN_REFERENCE };
   }
-  return { ...base, ...answer };
+  return { ...base, result: answer.result, detail: answer.detail };
 }
 
 export type ResultCounts = Record<ResponseRowOutcome['result'], number>;

@@ -71,7 +71,10 @@ function localInbox(inbox: string): InsurerInbox {
       await mkdir(folder(to), { recursive: true });
       const taken = await stat(path.join(folder(to), name)).then(
         () => true,
-        (err: unknown) => (missing(err) ? false : Promise.reject(err)),
+        (err: unknown) => {
+          if (missing(err)) return false;
+          throw err;
+        },
       );
       const target = taken ? stampedName(name, new Date()) : name;
       await rename(path.join(inbox, name), path.join(folder(to), target));

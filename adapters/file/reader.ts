@@ -17,7 +17,7 @@ function cellText(value: ExcelJS.CellValue): string {
   if (typeof value !== 'object') return String(value);
   if ('richText' in value) return value.richText.map((t) => t.text).join('');
   if ('text' in value) return String(value.text);
-  if ('result' in value) return cellText((value.result ?? null) as ExcelJS.CellValue);
+  if ('result' in value) return cellText(value.result ?? null);
   if ('error' in value) return '';
   return '';
 }
@@ -43,11 +43,11 @@ function readCsv(content: Buffer): ResponseTableRow[] {
   if (content.includes(0))
     throw new NotASpreadsheetError('not a spreadsheet: the CSV file holds binary data');
   try {
-    const records = parse(content, {
+    const records = parse<string[]>(content, {
       bom: true,
       relax_column_count: true,
       skip_empty_lines: false,
-    }) as string[][];
+    });
     return records.map((cells, i) => ({ rowNumber: i + 1, cells }));
   } catch (err) {
     // The parser's code and line, never its message (it quotes the file's text).

@@ -67,7 +67,6 @@ export type InsurerExchange = InsurerFileTransport & InsurerInbox;
 
 /** An insurer's own file names may have spaces; never folders, hidden files or control characters. */
 export function checkInboxName(name: string): void {
-  // eslint-disable-next-line no-control-regex
   if (!name || name.length > 255 || /[/\\\u0000-\u001f]/.test(name) || name.startsWith('.')) {
     throw new InsurerDeliveryError('not a plain file name in the inbox', false);
   }
