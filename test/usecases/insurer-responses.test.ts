@@ -396,7 +396,7 @@ describe('use case: ingesting a file insurer’s response files (D14)', function
       utimesSync(settled, twoMinutesAgo, twoMinutesAgo);
       writeFileSync(path.join(inbox, 'uploading.csv'), csv([GENERIC_HEADER]));
 
-      await triggerPass(stack().temporal, stack().taskQueue, INSURER_INBOX_SCHEDULE_ID);
+      const schedule = await triggerPass(stack().temporal, stack().taskQueue, INSURER_INBOX_SCHEDULE_ID);
       await waitForStatus(e1!, APPROVED);
       const [member] = await sql('select uhid from policy_members where endorsement_id = ?', [e1]);
       expect(member.uhid).to.equal('UH-P1');
@@ -406,6 +406,14 @@ describe('use case: ingesting a file insurer’s response files (D14)', function
       }
       expect(readdirSync(inbox).sort()).to.deep.equal(['processed', 'uploading.csv']);
       expect(readAck(acked)[1]).to.deep.equal(['2', e1, 'accepted', 'APPROVED recorded']);
+      // The pass polled every file insurer of the run and counted what it did.
+      const [run] = (await schedule.describe()).info.recentActions;
+      const pass = await stack().temporal.workflow.getHandle(run!.action.workflow.workflowId).result();
+      expect(pass).to.include({ files: 1, refused_files: 0, accepted: 1, duplicate: 0, refused: 0 });
+      const [fileInsurers] = await sql(
+        "select count(distinct code)::int as n from insurers where adapter = 'file'",
+      );
+      expect(pass.insurers).to.equal(fileInsurers.n).and.to.be.greaterThan(3);
     });
   });
 });
