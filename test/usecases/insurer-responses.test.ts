@@ -12,6 +12,7 @@ import {
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { WorkflowFailedError, type ScheduleHandle } from '@temporalio/client';
 import { expect } from 'chai';
 import { parse } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
@@ -67,6 +68,13 @@ async function insurerCommand(args: string[], dataDir: string) {
     const e = err as { code: number; stdout: string; stderr: string };
     return { code: e.code, stdout: e.stdout, stderr: e.stderr };
   }
+}
+
+/** The workflow of a Schedule's latest run. */
+async function latestRun(schedule: ScheduleHandle) {
+  const actions = (await schedule.describe()).info.recentActions;
+  const latest = actions.reduce((a, b) => (b.takenAt > a.takenAt ? b : a));
+  return stack().temporal.workflow.getHandle(latest.action.workflow.workflowId);
 }
 
 describe('use case: ingesting a file insurer’s response files (D14)', function () {
@@ -297,6 +305,20 @@ describe('use case: ingesting a file insurer’s response files (D14)', function
     });
     expect(coverage.body.payload[0].uhid).to.equal('UH-C1');
 
+    drop(
+      fi.code,
+      'bad.csv',
+      csv([
+        ['reference', 'uhid'],
+        [e1!, 'UH-C1'],
+      ]),
+    );
+    const refused = await insurerCommand(['ingest', fi.code, 'bad.csv', '--json'], dataDir);
+    expect(refused.code, refused.stderr).to.equal(1);
+    expect(JSON.parse(refused.stdout).files.map((f: any) => [f.file_name, f.status, f.error])).to.deep.equal([
+      ['bad.csv', 'refused', 'missing required headers: decision (the first row must be the header row)'],
+    ]);
+
     const unknown = await insurerCommand(['ingest', 'NO-SUCH-INSURER', '--json'], dataDir);
     expect([unknown.code, unknown.stderr.trim()]).to.deep.equal([1, 'no insurer with code NO-SUCH-INSURER']);
     const manual = await makeReferenceData(fi.client.clientId, { adapter: 'manual' });
@@ -407,13 +429,50 @@ describe('use case: ingesting a file insurer’s response files (D14)', function
       expect(readdirSync(inbox).sort()).to.deep.equal(['processed', 'uploading.csv']);
       expect(readAck(acked)[1]).to.deep.equal(['2', e1, 'accepted', 'APPROVED recorded']);
       // The pass polled every file insurer of the run and counted what it did.
-      const [run] = (await schedule.describe()).info.recentActions;
-      const pass = await stack().temporal.workflow.getHandle(run!.action.workflow.workflowId).result();
+      const pass = await latestRun(schedule).then((run) => run.result());
       expect(pass).to.include({ files: 1, refused_files: 0, accepted: 1, duplicate: 0, refused: 0 });
       const [fileInsurers] = await sql(
         "select count(distinct code)::int as n from insurers where adapter = 'file'",
       );
       expect(pass.insurers).to.equal(fileInsurers.n).and.to.be.greaterThan(3);
+    });
+
+    it('an insurer whose inbox fails does not hold up the others; the pass then fails, visibly', async () => {
+      const broken = await made({
+        count: 1,
+        settings: {
+          transport: {
+            type: 'sftp',
+            host: '127.0.0.1',
+            port: 1,
+            username: 'insurer',
+            private_key_path: path.join(dataDir, 'no-such-key'),
+            host_key_fingerprint: `SHA256:${'A'.repeat(43)}`,
+            remote_outbox_dir: '/outbox',
+            remote_inbox_dir: '/inbox',
+          },
+        },
+      });
+      try {
+        const fi = await made({ count: 1 });
+        const [e1] = fi.endorsements.map((e) => e.id);
+        const { inbox } = localInsurerFolders(workerData(), fi.code);
+        mkdirSync(inbox, { recursive: true });
+        const settled = path.join(inbox, 'settled.csv');
+        writeFileSync(settled, csv([GENERIC_HEADER, [e1!, 'APPROVED', 'UH-P2', '', '']]));
+        utimesSync(settled, new Date(Date.now() - 120_000), new Date(Date.now() - 120_000));
+
+        const schedule = await triggerPass(stack().temporal, stack().taskQueue, INSURER_INBOX_SCHEDULE_ID);
+        await waitForStatus(e1!, APPROVED);
+        const failure = await (await latestRun(schedule)).result().then(
+          () => null,
+          (err: unknown) => err,
+        );
+        expect(failure).to.be.instanceOf(WorkflowFailedError);
+        expect((failure as WorkflowFailedError).cause?.message).to.equal(`inbox of ${broken.code} failed`);
+      } finally {
+        await sql("update insurers set adapter = 'manual' where id = ?", [broken.insurerId]);
+      }
     });
   });
 });

@@ -1,4 +1,4 @@
-import { ApplicationFailure, log, proxyActivities } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, log, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../../activities/index.js';
 import { emptyInboxResult, type InboxPassResult } from './contract.js';
 
@@ -28,7 +28,9 @@ export async function insurerInboxPassWorkflow(): Promise<InboxPassResult> {
       for (const k of Object.keys(total) as (keyof InboxPassResult)[]) total[k] += one[k];
     } catch (err) {
       failed.push(code);
-      log.error('insurer inbox failed', { code, error: err instanceof Error ? err.message : String(err) });
+      // The activity's own failure says why (server down, key unreadable), not "Activity task failed".
+      const why = err instanceof ActivityFailure && err.cause ? err.cause : err;
+      log.error('insurer inbox failed', { code, error: why instanceof Error ? why.message : String(why) });
     }
   }
   if (total.files > 0) log.info('insurer inbox pass done', { ...total });
