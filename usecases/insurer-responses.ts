@@ -162,7 +162,7 @@ async function ingestOne(
   await ctx.transport.deliver(acknowledgement, acknowledgementCsv(acknowledgementTable(record)));
   // A refused file moves aside too, so a poll does not read it again; the insurer sends a corrected one.
   const to = record.status === 'refused' ? 'refused' : 'processed';
-  const moved = file.folder === 'inbox' ? `${to}/${await ctx.transport.moveInboxFile(file.name, to)}` : null;
+  const moved = file.folder === 'inbox' ? await moveAside(ctx.transport, file.name, to) : null;
   const counts = countResults(record.rows);
   deps.logger?.info(
     {
@@ -185,6 +185,23 @@ async function ingestOne(
     counts,
     rows: record.rows,
   };
+}
+
+/**
+ * Moves a read file aside; null when it is already gone from the inbox (an ingest running at the
+ * same time, e.g. the Schedule's poll and the command, moved it first: its record is the same).
+ */
+async function moveAside(
+  transport: InsurerExchange,
+  name: string,
+  to: 'processed' | 'refused',
+): Promise<string | null> {
+  try {
+    return `${to}/${await transport.moveInboxFile(name, to)}`;
+  } catch (err) {
+    if ((await transport.readInboxFile('inbox', name)) === null) return null;
+    throw err;
+  }
 }
 
 /** A named file: in the inbox, else already moved aside (its recorded outcome is answered). */

@@ -19,9 +19,9 @@ import ExcelJS from 'exceljs';
 import { sendInsurerDecision } from '../../adapters/decisions.js';
 import { localInsurerFolders } from '../../adapters/file/local.js';
 import { MAX_RESPONSE_ROWS } from '../../domain/insurer-response-file.js';
-import { ingestResponses, type IngestedFile } from '../../usecases/insurer-responses.js';
+import { IngestError, ingestResponses, type IngestedFile } from '../../usecases/insurer-responses.js';
 import { INSURER_INBOX_SCHEDULE_ID } from '../../workflows/insurer-inbox/contract.js';
-import { makeReferenceData, sql } from '../support/factories.js';
+import { makeClient, makeReferenceData, sql } from '../support/factories.js';
 import { sentFileInsurerEndorsements, type FileInsurerEndorsements } from '../support/file-insurer.js';
 import { deletePeriodicSchedules, triggerPass } from '../support/schedules.js';
 import { startSftpServer, type SftpServer } from '../support/sftp-server.js';
@@ -333,6 +333,55 @@ describe('use case: ingesting a file insurer’s response files (D14)', function
     expect(missing.stderr.trim()).to.equal(
       `no file missing.csv in the inbox of insurer ${fi.code} (${folders(fi.code).inbox})`,
     );
+  });
+
+  it('two ingests of one file at once (the poll and the command): each endorsement decided once, one record, one move', async () => {
+    const fi = await made({ count: 3 });
+    const ids = fi.endorsements.map((e) => e.id);
+    drop(
+      fi.code,
+      'race.csv',
+      csv([GENERIC_HEADER, ...ids.map((id, i) => [id, 'APPROVED', `UH-R${i}`, '', ''])]),
+    );
+    const [a, b] = await Promise.all([
+      ingestResponses(deps(), { insurerCode: fi.code, fileName: 'race.csv' }),
+      ingestResponses(deps(), { insurerCode: fi.code, fileName: 'race.csv' }),
+    ]);
+    expect(a[0]!.rows).to.deep.equal(b[0]!.rows);
+    expect(a[0]!.rows.every((r) => r.result === 'accepted' || r.result === 'duplicate')).to.equal(true);
+    expect([a[0]!.moved_to, b[0]!.moved_to].sort()).to.deep.equal([null, 'processed/race.csv'].sort());
+    for (const id of ids) await waitForStatus(id, APPROVED);
+    const [records] = await sql(
+      'select count(*)::int as n from insurer_response_files where insurer_code = ?',
+      [fi.code],
+    );
+    expect(records.n).to.equal(1);
+    const members = await sql('select count(*)::int as n from policy_members where endorsement_id in (?)', [
+      ids,
+    ]);
+    expect(members[0].n).to.equal(3);
+  });
+
+  it('refuses a code whose clients load it with different templates, naming the code', async () => {
+    const fi = await made({ count: 1, settings: { template: 'generic' } });
+    const other = await makeClient();
+    const ref = await makeReferenceData(other.clientId, {
+      adapter: 'file',
+      adapterSettings: { template: 'india-census' },
+    });
+    await sql('update insurers set code = ? where id = ?', [fi.code, ref.insurerId]);
+    try {
+      const err = await ingestResponses(deps(), { insurerCode: fi.code }).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(err).to.be.instanceOf(IngestError);
+      expect((err as Error).message).to.equal(
+        `insurer ${fi.code} is loaded with different file templates or transports for different clients; load the same for each`,
+      );
+    } finally {
+      await sql("update insurers set adapter = 'manual' where id = ?", [ref.insurerId]);
+    }
   });
 
   describe('over SFTP (a real OpenSSH server)', () => {
