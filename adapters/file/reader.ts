@@ -43,7 +43,7 @@ function readCsv(content: Buffer): ResponseTableRow[] {
   if (content.includes(0))
     throw new NotASpreadsheetError('not a spreadsheet: the CSV file holds binary data');
   try {
-    const records = parse<string[]>(content, {
+    const records: string[][] = parse(content, {
       bom: true,
       relax_column_count: true,
       skip_empty_lines: false,

@@ -42,7 +42,7 @@ async function xlsx(sheet: string, rows: string[][]): Promise<Buffer> {
 
 const csv = (rows: string[][]): Buffer => Buffer.from(rows.map((r) => r.join(',')).join('\r\n'));
 
-const readAck = (file: string): string[][] => parse<string[]>(readFileSync(file));
+const readAck = (file: string): string[][] => parse(readFileSync(file));
 
 /** Each row's outcome as [row, reference, result, detail]. */
 const outcomes = (f: IngestedFile) => f.rows.map((r) => [r.row, r.reference, r.result, r.detail]);
