@@ -78,7 +78,7 @@ async function latestRun(schedule: ScheduleHandle) {
 }
 
 describe('use case: ingesting a file insurer’s response files (D14)', function () {
-  this.timeout(120_000);
+  this.timeout(240_000);
   let dataDir: string;
   const insurers: FileInsurerEndorsements[] = [];
   const deps = () => ({ em: stack().orm.em, temporal: stack().temporal, dataDir });
@@ -356,6 +356,60 @@ describe('use case: ingesting a file insurer’s response files (D14)', function
       [fi.code],
     );
     expect(records.n).to.equal(1);
+    const members = await sql('select count(*)::int as n from policy_members where endorsement_id in (?)', [
+      ids,
+    ]);
+    expect(members[0].n).to.equal(3);
+  });
+
+  it('a run that stops between rows leaves no record; the next run sends every row again and the decided ones answer duplicate', async () => {
+    const fi = await made({ count: 3 });
+    const ids = fi.endorsements.map((e) => e.id);
+    drop(
+      fi.code,
+      'crash.csv',
+      csv([GENERIC_HEADER, ...ids.map((id) => [id, 'APPROVED', `UH-${id.slice(-4)}`, '', ''])]),
+    );
+    // A Temporal client that is lost after two decisions went out.
+    const real = stack().temporal;
+    let sent = 0;
+    const failing = {
+      workflow: {
+        getHandle: (id: string) => {
+          const handle = real.workflow.getHandle(id);
+          return new Proxy(handle, {
+            get: (target, prop) =>
+              prop === 'executeUpdate'
+                ? (...args: Parameters<typeof handle.executeUpdate>) => {
+                    if (++sent > 2) return Promise.reject(new Error('connection to Temporal lost'));
+                    return target.executeUpdate(...args);
+                  }
+                : Reflect.get(target, prop),
+          });
+        },
+      },
+    } as unknown as typeof real;
+    const crashed = await ingestResponses({ ...deps(), temporal: failing }, { insurerCode: fi.code }).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect((crashed as Error).message).to.equal('connection to Temporal lost');
+    expect(readdirSync(folders(fi.code).inbox)).to.deep.equal(['crash.csv']);
+    const none = await sql('select count(*)::int as n from insurer_response_files where insurer_code = ?', [
+      fi.code,
+    ]);
+    expect(none[0].n).to.equal(0);
+    await waitForStatus(ids[0]!, APPROVED);
+    await waitForStatus(ids[1]!, APPROVED);
+    expect((await endorsementRow(ids[2]!)).status).to.equal(SENT);
+
+    const [again] = (await ingestResponses(deps(), { insurerCode: fi.code })) as [IngestedFile];
+    expect(outcomes(again)).to.deep.equal([
+      [2, ids[0], 'duplicate', 'already APPROVED'],
+      [3, ids[1], 'duplicate', 'already APPROVED'],
+      [4, ids[2], 'accepted', 'APPROVED recorded'],
+    ]);
+    await waitForStatus(ids[2]!, APPROVED);
     const members = await sql('select count(*)::int as n from policy_members where endorsement_id in (?)', [
       ids,
     ]);
