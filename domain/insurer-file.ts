@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { coveredRelationships } from './endorsements.js';
 import type { CoverageType, EndorsementType, Gender, Relationship } from './enums.js';
+import { responseLayoutSchema } from './insurer-response-file.js';
 
 /** What a column of an insurer's endorsement file holds. */
 export const FILE_FIELDS = [
@@ -40,6 +41,8 @@ export const fileTemplateSchema = z.strictObject({
   genders: z.strictObject({ MALE: word, FEMALE: word, OTHER: word }),
   relationships: z.strictObject({ SELF: word, SPOUSE: word, CHILD: word, PARENT: word, PARENT_IN_LAW: word }),
   actions: z.strictObject({ ADDITION: word, DELETION: word, CORRECTION: word }),
+  /** The layout of the insurer's response file (domain/insurer-response-file.ts). */
+  response: responseLayoutSchema,
 });
 export type FileTemplate = z.infer<typeof fileTemplateSchema>;
 

@@ -5,10 +5,12 @@ import { looksLikeId } from '../domain/ids.js';
 import { operatorConfig } from '../infra/local-stack.js';
 import { createTemporalClient } from '../infra/temporal-client.js';
 import type { DecisionAnswer, InsurerDecision } from '../workflows/endorsement/contract.js';
+import { INGEST_USAGE, runIngestCommand } from './insurer-ingest.js';
 
 const USAGE = `usage:
   insurer approve <endorsement_id> [--uhid U] [--member-id M] [--json]
-  insurer reject <endorsement_id> --reason "…" [--json]`;
+  insurer reject <endorsement_id> --reason "…" [--json]
+${INGEST_USAGE}`;
 
 class UsageError extends Error {}
 
@@ -62,19 +64,21 @@ async function main(argv: string[]): Promise<{ endorsement_id: string } & Decisi
 }
 
 const json = process.argv.includes('--json');
-main(process.argv.slice(2)).then(
-  (answer) => {
-    // A refusal exits 1 (plain text on stderr); accepted and duplicate exit 0. JSON always on stdout.
-    const text = json
-      ? JSON.stringify(answer)
-      : `${answer.result}: ${answer.endorsement_id}: ${answer.detail}`;
-    (answer.result === 'refused' && !json ? process.stderr : process.stdout).write(`${text}\n`);
-    if (answer.result === 'refused') process.exitCode = 1;
-  },
-  (err: unknown) => {
-    const message = err instanceof Error ? err.message : String(err);
-    const known = err instanceof UsageError || err instanceof ConfigError;
-    process.stderr.write(`${known ? message : `failed: ${message}`}\n`);
-    process.exitCode = err instanceof UsageError ? 2 : 1;
-  },
-);
+if (process.argv[2] === 'ingest') runIngestCommand(process.argv.slice(3));
+else
+  main(process.argv.slice(2)).then(
+    (answer) => {
+      // A refusal exits 1 (plain text on stderr); accepted and duplicate exit 0. JSON always on stdout.
+      const text = json
+        ? JSON.stringify(answer)
+        : `${answer.result}: ${answer.endorsement_id}: ${answer.detail}`;
+      (answer.result === 'refused' && !json ? process.stderr : process.stdout).write(`${text}\n`);
+      if (answer.result === 'refused') process.exitCode = 1;
+    },
+    (err: unknown) => {
+      const message = err instanceof Error ? err.message : String(err);
+      const known = err instanceof UsageError || err instanceof ConfigError;
+      process.stderr.write(`${known ? message : `failed: ${message}`}\n`);
+      process.exitCode = err instanceof UsageError ? 2 : 1;
+    },
+  );

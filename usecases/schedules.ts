@@ -12,6 +12,7 @@ import {
   type PassInput,
   type PeriodicSchedule,
 } from '../workflows/periodic/contract.js';
+import { ensureInsurerInboxSchedule } from './insurer-inbox-schedule.js';
 
 export interface Cadence {
   intervalMs: number;
@@ -71,6 +72,7 @@ export async function ensurePeriodicSchedules(
     }
     await endLegacyLoop(temporal, s.scheduleId);
   }
+  await ensureInsurerInboxSchedule(temporal, taskQueue);
 }
 
 async function endLegacyLoop(temporal: Client, workflowId: string): Promise<void> {

@@ -10,3 +10,4 @@ export {
   memberCoverEndPassWorkflow,
   webhookSweepPassWorkflow,
 } from './periodic/workflow.js';
+export { insurerInboxPassWorkflow } from './insurer-inbox/workflow.js';

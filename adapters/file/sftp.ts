@@ -1,7 +1,15 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import SftpClient from 'ssh2-sftp-client';
-import { checkFileName, InsurerDeliveryError, partialName, type InsurerFileTransport } from './transport.js';
+import {
+  checkFileName,
+  checkInboxName,
+  InsurerDeliveryError,
+  partialName,
+  stampedName,
+  type InsurerExchange,
+  type InsurerInbox,
+} from './transport.js';
 
 export interface SftpSettings {
   host: string;
@@ -13,6 +21,8 @@ export interface SftpSettings {
   hostKeySha256: string;
   /** The insurer's pick-up folder on the server; it must exist. */
   remoteDir: string;
+  /** The insurer's folder its response files are read from (inbox operations need it). */
+  remoteInboxDir?: string;
   readyTimeoutMs?: number;
 }
 
@@ -51,9 +61,10 @@ function classify(err: unknown, where: string): InsurerDeliveryError {
  * is refused before we authenticate). One connection per delivery: a cut-off sends a few files a
  * day, and a fresh connection has no stale state after the server restarts.
  */
-export function sftpTransport(s: SftpSettings): InsurerFileTransport {
+export function sftpTransport(s: SftpSettings): InsurerExchange {
   const where = `${s.host}:${s.port}`;
   return {
+    ...sftpInbox(s),
     destination: `sftp://${s.username}@${where}${path.posix.resolve('/', s.remoteDir)}`,
     async deliver(fileName, content) {
       checkFileName(fileName);
@@ -87,5 +98,82 @@ export function sftpTransport(s: SftpSettings): InsurerFileTransport {
         await client.end().catch(() => undefined);
       }
     },
+  };
+}
+
+/** One connection for one inbox operation, host key pinned as for a delivery; failures classified. */
+async function session<T>(s: SftpSettings, work: (client: SftpClient) => Promise<T>): Promise<T> {
+  const where = `${s.host}:${s.port}`;
+  const client = new SftpClient('insurer-inbox');
+  let presented: string | null = null;
+  try {
+    await client.connect({
+      host: s.host,
+      port: s.port,
+      username: s.username,
+      privateKey: s.privateKey,
+      readyTimeout: s.readyTimeoutMs ?? 15_000,
+      hostVerifier: (key: Buffer) => {
+        presented = hostKeyFingerprint(key);
+        return presented === s.hostKeySha256;
+      },
+    });
+    return await work(client);
+  } catch (err) {
+    if (err instanceof InsurerDeliveryError) throw err;
+    if (presented !== null && presented !== s.hostKeySha256) {
+      throw new InsurerDeliveryError(
+        `SFTP server ${where} presented host key ${presented as string}, not the pinned ${s.hostKeySha256}: refused`,
+        false,
+      );
+    }
+    const failed = classify(err, where);
+    throw new InsurerDeliveryError(
+      failed.message.replace(/SFTP (write to|delivery to)/, 'SFTP inbox at'),
+      failed.retryable,
+    );
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/**
+ * The insurer's inbox on its SFTP server (`remote_inbox_dir`, which must exist), read over one
+ * connection per operation. A move is the server's rename, after checking the target is free.
+ */
+function sftpInbox(s: SftpSettings): InsurerInbox {
+  const dir = s.remoteInboxDir === undefined ? null : path.posix.resolve('/', s.remoteInboxDir);
+  const inboxDir = (): string => {
+    if (dir === null) throw new InsurerDeliveryError('no remote inbox folder configured', false);
+    return s.remoteInboxDir!;
+  };
+  const folder = (f: string) => (f === 'inbox' ? inboxDir() : path.posix.join(inboxDir(), f));
+  return {
+    inbox: `sftp://${s.username}@${s.host}:${s.port}${dir ?? ''}`,
+    listInbox: () =>
+      session(s, async (client) => {
+        const entries = await client.list(inboxDir());
+        return entries
+          .filter((e) => e.type === '-' && !e.name.startsWith('.'))
+          .map((e) => ({ name: e.name, modifiedAt: new Date(e.modifyTime) }))
+          .sort((a, b) => a.name.localeCompare(b.name));
+      }),
+    readInboxFile: (from, name) =>
+      session(s, async (client) => {
+        checkInboxName(name);
+        const file = path.posix.join(folder(from), name);
+        if ((await client.exists(file)) !== '-') return null;
+        return (await client.get(file)) as Buffer;
+      }),
+    moveInboxFile: (name, to) =>
+      session(s, async (client) => {
+        checkInboxName(name);
+        const target = folder(to);
+        if (!(await client.exists(target))) await client.mkdir(target, true);
+        const free = !(await client.exists(path.posix.join(target, name)));
+        const as = free ? name : stampedName(name, new Date());
+        await client.rename(path.posix.join(inboxDir(), name), path.posix.join(target, as));
+        return as;
+      }),
   };
 }

@@ -1,6 +1,7 @@
 import { ClientSchema, TokenFailureSchema, TokenIssueSchema } from './client.js';
 import { DependentSchema, EmployeeSchema, UserSchema } from './employee.js';
 import { InsurerPrincipalSchema, InsurerTokenIssueSchema } from './insurer-principal.js';
+import { InsurerResponseFileSchema } from './insurer-response-file.js';
 import { CdLedgerEntrySchema } from './ledger.js';
 import { EndorsementSchema, GrantItemSchema, GrantSchema, PolicyMemberSchema } from './membership.js';
 import { PolicySchema } from './policy.js';
@@ -16,6 +17,7 @@ import {
 export * from './client.js';
 export * from './employee.js';
 export * from './insurer-principal.js';
+export * from './insurer-response-file.js';
 export * from './ledger.js';
 export * from './membership.js';
 export * from './policy.js';
@@ -32,6 +34,7 @@ export const entities = [
   InsurerSchema,
   InsurerPrincipalSchema,
   InsurerTokenIssueSchema,
+  InsurerResponseFileSchema,
   TpaSchema,
   ProductSchema,
   PolicySchema,

@@ -27,4 +27,14 @@ export const generic: FileTemplate = {
     PARENT_IN_LAW: 'PARENT_IN_LAW',
   },
   actions: { ADDITION: 'ADDITION', DELETION: 'DELETION', CORRECTION: 'CORRECTION' },
+  response: {
+    columns: [
+      { header: 'reference', field: 'reference' },
+      { header: 'decision', field: 'decision' },
+      { header: 'uhid', field: 'uhid' },
+      { header: 'insurer_member_id', field: 'insurer_member_id' },
+      { header: 'rejection_reason', field: 'rejection_reason' },
+    ],
+    decisions: { APPROVED: 'APPROVED', REJECTED: 'REJECTED' },
+  },
 };

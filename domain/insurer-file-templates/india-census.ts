@@ -27,4 +27,15 @@ export const indiaCensus: FileTemplate = {
     PARENT_IN_LAW: 'Parent-in-law',
   },
   actions: { ADDITION: 'Addition', DELETION: 'Deletion', CORRECTION: 'Correction' },
+  // The insurer's endorsement status sheet: our reference back, its status, its ids or its reason.
+  response: {
+    columns: [
+      { header: 'Reference No', field: 'reference' },
+      { header: 'Status', field: 'decision' },
+      { header: 'UHID', field: 'uhid' },
+      { header: 'Member ID', field: 'insurer_member_id' },
+      { header: 'Rejection Remarks', field: 'rejection_reason' },
+    ],
+    decisions: { APPROVED: 'Endorsed', REJECTED: 'Rejected' },
+  },
 };

@@ -1,6 +1,7 @@
 import type { Client } from '@temporalio/client';
 import { ensurePeriodicSchedules } from '../../usecases/schedules.js';
 import { PERIODIC_SCHEDULES } from '../../workflows/periodic/contract.js';
+import { INSURER_INBOX_SCHEDULE_ID } from '../../workflows/insurer-inbox/contract.js';
 
 /**
  * A worker process creates the namespace's periodic Schedules on its own task queue (worker/main.ts).
@@ -8,9 +9,9 @@ import { PERIODIC_SCHEDULES } from '../../workflows/periodic/contract.js';
  * them afterwards (a missing one is fine).
  */
 export async function deletePeriodicSchedules(temporal: Client): Promise<void> {
-  for (const s of PERIODIC_SCHEDULES) {
+  for (const id of [...PERIODIC_SCHEDULES.map((s) => s.scheduleId), INSURER_INBOX_SCHEDULE_ID]) {
     await temporal.schedule
-      .getHandle(s.scheduleId)
+      .getHandle(id)
       .delete()
       .catch(() => undefined);
   }

@@ -7,12 +7,13 @@ import { expect } from 'chai';
 import { resolveTemporalCli } from '../../infra/temporal.js';
 import { ensurePeriodicSchedules } from '../../usecases/schedules.js';
 import { ENDORSEMENT_RECONCILE_PASS, PERIODIC_SCHEDULES } from '../../workflows/periodic/contract.js';
+import { INSURER_INBOX_SCHEDULE_ID } from '../../workflows/insurer-inbox/contract.js';
 import { deletePeriodicSchedules } from '../support/schedules.js';
 import { stack, TEST_KEYS } from '../support/stack.js';
 import { waitFor } from './endorsement-support.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
-const IDS = PERIODIC_SCHEDULES.map((s) => s.scheduleId).sort();
+const IDS = [...PERIODIC_SCHEDULES.map((s) => s.scheduleId), INSURER_INBOX_SCHEDULE_ID].sort();
 
 /** Schedule ids as `client.schedule.list` reports them (a duplicate would be listed twice). */
 async function listed(): Promise<string[]> {
@@ -72,7 +73,7 @@ describe('periodic work as Temporal Schedules', function () {
   this.timeout(90_000);
   afterEach(() => deletePeriodicSchedules(stack().temporal));
 
-  it('a worker creates the four Schedules at start; `temporal schedule list` shows them', async () => {
+  it('a worker creates the five Schedules at start (the inbox poll too); `temporal schedule list` shows them', async () => {
     await deletePeriodicSchedules(stack().temporal);
     const taskQueue = `schedules-${stack().runId}`;
     const worker = startWorker(taskQueue);
@@ -120,6 +121,9 @@ describe('periodic work as Temporal Schedules', function () {
     expect(coverEnd.spec.calendars?.map((c) => [c.hour, c.minute])).to.deep.equal([
       [[{ start: 0, end: 0, step: 1 }], [{ start: 5, end: 5, step: 1 }]],
     ]);
+    const inbox = await temporal.schedule.getHandle(INSURER_INBOX_SCHEDULE_ID).describe();
+    expect(inbox.action).to.include({ workflowType: 'insurerInboxPassWorkflow', taskQueue });
+    expect(inbox.spec.intervals?.map((i) => i.every)).to.deep.equal([300_000]);
   });
 
   it('a pass that fails fails its run (after three attempts) instead of passing quietly', async () => {

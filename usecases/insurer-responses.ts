@@ -1,0 +1,248 @@
+import { createHash } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Client } from '@temporalio/client';
+import { acknowledgementCsv } from '../adapters/file/acknowledgement.js';
+import { NotASpreadsheetError, readResponseTable } from '../adapters/file/reader.js';
+import { transportFor } from '../adapters/file/settings.js';
+import type { InboxFolder, InsurerExchange } from '../adapters/file/transport.js';
+import { InsurerScope } from '../data/insurer-scope.js';
+import {
+  findResponseFile,
+  insurersOfCode,
+  recordResponseFile,
+  type RecordedResponseFile,
+} from '../data/insurer-response-files.js';
+import { SystemScope } from '../data/scope.js';
+import { storedAdapterConfig, type FileAdapterSettings } from '../domain/insurer-adapter-settings.js';
+import type { DecisionAnswer } from '../domain/insurer-decisions.js';
+import { fileTemplate } from '../domain/insurer-file-templates/index.js';
+import {
+  acknowledgementName,
+  acknowledgementTable,
+  countResults,
+  parseResponseTable,
+  rowOutcome,
+  type ParsedResponseFile,
+  type ResponseLayout,
+  type ResponseRow,
+  type ResponseRowOutcome,
+  type ResultCounts,
+} from '../domain/insurer-response-file.js';
+import type { Logger } from '../infra/logger.js';
+import { submitInsurerDecisions } from './insurer-decisions.js';
+
+/** Unknown insurer code, not a file insurer, no such file: the operator's input, not a fault. */
+export class IngestError extends Error {}
+
+export interface IngestDeps {
+  em: EntityManager;
+  temporal: Client;
+  dataDir: string;
+  logger?: Logger;
+}
+
+/** One response file's outcome: ids, results and our answers (no personal data). */
+export interface IngestedFile {
+  file_name: string;
+  sha256: string;
+  /** `applied` row by row, or `refused` whole (`error` says why; nothing of it was applied). */
+  status: 'applied' | 'refused';
+  error: string | null;
+  /** Ingested before (same insurer, name and content): the recorded outcome, nothing sent again. */
+  repeat: boolean;
+  /** Where the file went: `processed/<name>` or `refused/<name>` in the inbox; null if not moved. */
+  moved_to: string | null;
+  /** The acknowledgement's name in the insurer's outbox. */
+  acknowledgement: string;
+  counts: ResultCounts;
+  rows: ResponseRowOutcome[];
+}
+
+interface FileInsurer {
+  code: string;
+  insurerIds: string[];
+  settings: FileAdapterSettings;
+}
+
+/** The comparable part of a file insurer's settings: how its files are read and where. */
+const exchangeOf = (s: FileAdapterSettings) =>
+  JSON.stringify({ template: s.template, transport: s.transport });
+
+/**
+ * The insurer rows of a code that use the `file` adapter. Their exchange (template and transport)
+ * must agree: one inbox answers for every client using the code.
+ */
+async function fileInsurer(system: SystemScope, code: string): Promise<FileInsurer> {
+  const rows = await insurersOfCode(system, code);
+  if (rows.length === 0) throw new IngestError(`no insurer with code ${code}`);
+  const files = rows.filter((r) => r.adapter === 'file');
+  if (files.length === 0) {
+    throw new IngestError(`insurer ${code} uses the ${rows[0]!.adapter} adapter, not file: it has no inbox`);
+  }
+  const settings = files.map((r) => {
+    const config = storedAdapterConfig(code, 'file', r.adapterSettings);
+    return config.adapterSettings as FileAdapterSettings;
+  });
+  if (new Set(settings.map(exchangeOf)).size > 1) {
+    throw new IngestError(
+      `insurer ${code} is loaded with different file templates or transports for different clients; load the same for each`,
+    );
+  }
+  return { code, insurerIds: files.map((r) => r.insurerId), settings: settings[0]! };
+}
+
+/**
+ * Sends each well-formed row's decision through the decision Update, through the same use case as
+ * `POST /v1/insurer/decisions` (so an insurer reaches only endorsements routed to it): once per
+ * insurer row of the code, each answering only its own endorsements and "not found" for the rest.
+ * A row no insurer row claims is an unknown reference, another insurer's endorsement included.
+ */
+async function decideRows(
+  deps: IngestDeps,
+  insurer: FileInsurer,
+  rows: readonly ResponseRow[],
+): Promise<ResponseRowOutcome[]> {
+  const decided = rows.filter((r): r is Extract<ResponseRow, { decision: unknown }> => 'decision' in r);
+  const items = decided.map((r) => ({ endorsementId: r.reference, decision: r.decision }));
+  const answers = new Map<ResponseRow, DecisionAnswer>();
+  for (const insurerId of insurer.insurerIds) {
+    const results = await submitInsurerDecisions(deps, InsurerScope.of(deps.em, insurerId), items);
+    results.forEach((a, i) => {
+      if (a.result !== 'refused' || a.detail !== 'not found') answers.set(decided[i]!, a);
+    });
+  }
+  return rows.map((r) => rowOutcome(r, answers.get(r) ?? null));
+}
+
+async function parseFile(layout: ResponseLayout, name: string, content: Buffer): Promise<ParsedResponseFile> {
+  try {
+    return parseResponseTable(layout, await readResponseTable(name, content));
+  } catch (err) {
+    if (err instanceof NotASpreadsheetError) return { ok: false, error: err.message };
+    throw err;
+  }
+}
+
+/**
+ * One response file, recorded before anything is moved. Idempotency: the record's key is (insurer
+ * code, file name, sha256), so a file seen before answers its recorded outcome and sends nothing.
+ * A file refused whole is recorded with its error and no decision is sent: never half-applied. A
+ * crash between rows leaves no record; the next run sends every row again and the workflow's
+ * Update answers the rows already decided as duplicate, so nothing is applied twice (the recorded
+ * outcome then says duplicate for them). A crash after the record re-acknowledges and moves the
+ * file on the next run (the acknowledgement is rewritten whole under the same name). Two ingests
+ * racing on one file: the Update's validator serialises each endorsement, the first record wins.
+ */
+async function ingestOne(
+  deps: IngestDeps,
+  ctx: { insurer: FileInsurer; layout: ResponseLayout; transport: InsurerExchange },
+  file: { name: string; content: Buffer; folder: InboxFolder },
+): Promise<IngestedFile> {
+  const system = SystemScope.of(deps.em);
+  const key = {
+    insurerCode: ctx.insurer.code,
+    fileName: file.name,
+    sha256: createHash('sha256').update(file.content).digest('hex'),
+  };
+  const seen = await findResponseFile(system, key);
+  let record: RecordedResponseFile;
+  if (seen) record = seen;
+  else {
+    const parsed = await parseFile(ctx.layout, file.name, file.content);
+    record = parsed.ok
+      ? await recordResponseFile(system, {
+          ...key,
+          status: 'applied',
+          error: null,
+          rows: await decideRows(deps, ctx.insurer, parsed.rows),
+        })
+      : await recordResponseFile(system, { ...key, status: 'refused', error: parsed.error, rows: [] });
+  }
+  const acknowledgement = acknowledgementName(file.name);
+  await ctx.transport.deliver(acknowledgement, acknowledgementCsv(acknowledgementTable(record)));
+  // A refused file moves aside too, so a poll does not read it again; the insurer sends a corrected one.
+  const to = record.status === 'refused' ? 'refused' : 'processed';
+  const moved = file.folder === 'inbox' ? await moveAside(ctx.transport, file.name, to) : null;
+  const counts = countResults(record.rows);
+  deps.logger?.info(
+    {
+      insurerCode: key.insurerCode,
+      responseFileId: record.id,
+      status: record.status,
+      repeat: !!seen,
+      ...counts,
+    },
+    'insurer response file ingested',
+  );
+  return {
+    file_name: file.name,
+    sha256: key.sha256,
+    status: record.status,
+    error: record.error,
+    repeat: !!seen,
+    moved_to: moved,
+    acknowledgement,
+    counts,
+    rows: record.rows,
+  };
+}
+
+/**
+ * Moves a read file aside; null when it is already gone from the inbox (an ingest running at the
+ * same time, e.g. the Schedule's poll and the command, moved it first: its record is the same).
+ */
+async function moveAside(
+  transport: InsurerExchange,
+  name: string,
+  to: 'processed' | 'refused',
+): Promise<string | null> {
+  try {
+    return `${to}/${await transport.moveInboxFile(name, to)}`;
+  } catch (err) {
+    if ((await transport.readInboxFile('inbox', name)) === null) return null;
+    throw err;
+  }
+}
+
+/** A named file: in the inbox, else already moved aside (its recorded outcome is answered). */
+async function namedFile(
+  transport: InsurerExchange,
+  code: string,
+  name: string,
+): Promise<{ name: string; content: Buffer; folder: InboxFolder }> {
+  for (const folder of ['inbox', 'processed', 'refused'] as const) {
+    const content = await transport.readInboxFile(folder, name);
+    if (content) return { name, content, folder };
+  }
+  throw new IngestError(`no file ${name} in the inbox of insurer ${code} (${transport.inbox})`);
+}
+
+/**
+ * D14: reads a file insurer's response files (every file in its inbox, or one named file) and
+ * applies each row as a decision for the endorsement its reference names, file by file: each is
+ * parsed whole first, its outcome recorded row by row, acknowledged in the insurer's outbox
+ * (`<name>.ack.csv`: row, reference, result, detail) and moved to `inbox/processed/` (or
+ * `inbox/refused/`). `minAgeMs` leaves alone files changed more recently (an upload in progress).
+ */
+export async function ingestResponses(
+  deps: IngestDeps,
+  q: { insurerCode: string; fileName?: string | undefined; minAgeMs?: number; now?: Date },
+): Promise<IngestedFile[]> {
+  const insurer = await fileInsurer(SystemScope.of(deps.em), q.insurerCode);
+  const transport = await transportFor(insurer.settings, {
+    dataDir: deps.dataDir,
+    insurerCode: insurer.code,
+  });
+  const ctx = { insurer, layout: fileTemplate(insurer.settings.template).response, transport };
+  if (q.fileName !== undefined) {
+    return [await ingestOne(deps, ctx, await namedFile(transport, insurer.code, q.fileName))];
+  }
+  const settled = (q.now ?? new Date()).getTime() - (q.minAgeMs ?? 0);
+  const waiting = (await transport.listInbox()).filter((f) => f.modifiedAt.getTime() <= settled);
+  const ingested: IngestedFile[] = [];
+  for (const { name } of waiting) {
+    const content = await transport.readInboxFile('inbox', name);
+    if (content) ingested.push(await ingestOne(deps, ctx, { name, content, folder: 'inbox' }));
+  }
+  return ingested;
+}
