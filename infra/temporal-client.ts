@@ -1,6 +1,7 @@
 import { Client, Connection } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import { NativeConnection } from '@temporalio/worker';
+import { fileURLToPath } from 'node:url';
 import { payloadEncryptionKeys, type Config } from '../config/index.js';
 import { AesGcmPayloadCodec } from './payload-codec.js';
 
@@ -10,12 +11,19 @@ export function requireTemporalAddress(config: Config): string {
   return config.TEMPORAL_ADDRESS;
 }
 
+/** Failures' messages and stack traces travel as encoded attributes (see the module's comment). */
+export const FAILURE_CONVERTER_PATH = fileURLToPath(new URL('./failure-converter.cjs', import.meta.url));
+
 /**
  * Every payload this service writes to Temporal is AES-256-GCM encrypted and every one it reads is
- * decrypted: the same converter for the client and the workers (workflow code itself is unaware).
+ * decrypted, failure messages included: the same converter for the client and the workers
+ * (workflow code itself is unaware).
  */
 export function payloadDataConverter(config: Config): DataConverter {
-  return { payloadCodecs: [new AesGcmPayloadCodec(payloadEncryptionKeys(config))] };
+  return {
+    payloadCodecs: [new AesGcmPayloadCodec(payloadEncryptionKeys(config))],
+    failureConverterPath: FAILURE_CONVERTER_PATH,
+  };
 }
 
 /** The client the API and the command-line tools use. Connects lazily so the API starts while Temporal is down. */

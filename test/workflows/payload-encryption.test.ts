@@ -58,6 +58,26 @@ async function rawPayloads(workflowId: string): Promise<{ payloads: Payload[]; p
   return { payloads, patchMarkers };
 }
 
+/** Every failure's message and stack trace in a stored history, as the server keeps them. */
+async function rawFailureTexts(workflowId: string): Promise<string[]> {
+  const { temporal, config } = stack();
+  const texts: string[] = [];
+  const walk = (node: unknown, key: string): void => {
+    if (node === null || typeof node !== 'object' || node instanceof Uint8Array) return;
+    const record = node as Record<string, unknown>;
+    if (key === 'failure' || key === 'cause') {
+      texts.push(String(record.message ?? ''), String(record.stackTrace ?? ''));
+    }
+    for (const [child, value] of Object.entries(record)) walk(value, child);
+  };
+  const page = await temporal.workflowService.getWorkflowExecutionHistory({
+    namespace: config.TEMPORAL_NAMESPACE,
+    execution: { workflowId },
+  });
+  walk(page.history, 'history');
+  return texts;
+}
+
 const keyIds = (payloads: Payload[]) => payloads.map((p) => utf8(p.metadata?.[KEY_ID_METADATA]));
 
 describe('payload encryption', () => {
@@ -99,6 +119,25 @@ describe('payload encryption', () => {
     const [input] = await stack().temporal.options.loadedDataConverter.payloadCodecs[0]!.decode(started);
     expect(JSON.parse(utf8(input!.data))).to.include({ endorsementId: id, employeeId: world.employee.id });
     expect(result).to.include({ endorsementId: id, status: 'ENDORSEMENT_STATUS_APPROVED' });
+  });
+
+  it('stores an activity failure’s message and stack trace encrypted; the workflow still reads the reason', async () => {
+    const world = await makeWorld({ policy: { cdBalance: '100.00' } });
+    const id = await createEndorsement(world);
+    const row = await waitForStatus(id, 'ENDORSEMENT_STATUS_REJECTED');
+    // Decoded where it is used: the review's reason reached the endorsement row.
+    expect(row.rejection_reason).to.match(/^Review: .*CD balance/);
+
+    const texts = await rawFailureTexts(endorsementWorkflowId(id));
+    expect(texts.length, 'failures in the history').to.be.greaterThan(0);
+    for (const text of texts) {
+      expect(text).to.not.include('CD balance');
+      expect(text).to.not.include('Review:');
+      expect(text).to.not.include('.ts:');
+    }
+    expect(texts.filter((t) => t === 'Encoded failure')).to.not.have.length(0);
+    const { payloads } = await rawPayloads(endorsementWorkflowId(id));
+    for (const payload of payloads) expect(utf8(payload.metadata?.encoding)).to.equal(ENCRYPTED_ENCODING);
   });
 
   it('rotates keys: a worker with [B, A] finishes what A wrote, new payloads use B, A alone cannot read them', async function () {
