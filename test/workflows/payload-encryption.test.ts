@@ -66,7 +66,8 @@ async function rawFailureTexts(workflowId: string): Promise<string[]> {
     if (node === null || typeof node !== 'object' || node instanceof Uint8Array) return;
     const record = node as Record<string, unknown>;
     if (key === 'failure' || key === 'cause') {
-      texts.push(String(record.message ?? ''), String(record.stackTrace ?? ''));
+      const text = (v: unknown) => (typeof v === 'string' ? v : '');
+      texts.push(text(record.message), text(record.stackTrace));
     }
     for (const [child, value] of Object.entries(record)) walk(value, child);
   };
