@@ -1,9 +1,14 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import type { Server } from 'node:http';
 import { expect } from 'chai';
 import { defaultPayloadConverter, type Payload } from '@temporalio/common';
 import { createCodecServer, listenCodecServer } from '../../infra/codec-server.js';
 import { AesGcmPayloadCodec } from '../../infra/payload-codec.js';
+import { spawnEntry } from '../../infra/processes.js';
+import { freePort } from '../../infra/temporal.js';
 
 const UI = 'http://localhost:8233';
 const token = randomBytes(24).toString('base64url');
@@ -102,5 +107,49 @@ describe('codec server', () => {
     expect(foreign.headers.get('access-control-allow-origin')).to.equal(null);
     const sealed = (await codec.encode([defaultPayloadConverter.toPayload(input)])).map(toJson);
     expect((await post(`/${token}/decode`, sealed, { origin: 'http://evil.example' })).status).to.equal(403);
+  });
+});
+
+describe('npm run codec-server', () => {
+  it('listens on CODEC_SERVER_HOST and CODEC_SERVER_PORT from the environment, and only there', async function () {
+    this.timeout(30_000);
+    const port = await freePort();
+    const key = `k9:${randomBytes(32).toString('hex')}`;
+    const child = spawnEntry(
+      'scripts/codec-server.ts',
+      {
+        ...process.env,
+        DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'codec-')),
+        PAYLOAD_ENCRYPTION_KEYS: key,
+        CODEC_SERVER_TOKEN: token,
+        CODEC_SERVER_HOST: '127.0.0.2',
+        CODEC_SERVER_PORT: String(port),
+      },
+      'ignore',
+    );
+    try {
+      const url = (host: string) => `http://${host}:${port}/decode`;
+      const call = (host: string) =>
+        fetch(url(host), {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ payloads: [] }),
+        });
+      const deadline = Date.now() + 20_000;
+      let res = await call('127.0.0.2').catch(() => null);
+      while (!res && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 200));
+        res = await call('127.0.0.2').catch(() => null);
+      }
+      expect(res?.status).to.equal(200);
+      expect(await res!.json()).to.deep.equal({ payloads: [] });
+      const elsewhere = await call('127.0.0.1').then(
+        (r) => r.status,
+        (e: Error) => (e.cause as { code?: string } | undefined)?.code,
+      );
+      expect(elsewhere).to.equal('ECONNREFUSED');
+    } finally {
+      child.kill('SIGTERM');
+    }
   });
 });
