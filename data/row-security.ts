@@ -52,7 +52,12 @@ export function scopedSql(em: EntityManager, access: RowAccess): Sql {
     const trx = em.getTransactionContext<Transaction>();
     const statement = em.getPlatform().formatQuery(query, [...params]);
     if (trx && told.get(trx) === key) return connection.execute<T[]>(statement, [], 'all', trx);
-    const results = await connection.execute<unknown[]>(`${settingsSql(em, access)};\n${statement}`, [], 'all', trx);
+    const results = await connection.execute<unknown[]>(
+      `${settingsSql(em, access)};\n${statement}`,
+      [],
+      'all',
+      trx,
+    );
     if (trx) told.set(trx, key);
     // One result per statement: the settings', then the statement's.
     const [, ...answers] = results;
