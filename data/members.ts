@@ -56,7 +56,9 @@ export interface MemberFilter {
 
 /**
  * D5: employee name ignoring case, employee, the employee row before dependents, then id. The cursor
- * seals the same `lower(...)` value the order uses (policy_members_page_caseless).
+ * seals the same lower-case name the order uses: the stored `employee_name_key` (index
+ * policy_members_page_keyed; a plain column, so the keyset stays an index range under row-level
+ * security, migration 0009). Cursors issued before carry the same value.
  */
 export function membersQuery(clientId: string, policyId: string, f: MemberFilter): KeysetQuery {
   const where = ['pm.client_id = ?', 'pm.policy_id = ?'];
