@@ -1,13 +1,14 @@
-import { apiConfig, loadConfig } from '../config/index.js';
-import { migrate } from '../db/orm.js';
+import { apiConfig, loadConfig, requireDatabaseUrl } from '../config/index.js';
+import { migrateDatabase } from '../db/orm.js';
 import { listenMetrics } from './metrics-server.js';
 import { buildDeps, listen } from './server.js';
 
 /** Production entry point of the HTTP API; run any number of copies behind a load balancer. */
 const config = apiConfig(loadConfig());
-const deps = await buildDeps(config);
 // Every copy may start at once: migrate() serialises on an advisory lock and skips applied migrations.
-await migrate(deps.orm);
+// It runs as the connecting (owner) user; the API's own pool then runs as the service role.
+await migrateDatabase(requireDatabaseUrl(config));
+const deps = await buildDeps(config);
 const server = await listen(deps);
 deps.logger.info({ port: config.PORT }, 'api listening');
 const metricsServer = config.METRICS_ENABLED ? await listenMetrics(deps) : null;

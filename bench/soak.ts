@@ -210,7 +210,7 @@ async function main(): Promise<void> {
       BASE_URL: url,
     };
     const config = apiConfig(loadConfig(env));
-    const orm = await initOrm({ databaseUrl, poolMax: 4 });
+    const orm = await initOrm({ databaseUrl, poolMax: 4, as: 'owner' });
     stops.push(() => orm.close());
     await migrate(orm);
     const dataset = await loadBenchDataset(orm.em.fork(), EMPLOYEES);

@@ -88,7 +88,7 @@ export async function startBenchStack(employees: number): Promise<BenchStack> {
     LOG_LEVEL: 'warn',
   };
   const config = apiConfig(loadConfig(env));
-  const orm = await initOrm({ databaseUrl, poolMax: 5 });
+  const orm = await initOrm({ databaseUrl, poolMax: 5, as: 'owner' });
   stops.push(() => orm.close());
   await migrate(orm);
   const dataset = await loadBenchDataset(orm.em.fork(), employees);

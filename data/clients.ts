@@ -1,5 +1,6 @@
 import { ClientSchema } from '../db/entities/client.js';
 import type { Scope } from '../domain/scopes.js';
+import { SERVICE_ROLE } from '../db/roles.js';
 import type { SystemScope } from './scope.js';
 
 /** `rotateClientSecret` notifies this channel with the client id in the same statement as the update. */
@@ -13,14 +14,16 @@ export async function insertClient(
   scope: SystemScope,
   client: { id: string; name: string; secretHash: string; scopes: readonly Scope[] },
 ): Promise<void> {
-  scope.em.create(ClientSchema, {
-    id: client.id,
-    name: client.name,
-    secretHash: client.secretHash,
-    secretVersion: 1,
-    allowedScopes: [...client.scopes],
+  await scope.entities(async (em) => {
+    em.create(ClientSchema, {
+      id: client.id,
+      name: client.name,
+      secretHash: client.secretHash,
+      secretVersion: 1,
+      allowedScopes: [...client.scopes],
+    });
+    await em.flush();
   });
-  await scope.em.flush();
 }
 
 /**
@@ -57,14 +60,18 @@ export async function notifySecretChannel(scope: SystemScope, payload: string): 
   await scope.sql('select pg_notify(?, ?)', [SECRET_ROTATED_CHANNEL, payload]);
 }
 
-/** Subscribes a dedicated connection (the credential store's listener) to rotation notifications. */
+/**
+ * Subscribes a dedicated connection (the credential store's listener) to rotation notifications,
+ * as the service role like the pool's connections (it only listens, but never as the owner).
+ */
 export async function listenForSecretRotations(connection: {
   query: (statement: string) => Promise<unknown>;
 }): Promise<void> {
+  await connection.query(`set role ${SERVICE_ROLE}`);
   await connection.query(`listen ${SECRET_ROTATED_CHANNEL}`);
 }
 
 /** How many clients exist (the local stack seeds its demo client into an empty database). */
 export async function countClients(scope: SystemScope): Promise<number> {
-  return scope.em.count(ClientSchema, {});
+  return scope.entities((em) => em.count(ClientSchema, {}));
 }

@@ -67,13 +67,16 @@ export async function listDependents(
   scope: TenantScope,
   employeeId: string,
 ): Promise<DependentRecord[] | null> {
-  const employee = await scope.em.findOne(EmployeeSchema, { id: employeeId }, { fields: ['id'] });
-  if (!employee) return null;
-  const dependents = await scope.em.find(
-    DependentSchema,
-    { employeeId: employee.id },
-    { orderBy: { createdAt: 'asc', id: 'asc' } },
-  );
+  const dependents = await scope.entities(async (em) => {
+    const employee = await em.findOne(EmployeeSchema, { id: employeeId }, { fields: ['id'] });
+    if (!employee) return null;
+    return em.find(
+      DependentSchema,
+      { employeeId: employee.id },
+      { orderBy: { createdAt: 'asc', id: 'asc' } },
+    );
+  });
+  if (!dependents) return null;
   return dependents.map((d) => ({
     id: d.id,
     employeeId: d.employeeId,

@@ -164,7 +164,9 @@ export async function discardUnstartedEndorsement(scope: TenantScope, id: string
  * holds the grant's lock). Idempotent: setting the same grant again changes nothing.
  */
 export async function linkEndorsementToGrant(scope: TenantScope, id: string, grantId: string): Promise<void> {
-  await scope.em.nativeUpdate(EndorsementSchema, { id, clientId: scope.clientId }, { grantId });
+  await scope.entities((em) =>
+    em.nativeUpdate(EndorsementSchema, { id, clientId: scope.clientId }, { grantId }),
+  );
 }
 
 /** The ids a workflow start needs, for rows of any tenant. */
@@ -195,10 +197,8 @@ export async function endorsementStatusById(
   system: SystemScope,
   id: string,
 ): Promise<{ status: EndorsementStatus; open: boolean } | undefined> {
-  const row = await system.em.findOne(
-    EndorsementSchema,
-    { id },
-    { fields: ['status'], filters: { [TENANT_FILTER]: false } },
+  const row = await system.entities((em) =>
+    em.findOne(EndorsementSchema, { id }, { fields: ['status'], filters: { [TENANT_FILTER]: false } }),
   );
   return row ? { status: row.status, open: OPEN_ENDORSEMENT_STATUSES.includes(row.status) } : undefined;
 }

@@ -233,10 +233,12 @@ export async function readPolicyPeriod(
   scope: TenantScope,
   policyId: string,
 ): Promise<{ startDate: string; endDate: string } | undefined> {
-  const policy = await scope.em.findOne(
-    PolicySchema,
-    { id: policyId, clientId: scope.clientId },
-    { fields: ['startDate', 'endDate'] },
+  const policy = await scope.entities((em) =>
+    em.findOne(
+      PolicySchema,
+      { id: policyId, clientId: scope.clientId },
+      { fields: ['startDate', 'endDate'] },
+    ),
   );
   return policy ? { startDate: policy.startDate, endDate: policy.endDate } : undefined;
 }
@@ -251,14 +253,16 @@ export async function insertGrantItem(
   policyId: string,
   item: StoredGrantItem,
 ): Promise<void> {
-  await scope.em.insert(GrantItemSchema, {
-    grantId,
-    policyId,
-    clientId: scope.clientId,
-    outcome: item.outcome,
-    endorsementId: item.endorsement_id,
-    detail: item.detail,
-  });
+  await scope.entities((em) =>
+    em.insert(GrantItemSchema, {
+      grantId,
+      policyId,
+      clientId: scope.clientId,
+      outcome: item.outcome,
+      endorsementId: item.endorsement_id,
+      detail: item.detail,
+    }),
+  );
 }
 
 /** The grant's stored status and each item's outcome with its endorsement's status. */

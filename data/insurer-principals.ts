@@ -23,8 +23,10 @@ export async function insertInsurerPrincipal(
   system: SystemScope,
   principal: { id: string; insurerId: string; secretHash: string },
 ): Promise<void> {
-  system.em.create(InsurerPrincipalSchema, { ...principal, secretVersion: 1 });
-  await system.em.flush();
+  await system.entities(async (em) => {
+    em.create(InsurerPrincipalSchema, { ...principal, secretVersion: 1 });
+    await em.flush();
+  });
 }
 
 /** What authenticating an insurer's token needs: its insurer and current secret version. */

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { looksLikeId } from '../domain/ids.js';
-import { sqlOf, type Sql } from './sql.js';
+import { scopedSql } from './row-security.js';
+import type { Sql } from './sql.js';
 
 /**
  * What an insurer principal may see (D14), by construction: a scope exists only for one
@@ -8,6 +9,10 @@ import { sqlOf, type Sql } from './sql.js';
  * (endorsements are the insurer's through their policy's insurer_id). It crosses tenants on
  * purpose (one insurer serves endorsements of the clients whose policies name it), so it is not a
  * TenantScope; it is narrower than a SystemScope, which would see every insurer's rows.
+ *
+ * In the database its statements carry the system setting (row-level security lets every client's
+ * rows through): an insurer's endorsements span tenants, and its narrowing is the insurer filter
+ * every statement of this scope writes, as before.
  */
 export class InsurerScope {
   readonly sql: Sql;
@@ -16,7 +21,7 @@ export class InsurerScope {
     readonly insurerId: string,
     readonly em: EntityManager,
   ) {
-    this.sql = sqlOf(em);
+    this.sql = scopedSql(em, 'system');
   }
 
   static of(em: EntityManager, insurerId: string): InsurerScope {

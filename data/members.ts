@@ -56,7 +56,9 @@ export interface MemberFilter {
 
 /**
  * D5: employee name ignoring case, employee, the employee row before dependents, then id. The cursor
- * seals the same `lower(...)` value the order uses (policy_members_page_caseless).
+ * seals the same lower-case name the order uses: the stored `employee_name_key` (index
+ * policy_members_page_keyed; a plain column, so the keyset stays an index range under row-level
+ * security, migration 0009). Cursors issued before carry the same value.
  */
 export function membersQuery(clientId: string, policyId: string, f: MemberFilter): KeysetQuery {
   const where = ['pm.client_id = ?', 'pm.policy_id = ?'];
@@ -71,9 +73,11 @@ export function membersQuery(clientId: string, policyId: string, f: MemberFilter
     params.push(f.today, f.status);
   }
   if (f.search) {
-    // Matched on the employee, so an employee's dependents come with it; one pass over employees.
-    where.push(`pm.employee_id in
-      (select se.id from employees se where se.client_id = ? and (se.name ilike ? or se.email ilike ?))`);
+    // Matched on the employee, so an employee's dependents come with it; one pass over employees,
+    // once per statement (an array, so the members are then found by index: under row-level
+    // security a semi-join on a non-leakproof ILIKE was planned as a walk over every member).
+    where.push(`pm.employee_id = any(array(
+      select se.id from employees se where se.client_id = ? and (se.name ilike ? or se.email ilike ?)))`);
     params.push(clientId, contains(f.search), contains(f.search));
   }
   return {
@@ -84,7 +88,7 @@ export function membersQuery(clientId: string, policyId: string, f: MemberFilter
     select: MEMBER_COLUMNS,
     join: MEMBER_EMPLOYEE_JOIN,
     key: [
-      { sql: 'lower(pm.employee_name)', type: 'text' },
+      { sql: 'pm.employee_name_key', type: 'text' },
       { sql: 'pm.employee_id', type: 'text' },
       { sql: 'pm.member_rank', type: 'smallint' },
       { sql: 'pm.id', type: 'text' },

@@ -14,7 +14,7 @@ import { loadReferenceData } from '../admin/load.js';
 import { loadFileSchema } from '../admin/load-schema.js';
 import { describeIssues } from '../domain/schemas/issues.js';
 import { ConfigError, requireDatabaseUrl } from '../config/index.js';
-import { initOrm, migrate } from '../db/orm.js';
+import { initOrm, migrateDatabase } from '../db/orm.js';
 import { operatorConfig } from '../infra/local-stack.js';
 
 const USAGE = `usage:
@@ -45,9 +45,10 @@ async function main(argv: string[]): Promise<unknown> {
   });
   const [command, arg, arg2] = positionals;
   const config = operatorConfig(['database']);
+  // Migrates as the owner; the commands themselves run as the service role, like the API.
+  await migrateDatabase(requireDatabaseUrl(config));
   const orm = await initOrm({ databaseUrl: requireDatabaseUrl(config), poolMax: 2 });
   try {
-    await migrate(orm);
     const em = orm.em.fork();
     switch (command) {
       case 'client:create':

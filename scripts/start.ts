@@ -8,7 +8,7 @@ import { loadFileSchema } from '../admin/load-schema.js';
 import { loadConfig } from '../config/index.js';
 import { countClients } from '../data/clients.js';
 import { SystemScope } from '../data/scope.js';
-import { initOrm, migrate } from '../db/orm.js';
+import { initOrm, migrateDatabase } from '../db/orm.js';
 import { SCOPES } from '../domain/scopes.js';
 import { removeLocalStackState, writeLocalStackState } from '../infra/local-stack.js';
 import { pipePretty } from '../infra/pretty-logs.js';
@@ -58,9 +58,9 @@ process.on('SIGTERM', () => void stopAll(0));
 
 async function demoCredentials(databaseUrl: string): Promise<{ client_id: string; client_secret: string }> {
   const file = path.join(config.dataDir, 'demo-client.json');
+  await migrateDatabase(databaseUrl);
   const orm = await initOrm({ databaseUrl, poolMax: 2 });
   try {
-    await migrate(orm);
     const em = orm.em.fork();
     if ((await countClients(SystemScope.of(em))) > 0) {
       return JSON.parse(

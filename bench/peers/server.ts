@@ -58,7 +58,7 @@ const routes: Record<string, (ctx: Koa.Context) => Promise<unknown>> = {
     const { rows } = await pool.query(
       `select pm.*, e.email, e.date_of_birth, e.gender from policy_members pm join employees e on e.id = pm.employee_id
         where pm.client_id = $1 and pm.policy_id = $2
-        order by lower(pm.employee_name), pm.employee_id, pm.member_rank, pm.id offset $3 limit $4`,
+        order by pm.employee_name_key, pm.employee_id, pm.member_rank, pm.id offset $3 limit $4`,
       [clientOf(ctx), ctx.query.policy_id, offset, limit],
     );
     return rows;

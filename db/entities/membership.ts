@@ -99,9 +99,9 @@ export const GrantItemSchema = defineEntity({
 export type GrantItem = InferEntity<typeof GrantItemSchema>;
 
 /**
- * One covered person on a policy. `employeeName` and `memberRank` are the keyset sort key (D5:
- * employee name ignoring case, then the employee row before dependents); the employee update path
- * keeps the name in step.
+ * One covered person on a policy. `employeeNameKey` (the employee name in lower case) and
+ * `memberRank` are the keyset sort key (D5: employee name ignoring case, then the employee row before
+ * dependents); the employee update path keeps the name in step.
  */
 export const PolicyMemberSchema = defineEntity({
   name: 'PolicyMember',
@@ -109,10 +109,10 @@ export const PolicyMemberSchema = defineEntity({
   filters: tenantFilter,
   indexes: [
     {
-      name: 'policy_members_page_caseless',
+      name: 'policy_members_page_keyed',
       expression:
-        'create index policy_members_page_caseless on policy_members ' +
-        '(client_id, policy_id, lower(employee_name), employee_id, member_rank, id)',
+        'create index policy_members_page_keyed on policy_members ' +
+        '(client_id, policy_id, employee_name_key, employee_id, member_rank, id)',
     },
     { name: 'policy_members_employee', properties: ['clientId', 'employeeId'] },
     // One active row per covered person on a policy.
@@ -146,6 +146,9 @@ export const PolicyMemberSchema = defineEntity({
     remainingSumInsured: money().nullable(),
     status: textEnum(MEMBER_STATUSES),
     employeeName: text(),
+    // The sort key's first part, stored (migration 0009): a plain column keeps the keyset an index
+    // range under row-level security, where an expression like lower() may not drive the index.
+    employeeNameKey: text().generated('(lower(employee_name)) stored').nullable(),
     memberRank: p.smallint().default(0),
     createdAt: createdAt(),
     updatedAt: updatedAt(),

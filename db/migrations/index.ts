@@ -7,6 +7,7 @@ import { Migration0005TokenFailures } from './0005-token-failures.js';
 import { Migration0006MemberNameCaseless } from './0006-member-name-caseless.js';
 import { Migration0007InsurerAdapterSettings } from './0007-insurer-adapter-settings.js';
 import { Migration0008InsurerPrincipals } from './0008-insurer-principals.js';
+import { Migration0009RowLevelSecurity } from './0009-row-level-security.js';
 import { Migration0010InsurerResponseFiles } from './0010-insurer-response-files.js';
 
 /** Listed explicitly so migrations run the same under tsx, compiled JS and bundlers. */
@@ -19,5 +20,6 @@ export const migrationsList: MigrationObject[] = [
   { name: '0006-member-name-caseless', class: Migration0006MemberNameCaseless },
   { name: '0007-insurer-adapter-settings', class: Migration0007InsurerAdapterSettings },
   { name: '0008-insurer-principals', class: Migration0008InsurerPrincipals },
+  { name: '0009-row-level-security', class: Migration0009RowLevelSecurity },
   { name: '0010-insurer-response-files', class: Migration0010InsurerResponseFiles },
 ];

@@ -31,8 +31,9 @@ const probeRoutes: RouteDef[] = [
     operationId: 'probeTenant',
     summary: 'tenant probe: every employee the handler can see',
     scopes: ['employee.get'],
-    handler: async ({ em }) => {
-      const rows = await em.find(EmployeeSchema, {}, { orderBy: { id: 'asc' } });
+    // Through the scope's entity work, which also carries its row-level security setting.
+    handler: async ({ scope }) => {
+      const rows = await scope.entities((em) => em.find(EmployeeSchema, {}, { orderBy: { id: 'asc' } }));
       return rows.map((row) => ({ id: row.id, client_id: row.clientId }));
     },
   }),

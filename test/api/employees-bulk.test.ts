@@ -11,7 +11,7 @@ const PATH = '/v1/client/employees/bulk';
  * COMMIT included), leaving out the token's secret-version check, which a cache may or may not answer.
  */
 async function statementsDuring<T>(fn: () => Promise<T>): Promise<{ result: T; statements: string[] }> {
-  const knex = stack().orm.em.getConnection().getKnex();
+  const knex = stack().serviceOrm.em.getConnection().getKnex();
   const statements: string[] = [];
   const listener = (q: { sql: string }) => statements.push(q.sql);
   knex.on('query', listener);

@@ -17,7 +17,7 @@ describe('data: webhook endpoints and idempotency records are scoped to one clie
   it("a client's scope lists its own endpoints and never another client's", async () => {
     const [a, b] = [await makeClient(), await makeClient()];
     const cfg = stack().config;
-    const em = stack().orm.em;
+    const em = stack().serviceOrm.em;
     const added = await addWebhook(
       em,
       cfg,
@@ -34,7 +34,7 @@ describe('data: webhook endpoints and idempotency records are scoped to one clie
 
   it('the same Idempotency-Key of two clients names two records, each seen only by its client', async () => {
     const [a, b] = [await makeClient(), await makeClient()];
-    const em = stack().orm.em;
+    const em = stack().serviceOrm.em;
     const id = { route: 'POST /v1/policy/endorsements', key: 'same-key' };
     const now = new Date();
     const at = { now, expiredBefore: new Date(0), abandonedBefore: new Date(0) };

@@ -7,7 +7,7 @@ import type { NewEmployee } from '../../domain/employees.js';
 import { makeClient, makeEmployee, sql } from '../support/factories.js';
 import { stack } from '../support/stack.js';
 
-const tenant = (clientId: string) => TenantScope.of(stack().orm.em, clientId);
+const tenant = (clientId: string) => TenantScope.of(stack().serviceOrm.em, clientId);
 
 function person(o: Partial<NewEmployee> = {}): NewEmployee {
   const t = randomBytes(4).toString('hex');

@@ -17,7 +17,7 @@ import {
 } from '../support/factories.js';
 import { stack } from '../support/stack.js';
 
-const system = () => SystemScope.of(stack().orm.em);
+const system = () => SystemScope.of(stack().serviceOrm.em);
 const MINUTE = 60_000;
 
 /** A client whose insurer carries `code`, with one ESC policy. */

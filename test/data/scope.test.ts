@@ -69,12 +69,12 @@ describe('data: tenant scope (D1)', () => {
   describe('a scope for client A never returns client B’s rows', () => {
     let a: Awaited<ReturnType<typeof tenantWithData>>;
     let b: Awaited<ReturnType<typeof tenantWithData>>;
-    const scopeA = () => TenantScope.of(stack().orm.em, a.clientId);
+    const scopeA = () => TenantScope.of(stack().serviceOrm.em, a.clientId);
 
     before(async () => {
       [a, b] = await Promise.all([tenantWithData(), tenantWithData()]);
       for (const t of [a, b]) {
-        await recordAudit(TenantScope.of(stack().orm.em, t.clientId), {
+        await recordAudit(TenantScope.of(stack().serviceOrm.em, t.clientId), {
           clientId: t.clientId,
           entity: 'employee',
           entityId: t.employee.id,
@@ -88,8 +88,12 @@ describe('data: tenant scope (D1)', () => {
     it('reads A’s employee and answers B’s as unknown, also through entity queries', async () => {
       expect((await findEmployeeProfile(scopeA(), a.employee.id))?.clientId).to.equal(a.clientId);
       expect(await findEmployeeProfile(scopeA(), b.employee.id)).to.equal(null);
-      expect(await scopeA().em.findOne(EmployeeSchema, { id: b.employee.id })).to.equal(null);
-      const seen = await scopeA().em.find(EmployeeSchema, { id: { $in: [a.employee.id, b.employee.id] } });
+      expect(await scopeA().entities((em) => em.findOne(EmployeeSchema, { id: b.employee.id }))).to.equal(
+        null,
+      );
+      const seen = await scopeA().entities((em) =>
+        em.find(EmployeeSchema, { id: { $in: [a.employee.id, b.employee.id] } }),
+      );
       expect(seen.map((e) => e.id)).to.deep.equal([a.employee.id]);
     });
 

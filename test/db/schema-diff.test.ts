@@ -15,7 +15,11 @@ describe('entities against the migrated schema', function () {
 
   before(async () => {
     name = `ghi_test_${stack().runId}_schema`;
-    orm = await initOrm({ databaseUrl: await ensureDatabase(stack().databaseUrl, name), poolMax: 2 });
+    orm = await initOrm({
+      databaseUrl: await ensureDatabase(stack().databaseUrl, name),
+      poolMax: 2,
+      as: 'owner',
+    });
     await migrate(orm);
   });
   after(async () => {

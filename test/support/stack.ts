@@ -37,7 +37,13 @@ import { demandStack } from './stack-demand.js';
 export interface TestStack {
   runId: string;
   config: ApiConfig;
+  /**
+   * The database owner's ORM: migrations, fixtures (test/support/factories.ts) and checks that read
+   * across tenants. It bypasses row-level security; the service does not run on it.
+   */
   orm: Orm;
+  /** The service role's ORM (db/orm.ts), held to row-level security: the worker and every API run on it. */
+  serviceOrm: Orm;
   temporal: Client;
   databaseUrl: string;
   temporalAddress: string;
@@ -145,9 +151,11 @@ export async function startStack(): Promise<TestStack> {
     }),
   );
 
-  const orm = await initOrm({ databaseUrl, poolMax: 20 });
+  const orm = await initOrm({ databaseUrl, poolMax: 10, as: 'owner' });
   cleanups.push(() => orm.close());
   await migrate(orm);
+  const serviceOrm = await initOrm({ databaseUrl, poolMax: 20 });
+  cleanups.push(() => serviceOrm.close());
 
   const connection = await Connection.connect({ address: temporalAddress });
   cleanups.push(() => connection.close());
@@ -165,7 +173,7 @@ export async function startStack(): Promise<TestStack> {
   const clock = workerClock();
   const workerDeps = {
     config,
-    orm,
+    orm: serviceOrm,
     clock,
     logger,
     temporal,
@@ -189,11 +197,12 @@ export async function startStack(): Promise<TestStack> {
   });
 
   const deps = (overrides: Partial<AppDeps> = {}) =>
-    buildDeps(config, { orm, temporal, logger, onResponse: recordAnswer, ...overrides });
+    buildDeps(config, { orm: serviceOrm, temporal, logger, onResponse: recordAnswer, ...overrides });
   current = {
     runId,
     config,
     orm,
+    serviceOrm,
     temporal,
     databaseUrl,
     temporalAddress,

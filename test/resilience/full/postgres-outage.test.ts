@@ -62,7 +62,7 @@ describe('resilience: PostgreSQL stopped for 20 s mid-run', () => {
     const port = await freePort();
     pg = await startEmbeddedPostgres(dir, port);
     const databaseUrl = await ensureDatabase(pg.url, 'ghi_outage');
-    orm = await initOrm({ databaseUrl, poolMax: 4 });
+    orm = await initOrm({ databaseUrl, poolMax: 4, as: 'owner' });
     await migrate(orm);
     const dataset = await loadBenchDataset(orm.em.fork(), BEFORE + 20);
     const cfg = stack().config;

@@ -1,0 +1,87 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { SYSTEM_SETTING, TENANT_SETTING } from '../db/roles.js';
+import type { Sql } from './sql.js';
+
+/**
+ * Whose rows a statement may see under the row-level security policies (migration 0009): one
+ * client's, or every client's for work that crosses tenants on purpose.
+ */
+export type RowAccess = { clientId: string } | 'system';
+
+type Transaction = NonNullable<ReturnType<EntityManager['getTransactionContext']>>;
+
+const keyOf = (access: RowAccess): string => (access === 'system' ? ' system' : access.clientId);
+
+/**
+ * What each open transaction was last told (set_config(..., true) lasts until the transaction
+ * ends, and so does the transaction object this is keyed by). A statement tells again only when
+ * its scope differs from the last teller (a TenantScope inside a SystemScope's transaction). A
+ * savepoint is its own transaction object and tells again.
+ */
+const told = new WeakMap<Transaction, string>();
+
+const SETTINGS = `select set_config('${TENANT_SETTING}', ?, true), set_config('${SYSTEM_SETTING}', ?, true)`;
+
+/** The settings statement for `access`, its values inlined the way MikroORM inlines every statement's. */
+function settingsSql(em: EntityManager, access: RowAccess): string {
+  const values = access === 'system' ? ['', 'on'] : [access.clientId, 'off'];
+  return em.getPlatform().formatQuery(SETTINGS, values);
+}
+
+/** Tells an open transaction `access` (one round trip) unless it was told already. */
+export async function tell(em: EntityManager, trx: Transaction, access: RowAccess): Promise<void> {
+  const key = keyOf(access);
+  if (told.get(trx) === key) return;
+  await em.getConnection().execute(settingsSql(em, access), [], 'all', trx);
+  told.set(trx, key);
+}
+
+/**
+ * Runs statements with the scope's settings in force, at no extra round trip. MikroORM sends every
+ * statement with its values inlined (Platform.formatQuery; simple query protocol), so the settings
+ * statement rides in front of it in the same message: `select set_config(...); <statement>`.
+ * PostgreSQL runs a multi-statement message as one transaction (an implicit one outside BEGIN), so
+ * the transaction-local settings cover the statement and end with it, and a connection goes back
+ * to the pool without them: its next borrower, of any tenant, cannot inherit them. Inside an
+ * explicit transaction the first statement of the scope carries them and the rest go alone.
+ */
+export function scopedSql(em: EntityManager, access: RowAccess): Sql {
+  const key = keyOf(access);
+  return async <T>(query: string, params: readonly unknown[] = []): Promise<T[]> => {
+    const connection = em.getConnection();
+    const trx = em.getTransactionContext<Transaction>();
+    const statement = em.getPlatform().formatQuery(query, [...params]);
+    if (trx && told.get(trx) === key) return connection.execute<T[]>(statement, [], 'all', trx);
+    const results = await connection.execute<unknown[]>(
+      `${settingsSql(em, access)};\n${statement}`,
+      [],
+      'all',
+      trx,
+    );
+    if (trx) told.set(trx, key);
+    // One result per statement: the settings', then the statement's.
+    const [, ...answers] = results;
+    return (answers.length === 1 ? answers[0] : answers) as T[];
+  };
+}
+
+/**
+ * Entity-API work (find, insert, flush) under the scope's settings. The entity API builds and sends
+ * its own statements, so outside a transaction this opens one and tells it first (begin, settings,
+ * the work, commit); inside one it tells the transaction when needed.
+ */
+export async function withSettings<T>(
+  em: EntityManager,
+  access: RowAccess,
+  fn: (em: EntityManager) => Promise<T>,
+): Promise<T> {
+  const current = em.getTransactionContext<Transaction>();
+  if (current) {
+    await tell(em, current, access);
+    return fn(em);
+  }
+  return em.transactional(async (tx) => {
+    await tell(tx, tx.getTransactionContext<Transaction>()!, access);
+    return fn(tx);
+  });
+}
