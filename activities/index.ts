@@ -10,6 +10,7 @@ import { createGrantActivities } from './grant.js';
 import { pingDatabase } from '../data/health.js';
 import { SystemScope } from '../data/scope.js';
 import { createMemberCoverActivities } from './member-cover.js';
+import { createInsurerCutOffActivities } from './insurer-cut-off.js';
 
 export interface ActivityDeps {
   config: Config;
@@ -29,6 +30,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createWebhookActivities(deps),
     ...createGrantActivities(deps),
     ...createMemberCoverActivities(deps),
+    ...createInsurerCutOffActivities(deps),
     async ping(name: string): Promise<string> {
       const answered = await pingDatabase(SystemScope.of(deps.orm.em)).then(
         () => true,

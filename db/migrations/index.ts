@@ -7,6 +7,7 @@ import { Migration0005TokenFailures } from './0005-token-failures.js';
 import { Migration0006MemberNameCaseless } from './0006-member-name-caseless.js';
 import { Migration0007InsurerAdapterSettings } from './0007-insurer-adapter-settings.js';
 import { Migration0008InsurerPrincipals } from './0008-insurer-principals.js';
+import { Migration0011EndorsementCutOff } from './0011-endorsement-cut-off.js';
 
 /** Listed explicitly so migrations run the same under tsx, compiled JS and bundlers. */
 export const migrationsList: MigrationObject[] = [
@@ -18,4 +19,5 @@ export const migrationsList: MigrationObject[] = [
   { name: '0006-member-name-caseless', class: Migration0006MemberNameCaseless },
   { name: '0007-insurer-adapter-settings', class: Migration0007InsurerAdapterSettings },
   { name: '0008-insurer-principals', class: Migration0008InsurerPrincipals },
+  { name: '0011-endorsement-cut-off', class: Migration0011EndorsementCutOff },
 ];
