@@ -133,3 +133,20 @@ export async function releaseCutOffClaim(
   );
   return rows.length;
 }
+
+/** The adapters the insurer rows of a code use, across clients (none: no such insurer code). */
+export async function adaptersOfInsurerCode(system: SystemScope, code: string): Promise<InsurerAdapterName[]> {
+  const rows = await system.sql<{ adapter: InsurerAdapterName }>(
+    'select distinct adapter from insurers where code = ? order by adapter',
+    [code],
+  );
+  return rows.map((r) => r.adapter);
+}
+
+/** Every insurer code that uses another adapter than `file` in every client (its Schedule must go). */
+export async function listNonFileInsurerCodes(system: SystemScope): Promise<string[]> {
+  const rows = await system.sql<{ code: string }>(
+    `select code from insurers group by code having bool_and(adapter <> 'file') order by code`,
+  );
+  return rows.map((r) => r.code);
+}

@@ -1,10 +1,20 @@
 import type { Client } from '@temporalio/client';
-import { WorkflowNotFoundError } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { listFileInsurers, markCutOffDelivered } from '../data/insurer-cut-off.js';
+import {
+  adaptersOfInsurerCode,
+  listFileInsurers,
+  markCutOffDelivered,
+} from '../data/insurer-cut-off.js';
 import { SystemScope } from '../data/scope.js';
 import { storedAdapterConfig, type FileAdapterSettings } from '../domain/insurer-adapter-settings.js';
 import { cutOffDeliveredSignal, endorsementWorkflowId } from '../workflows/endorsement/contract.js';
+import {
+  cutOffWorkflowId,
+  INSURER_CUT_OFF_WORKFLOW,
+  type CutOffInput,
+  type CutOffResult,
+} from '../workflows/insurer-cut-off/contract.js';
 
 /** An insurer code with no `file` insurer row in any client: nothing to cut off. */
 export class NotAFileInsurer extends Error {}
@@ -53,4 +63,37 @@ export async function markCutOffSent(
     beat();
   }
   return mark;
+}
+
+/**
+ * `insurer flush CODE`: runs one cut-off of a file insurer now and waits for its result (the files
+ * it delivered; ids and counts only). The cut-off instant is now to the second, and the workflow id
+ * derives from it: a flush repeated within the same second is the same cut-off. A code that is
+ * unknown, or not a file insurer, is refused before anything starts.
+ */
+export async function flushInsurer(
+  deps: { em: EntityManager; temporal: Client; taskQueue: string },
+  code: string,
+  now: Date,
+): Promise<CutOffResult> {
+  const adapters = await adaptersOfInsurerCode(SystemScope.of(deps.em), code);
+  if (adapters.length === 0) throw new NotAFileInsurer(`no insurer with code ${code}`);
+  if (!adapters.includes('file')) {
+    throw new NotAFileInsurer(`insurer ${code} uses the ${adapters.join(', ')} adapter, not file: nothing to flush`);
+  }
+  const cutOff = new Date(Math.floor(now.getTime() / 1000) * 1000);
+  const workflowId = cutOffWorkflowId(code, cutOff);
+  try {
+    // A running one is joined; a finished one is never run again (its files were delivered).
+    await deps.temporal.workflow.start(INSURER_CUT_OFF_WORKFLOW, {
+      workflowId,
+      taskQueue: deps.taskQueue,
+      args: [{ insurerCode: code, cutOff: cutOff.toISOString() } satisfies CutOffInput],
+      workflowIdConflictPolicy: 'USE_EXISTING',
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+    });
+  } catch (err) {
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+  }
+  return deps.temporal.workflow.getHandle<(i: CutOffInput) => Promise<CutOffResult>>(workflowId).result();
 }
