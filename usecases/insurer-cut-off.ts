@@ -81,7 +81,8 @@ export async function flushInsurer(
   if (!adapters.includes('file')) {
     throw new NotAFileInsurer(`insurer ${code} uses the ${adapters.join(', ')} adapter, not file: nothing to flush`);
   }
-  const cutOff = new Date(Math.floor(now.getTime() / 1000) * 1000);
+  // Rounded up to the second: everything reviewed before the flush is included.
+  const cutOff = new Date(Math.ceil(now.getTime() / 1000) * 1000);
   const workflowId = cutOffWorkflowId(code, cutOff);
   try {
     // A running one is joined; a finished one is never run again (its files were delivered).

@@ -218,7 +218,7 @@ describe('a file insurer end to end (D14)', function () {
     await server.stop();
     const now = new Date();
     const flushing = flush(world.code, now);
-    const cutOff = new Date(Math.floor(now.getTime() / 1000) * 1000);
+    const cutOff = new Date(Math.ceil(now.getTime() / 1000) * 1000);
     const batch = stack().temporal.workflow.getHandle(cutOffWorkflowId(world.code, cutOff));
     await waitFor(
       async () => (await batch.describe()).raw.pendingActivities?.[0]?.attempt ?? 0,
@@ -269,7 +269,7 @@ describe('a file insurer end to end (D14)', function () {
     const id = await createEndorsement(world, { sum_insured: 300000 });
     await queued(id);
     const em = stack().orm.em.fork();
-    const cutOff = new Date(Math.floor(Date.now() / 1000) * 1000);
+    const cutOff = new Date(Date.now() + 1_000);
     const settings = await fileInsurerSettings(em, world.code);
     // The batch's first steps: claimed and delivered.
     const files = await deliverCutOff({ em, dataDir: stack().config.dataDir }, {

@@ -1,3 +1,4 @@
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { ActivityFailure, log, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../../activities/index.js';
 import { databaseActivity } from '../activity-options.js';
@@ -39,10 +40,16 @@ const marking = proxyActivities<Activities>({
   heartbeatTimeout: '30 seconds',
 });
 
+/** Temporal sets it on every run a Schedule starts: the time the run was scheduled for. */
+const TemporalScheduledStartTime = defineSearchAttributeKey(
+  'TemporalScheduledStartTime',
+  SearchAttributeType.DATETIME,
+);
+
 /** The scheduled time of a Schedule's run, else (a start without one) the start time, to the second. */
 function scheduledCutOff(): string {
-  const scheduled = workflowInfo().searchAttributes?.TemporalScheduledStartTime?.[0];
-  const at = scheduled instanceof Date ? scheduled : workflowInfo().runStartTime;
+  const info = workflowInfo();
+  const at = info.typedSearchAttributes.get(TemporalScheduledStartTime) ?? info.runStartTime;
   return at.toISOString().replace(/\.\d{3}Z$/, '.000Z');
 }
 

@@ -137,7 +137,7 @@ describe('resilience: worker SIGKILLed during a file insurer cut-off', () => {
 
     await server.stop();
     const now = new Date();
-    const cutOff = new Date(Math.floor(now.getTime() / 1000) * 1000);
+    const cutOff = new Date(Math.ceil(now.getTime() / 1000) * 1000);
     const flushing = flushInsurer(
       { em: stack().orm.em.fork(), temporal: stack().temporal, taskQueue },
       code,
