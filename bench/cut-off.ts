@@ -7,7 +7,7 @@ import { apiConfig, loadConfig } from '../config/index.js';
 import { readFileEndorsementsAcrossClients } from '../data/insurer-files.js';
 import { SystemScope } from '../data/scope.js';
 import { initOrm, migrate } from '../db/orm.js';
-import { insurerFileTable, type FileCell } from '../domain/insurer-file.js';
+import { insurerFileTable } from '../domain/insurer-file.js';
 import { fileTemplate } from '../domain/insurer-file-templates/index.js';
 import { newLocalKeys } from '../infra/local-keys.js';
 import { spawnEntry } from '../infra/processes.js';
@@ -95,7 +95,7 @@ async function main(): Promise<void> {
       const table = insurerFileTable(fileTemplate('generic'), rows);
       const t = performance.now();
       const book = new ExcelJS.Workbook();
-      book.addWorksheet('Endorsements').addRows(table as FileCell[][]);
+      book.addWorksheet('Endorsements').addRows(table);
       await fs.writeFile(path.join(dataDir, `peer-${round}.xlsx`), Buffer.from(await book.xlsx.writeBuffer()));
       peer.push(performance.now() - t);
       await new Promise((r) => setTimeout(r, 1_100)); // the next flush is a new cut-off

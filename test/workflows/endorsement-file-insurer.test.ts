@@ -6,10 +6,12 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { ScheduleNotFoundError } from '@temporalio/client';
+import { Worker } from '@temporalio/worker';
 import { expect } from 'chai';
 import { parse } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
 import YAML from 'yaml';
+import { sendInsurerDecision } from '../../adapters/decisions.js';
 import { loadReferenceData } from '../../admin/load.js';
 import { loadFileSchema } from '../../admin/load-schema.js';
 import { cutOffDate, cutOffTime, insurerFileName } from '../../domain/insurer-file.js';
@@ -17,6 +19,8 @@ import { fileInsurerSettings, flushInsurer, markCutOffSent } from '../../usecase
 import { CUT_OFF_TIME_ZONE, deliverCutOff } from '../../usecases/insurer-files.js';
 import { syncInsurerCutOffSchedules } from '../../usecases/insurer-schedules.js';
 import { cutOffWorkflowId, type CutOffResult } from '../../workflows/insurer-cut-off/contract.js';
+import { payloadDataConverter } from '../../infra/temporal-client.js';
+import { WORKFLOWS_PATH } from '../../worker/create-worker.js';
 import { makeClient, sql } from '../support/factories.js';
 import { startSftpServer, type SftpServer } from '../support/sftp-server.js';
 import { stack, TEST_KEYS } from '../support/stack.js';
@@ -160,7 +164,10 @@ describe('a file insurer end to end (D14)', function () {
     expect((await endorsementRow(id)).status).to.equal('ENDORSEMENT_STATUS_PENDING');
     expect(await workflowState(id)).to.include({ status: 'ENDORSEMENT_STATUS_PENDING', submitted: false });
     expect(filesOf(world.code)).to.deep.equal([]);
-    expect(await decide(id, { decision: 'APPROVED' })).to.include({ result: 'refused' });
+    expect(await sendInsurerDecision(stack().temporal, id, { decision: 'APPROVED' })).to.deep.equal({
+      result: 'refused',
+      detail: 'not yet submitted to the insurer',
+    });
 
     const result = await flush(world.code);
     const at = new Date(result.cut_off);
@@ -208,6 +215,17 @@ describe('a file insurer end to end (D14)', function () {
     expect(await decide(id, { decision: 'APPROVED', uhid: 'UHID-F-1' })).to.include({ result: 'accepted' });
     expect(await waitForStatus(id, 'ENDORSEMENT_STATUS_APPROVED')).to.include({ uhid: 'UHID-F-1' });
     await workflowHandle(id).result();
+
+    // Determinism: both runs replay against the workflow code (decoded with this run's key).
+    const cutOffId = cutOffWorkflowId(world.code, at);
+    for (const workflowId of [workflowHandle(id).workflowId, cutOffId]) {
+      const history = await stack().temporal.workflow.getHandle(workflowId).fetchHistory();
+      await Worker.runReplayHistory(
+        { workflowsPath: WORKFLOWS_PATH, dataConverter: payloadDataConverter(stack().config) },
+        history,
+        workflowId,
+      );
+    }
   });
 
   it('with the SFTP server down at the cut-off: retried, stuck on time, delivered once when it returns', async () => {

@@ -71,7 +71,7 @@ export async function insurerCutOffWorkflow(input: CutOffInput): Promise<CutOffR
   const plan = await db.planInsurerCutOff({ insurerCode, cutOff });
   const files: DeliveredFile[] = [];
   const delivered: string[] = [];
-  let failure: unknown = null;
+  let failure: ActivityFailure | null = null;
   for (const policy of plan) {
     try {
       for (const { format } of policy.files) {
