@@ -229,7 +229,13 @@ export async function endorsementWorkflow(input: EndorsementWorkflowInput): Prom
     state.submitted = true;
     sla = await watchInsurerSla(id, input.slaAfterMs, () => decision !== null || state.cancelRequested);
     const left = input.stuckAfterMs - (workflowNow() - reviewedAt);
-    await waitForDecision(Math.max(left, 0), state, () => decision !== null, left <= 0 || state.stuck);
+    await waitForDecision(
+      Math.max(left, 0),
+      state,
+      () => decision !== null,
+      left <= 0 || state.stuck,
+      'its insurer file was delivered after the SLA and no decision came yet',
+    );
   } else {
     await db.markSentToInsurer(id);
     setStatus('ENDORSEMENT_STATUS_SENT_TO_INSURER');
@@ -345,14 +351,13 @@ async function waitForDecision(
   state: EndorsementState,
   decided: () => boolean,
   stuckNow = false,
+  whyNow = 'the insurer could not be reached within the SLA',
 ) {
   const settled = () => decided() || state.cancelRequested;
   if (!stuckNow && (await condition(settled, stuckAfterMs))) return;
   state.stuck = true;
   upsertSearchAttributes([{ key: EndorsementStuck, value: true }]);
-  const why = stuckNow
-    ? 'the insurer could not be reached within the SLA'
-    : 'no insurer decision within the SLA';
+  const why = stuckNow ? whyNow : 'no insurer decision within the SLA';
   log.warn(`endorsement stuck: ${why}`, { endorsementId: state.endorsementId, stuckAfterMs });
   await condition(settled);
   state.stuck = false;
