@@ -283,6 +283,25 @@ describe('a file insurer end to end (D14)', function () {
     expect(filesOf(world.code)).to.deep.equal([]);
   });
 
+  it('a cancel after delivery cancels without a withdrawal (a file insurer has no per-endorsement call)', async () => {
+    const world = await loadedWorld();
+    const id = await createEndorsement(world, { sum_insured: 300000 });
+    await queued(id);
+    expect((await flush(world.code)).sent).to.equal(1);
+    await waitFor(
+      () => workflowState(id),
+      (s) => s.status === 'ENDORSEMENT_STATUS_SENT_TO_INSURER',
+      'the workflow to learn of the delivery',
+    );
+    const res = await world.api.post(`/v1/policy/endorsements/${id}/cancel`, { token: world.token });
+    expect(res.status).to.equal(200);
+    expect(await workflowHandle(id).result()).to.include({
+      status: 'ENDORSEMENT_STATUS_CANCELLED',
+      submitted: true,
+    });
+    expect(await auditActions(id)).to.deep.equal(['create', 'sent_to_insurer', 'cancel']);
+  });
+
   it('a cancel after the file was written but before the mark: the mark moves only PENDING rows', async () => {
     const world = await loadedWorld();
     const id = await createEndorsement(world, { sum_insured: 300000 });
@@ -340,6 +359,7 @@ describe('a file insurer end to end (D14)', function () {
     expect(res.code, res.err).to.equal(0);
     const printed = JSON.parse(res.out) as CutOffResult;
     expect(printed).to.include({ insurer_code: world.code, sent: 1 });
+    expect(printed.cancelled_meanwhile).to.deep.equal([]);
     const destination = `sftp://${server.username}@${server.host}:${server.port}${server.remoteDir}`;
     expect(
       printed.files.map((f) => [f.format, f.policy_id, f.policy_number, f.rows, f.endorsement_ids, f.destination]),
