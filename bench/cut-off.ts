@@ -63,7 +63,11 @@ async function main(): Promise<void> {
     const temporal = new Client({ connection, dataConverter: payloadDataConverter(config) });
 
     // Warm-up: an empty cut-off, answered once the worker polls (its start is not measured).
-    await flushInsurer({ em: orm.em.fork(), temporal, taskQueue: config.TEMPORAL_TASK_QUEUE }, 'BENCH', new Date());
+    await flushInsurer(
+      { em: orm.em.fork(), temporal, taskQueue: config.TEMPORAL_TASK_QUEUE },
+      'BENCH',
+      new Date(),
+    );
     await new Promise((r) => setTimeout(r, 1_100));
 
     const ours: number[] = [];
@@ -96,7 +100,10 @@ async function main(): Promise<void> {
       const t = performance.now();
       const book = new ExcelJS.Workbook();
       book.addWorksheet('Endorsements').addRows(table);
-      await fs.writeFile(path.join(dataDir, `peer-${round}.xlsx`), Buffer.from(await book.xlsx.writeBuffer()));
+      await fs.writeFile(
+        path.join(dataDir, `peer-${round}.xlsx`),
+        Buffer.from(await book.xlsx.writeBuffer()),
+      );
       peer.push(performance.now() - t);
       await new Promise((r) => setTimeout(r, 1_100)); // the next flush is a new cut-off
     }

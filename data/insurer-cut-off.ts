@@ -135,7 +135,10 @@ export async function releaseCutOffClaim(
 }
 
 /** The adapters the insurer rows of a code use, across clients (none: no such insurer code). */
-export async function adaptersOfInsurerCode(system: SystemScope, code: string): Promise<InsurerAdapterName[]> {
+export async function adaptersOfInsurerCode(
+  system: SystemScope,
+  code: string,
+): Promise<InsurerAdapterName[]> {
   const rows = await system.sql<{ adapter: InsurerAdapterName }>(
     'select distinct adapter from insurers where code = ? order by adapter',
     [code],

@@ -98,7 +98,8 @@ async function flush(argv: string[]): Promise<CutOffResult> {
 
 function flushLines(r: CutOffResult): string {
   const files = r.files.map(
-    (f) => `${f.file_name}  policy ${f.policy_number}  ${f.rows} rows  ${f.endorsement_ids.length} endorsements  -> ${f.destination}`,
+    (f) =>
+      `${f.file_name}  policy ${f.policy_number}  ${f.rows} rows  ${f.endorsement_ids.length} endorsements  -> ${f.destination}`,
   );
   const head = `cut-off ${r.insurer_code} at ${r.cut_off}: ${r.files.length} files, ${r.sent} endorsements SENT_TO_INSURER`;
   return [head, ...files].join('\n');
@@ -118,15 +119,12 @@ if (process.argv[2] === 'flush') {
     fail,
   );
 } else {
-  main(process.argv.slice(2)).then(
-    (answer) => {
-      // A refusal exits 1 (plain text on stderr); accepted and duplicate exit 0. JSON always on stdout.
-      const text = json
-        ? JSON.stringify(answer)
-        : `${answer.result}: ${answer.endorsement_id}: ${answer.detail}`;
-      (answer.result === 'refused' && !json ? process.stderr : process.stdout).write(`${text}\n`);
-      if (answer.result === 'refused') process.exitCode = 1;
-    },
-    fail,
-  );
+  main(process.argv.slice(2)).then((answer) => {
+    // A refusal exits 1 (plain text on stderr); accepted and duplicate exit 0. JSON always on stdout.
+    const text = json
+      ? JSON.stringify(answer)
+      : `${answer.result}: ${answer.endorsement_id}: ${answer.detail}`;
+    (answer.result === 'refused' && !json ? process.stderr : process.stdout).write(`${text}\n`);
+    if (answer.result === 'refused') process.exitCode = 1;
+  }, fail);
 }

@@ -1,11 +1,7 @@
 import type { Client } from '@temporalio/client';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import {
-  adaptersOfInsurerCode,
-  listFileInsurers,
-  markCutOffDelivered,
-} from '../data/insurer-cut-off.js';
+import { adaptersOfInsurerCode, listFileInsurers, markCutOffDelivered } from '../data/insurer-cut-off.js';
 import { SystemScope } from '../data/scope.js';
 import { storedAdapterConfig, type FileAdapterSettings } from '../domain/insurer-adapter-settings.js';
 import { cutOffDeliveredSignal, endorsementWorkflowId } from '../workflows/endorsement/contract.js';
@@ -79,7 +75,9 @@ export async function flushInsurer(
   const adapters = await adaptersOfInsurerCode(SystemScope.of(deps.em), code);
   if (adapters.length === 0) throw new NotAFileInsurer(`no insurer with code ${code}`);
   if (!adapters.includes('file')) {
-    throw new NotAFileInsurer(`insurer ${code} uses the ${adapters.join(', ')} adapter, not file: nothing to flush`);
+    throw new NotAFileInsurer(
+      `insurer ${code} uses the ${adapters.join(', ')} adapter, not file: nothing to flush`,
+    );
   }
   // Rounded up to the second: everything reviewed before the flush is included.
   const cutOff = new Date(Math.ceil(now.getTime() / 1000) * 1000);

@@ -91,7 +91,9 @@ export async function planCutOff(em: EntityManager, q: CutOffQuery): Promise<Pla
   const taken = new Set<string>();
   return byPolicy(rows).map((group) => {
     const first = group[0]!;
-    const policyNumber = fileTag(first, taken, (tag) => insurerFileName({ ...stamp, policyNumber: tag }, 'csv'));
+    const policyNumber = fileTag(first, taken, (tag) =>
+      insurerFileName({ ...stamp, policyNumber: tag }, 'csv'),
+    );
     return {
       client_id: first.clientId,
       policy_id: first.policyId,
@@ -145,7 +147,8 @@ export async function deliverCutOff(
 ): Promise<DeliveredFile[]> {
   const delivered: DeliveredFile[] = [];
   for (const policy of await planCutOff(deps.em, q)) {
-    for (const { format } of policy.files) delivered.push(await deliverPlannedFile(deps, { ...q, policy, format }));
+    for (const { format } of policy.files)
+      delivered.push(await deliverPlannedFile(deps, { ...q, policy, format }));
   }
   return delivered;
 }

@@ -45,7 +45,11 @@ export async function runWorkerProcess(options: WorkerProcessOptions = {}): Prom
   // D14: one cut-off Schedule per file insurer, from the reference data. A failure here (a stored
   // setting that no longer parses) is logged, not fatal: every other endorsement still runs.
   await syncInsurerCutOffSchedules(temporal, orm.em.fork(), config.TEMPORAL_TASK_QUEUE).then(
-    (sync) => logger.info({ ensured: sync.ensured.length, removed: sync.removed.length }, 'insurer cut-off schedules'),
+    (sync) =>
+      logger.info(
+        { ensured: sync.ensured.length, removed: sync.removed.length },
+        'insurer cut-off schedules',
+      ),
     (err: unknown) => logger.error({ err }, 'insurer cut-off schedules not synced'),
   );
   logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE }, 'worker running');

@@ -117,7 +117,12 @@ describe('load file: insurer adapters and their settings', () => {
     };
     const result = parse({
       adapter: 'file',
-      adapter_settings: { template: 'india-census', formats: ['xlsx', 'csv'], transport: sftp, cut_off_time: '18:30' },
+      adapter_settings: {
+        template: 'india-census',
+        formats: ['xlsx', 'csv'],
+        transport: sftp,
+        cut_off_time: '18:30',
+      },
     });
     expect(result.ok && result.insurer.adapter_settings).to.deep.equal({
       template: 'india-census',

@@ -107,7 +107,7 @@ const queued = (id: string) =>
   );
 
 const auditActions = async (id: string): Promise<string[]> =>
-  (await sql("select action from audit_events where entity_id = ? order by created_at, id", [id])).map(
+  (await sql('select action from audit_events where entity_id = ? order by created_at, id', [id])).map(
     (r) => r.action as string,
   );
 
@@ -153,7 +153,10 @@ describe('a file insurer end to end (D14)', function () {
       code,
       now,
     );
-  const filesOf = (code: string) => readdirSync(server.remoteDir).filter((f) => f.startsWith(`${code}_`)).sort();
+  const filesOf = (code: string) =>
+    readdirSync(server.remoteDir)
+      .filter((f) => f.startsWith(`${code}_`))
+      .sort();
 
   it('waits PENDING for the cut-off; the flush delivers the file in the template; SENT_TO_INSURER after', async () => {
     const world = await loadedWorld();
@@ -202,10 +205,9 @@ describe('a file insurer end to end (D14)', function () {
     // Moved by the cut-off's mark, after delivery, with its audit entry and event; the workflow follows.
     expect((await endorsementRow(id)).status).to.equal('ENDORSEMENT_STATUS_SENT_TO_INSURER');
     expect(await auditActions(id)).to.include('sent_to_insurer');
-    const [event] = await sql(
-      "select payload from webhook_events where dedupe_key = ? ",
-      [`endorsement.status_changed:${id}:ENDORSEMENT_STATUS_SENT_TO_INSURER`],
-    );
+    const [event] = await sql('select payload from webhook_events where dedupe_key = ? ', [
+      `endorsement.status_changed:${id}:ENDORSEMENT_STATUS_SENT_TO_INSURER`,
+    ]);
     expect(event.payload).to.include({ old_status: 'ENDORSEMENT_STATUS_PENDING', endorsement_id: id });
     await waitFor(
       () => workflowState(id),
@@ -244,7 +246,11 @@ describe('a file insurer end to end (D14)', function () {
       (attempt) => attempt >= 3,
       'the delivery to be retried',
     );
-    const stuck = await waitFor(() => workflowState(id), (s) => s.stuck, 'the endorsement to be stuck');
+    const stuck = await waitFor(
+      () => workflowState(id),
+      (s) => s.stuck,
+      'the endorsement to be stuck',
+    );
     expect(stuck.status).to.equal('ENDORSEMENT_STATUS_PENDING');
     expect((await endorsementRow(id)).status).to.equal('ENDORSEMENT_STATUS_PENDING');
     expect(filesOf(world.code)).to.deep.equal([]);
@@ -310,11 +316,14 @@ describe('a file insurer end to end (D14)', function () {
     const cutOff = new Date(Date.now() + 1_000);
     const settings = await fileInsurerSettings(em, world.code);
     // The batch's first steps: claimed and delivered.
-    const files = await deliverCutOff({ em, dataDir: stack().config.dataDir }, {
-      insurerCode: world.code,
-      settings,
-      cutOff,
-    });
+    const files = await deliverCutOff(
+      { em, dataDir: stack().config.dataDir },
+      {
+        insurerCode: world.code,
+        settings,
+        cutOff,
+      },
+    );
     expect(files.map((f) => f.endorsement_ids)).to.deep.equal([[id], [id]]);
     // The client cancels before the mark.
     const res = await world.api.post(`/v1/policy/endorsements/${id}/cancel`, { token: world.token });
@@ -362,7 +371,14 @@ describe('a file insurer end to end (D14)', function () {
     expect(printed.cancelled_meanwhile).to.deep.equal([]);
     const destination = `sftp://${server.username}@${server.host}:${server.port}${server.remoteDir}`;
     expect(
-      printed.files.map((f) => [f.format, f.policy_id, f.policy_number, f.rows, f.endorsement_ids, f.destination]),
+      printed.files.map((f) => [
+        f.format,
+        f.policy_id,
+        f.policy_number,
+        f.rows,
+        f.endorsement_ids,
+        f.destination,
+      ]),
     ).to.deep.equal([
       ['xlsx', world.policy.id, POLICY, 2, [id], destination],
       ['csv', world.policy.id, POLICY, 2, [id], destination],
@@ -373,11 +389,10 @@ describe('a file insurer end to end (D14)', function () {
     const unknown = await run('flush', 'NOSUCHCODE', '--json');
     expect([unknown.code, unknown.err.trim()]).to.deep.equal([2, 'no insurer with code NOSUCHCODE']);
     const manualCode = `MN${randomBytes(3).toString('hex').toUpperCase()}`;
-    await sql('update insurers set code = ?, adapter = ? where id = (select insurer_id from policies where id = ?)', [
-      manualCode,
-      'manual',
-      world.policy.id,
-    ]);
+    await sql(
+      'update insurers set code = ?, adapter = ? where id = (select insurer_id from policies where id = ?)',
+      [manualCode, 'manual', world.policy.id],
+    );
     const manual = await run('flush', manualCode);
     expect([manual.code, manual.err.trim()]).to.deep.equal([
       2,
@@ -402,8 +417,7 @@ describe("a file insurer's cut-off Schedule (D14)", function () {
     }
   });
 
-  const sync = () =>
-    syncInsurerCutOffSchedules(stack().temporal, stack().orm.em.fork(), stack().taskQueue);
+  const sync = () => syncInsurerCutOffSchedules(stack().temporal, stack().orm.em.fork(), stack().taskQueue);
   const described = async () => {
     const d = await stack().temporal.schedule.getHandle(scheduleId).describe();
     const day = d.spec.calendars?.[0];
