@@ -476,3 +476,49 @@ describe("a file insurer's cut-off Schedule (D14)", function () {
     expect(gone).to.be.instanceOf(ScheduleNotFoundError);
   });
 });
+
+describe('the README walkthrough: the demo file insurer over the local transport (D14)', function () {
+  this.timeout(60_000);
+  const outbox = () => path.join(stack().config.dataDir, 'insurers', 'CARE', 'outbox');
+  // Only the files this test wrote: the folder may hold a local `npm start`'s demo files.
+  const written: string[] = [];
+  after(() => {
+    for (const name of written) rmSync(path.join(outbox(), name), { force: true });
+  });
+
+  it('an endorsement on CARE waits PENDING; flush writes XLSX and CSV to $DATA_DIR/insurers/CARE/outbox', async () => {
+    const client = await makeClient();
+    const demo = loadFileSchema.parse(YAML.parse(readFileSync(path.join(ROOT, 'data', 'demo.yaml'), 'utf8')));
+    const loaded = await loadReferenceData(stack().orm.em.fork(), client.clientId, demo);
+    const world = {
+      client,
+      token: client.token(),
+      api: await endorsementApi(),
+      policy: { id: loaded.policies['CARE/GH/2026/000342']!, policyNumber: 'CARE/GH/2026/000342' },
+      employee: { id: loaded.employees['DEMO-001']!, name: 'Aarav Sharma', employeeCode: 'DEMO-001' },
+    };
+    const id = await createEndorsement(world);
+    await queued(id);
+    expect((await endorsementRow(id)).status).to.equal('ENDORSEMENT_STATUS_PENDING');
+
+    const result = await flushInsurer(
+      { em: stack().orm.em.fork(), temporal: stack().temporal, taskQueue: stack().taskQueue },
+      'CARE',
+      new Date(),
+    );
+    written.push(...result.files.map((f) => f.file_name));
+    const mine = result.files.filter((f) => f.endorsement_ids.includes(id));
+    expect(mine.map((f) => [f.format, f.destination, f.rows])).to.deep.equal([
+      ['xlsx', outbox(), 2],
+      ['csv', outbox(), 2],
+    ]);
+    for (const f of mine) expect(f.file_name).to.match(/^CARE_CARE-GH-2026-000342_\d{8}_\d{6}\.(xlsx|csv)$/);
+    const rows = await readXlsx(readFileSync(path.join(outbox(), mine[0]!.file_name)));
+    expect(rows.map((r) => [r[3], r[4], r[10]])).to.deep.equal([
+      ['Member Name', 'Relationship', 'Reference No'],
+      ['Aarav Sharma', 'Self', id],
+      ['Spouse of Aarav', 'Spouse', id],
+    ]);
+    expect((await endorsementRow(id)).status).to.equal('ENDORSEMENT_STATUS_SENT_TO_INSURER');
+  });
+});
