@@ -431,7 +431,7 @@ describe("a file insurer's cut-off Schedule (D14)", function () {
 
   it('is created at the insurer cut_off_time in Asia/Kolkata, follows a change, and goes with the adapter', async () => {
     const client = await makeClient();
-    const file = loadFileSchema.parse({
+    const raw = {
       insurers: [
         {
           code,
@@ -441,7 +441,10 @@ describe("a file insurer's cut-off Schedule (D14)", function () {
           adapter_settings: { cut_off_time: '18:30' },
         },
       ],
-    });
+    };
+    const loadedPath = path.join(mkdtempSync(path.join(os.tmpdir(), 'cut-off-load-')), 'insurers.json');
+    writeFileSync(loadedPath, JSON.stringify(raw));
+    const file = loadFileSchema.parse(raw);
     insurerId = (await loadReferenceData(stack().orm.em.fork(), client.clientId, file)).insurers[code]!;
     const first = await sync();
     for (const e of first.ensured) made.add(e.schedule_id);
@@ -455,6 +458,29 @@ describe("a file insurer's cut-off Schedule (D14)", function () {
     // Again: the same Schedule, updated in place.
     await sync();
     expect((await described()).at).to.deep.equal([18, 30, 'Asia/Kolkata']);
+
+    // `admin load` brings the Schedules in line after it writes insurers (Temporal reachable).
+    const reloaded = await promisify(execFile)(
+      process.execPath,
+      ['--import', 'tsx', 'scripts/admin.ts', 'load', loadedPath, '--client', client.clientId, '--json'],
+      {
+        cwd: ROOT,
+        env: {
+          ...process.env,
+          DATABASE_URL: stack().databaseUrl,
+          TEMPORAL_ADDRESS: stack().temporalAddress,
+          TEMPORAL_TASK_QUEUE: stack().taskQueue,
+          PAYLOAD_ENCRYPTION_KEYS: TEST_KEYS.PAYLOAD_ENCRYPTION_KEYS,
+          LOG_LEVEL: 'silent',
+        },
+      },
+    );
+    const printed = JSON.parse(reloaded.stdout);
+    expect(printed.cut_off_schedules.ensured).to.deep.include({
+      schedule_id: scheduleId,
+      cut_off_time: '18:30',
+    });
+    for (const e of printed.cut_off_schedules.ensured) made.add(e.schedule_id);
 
     await sql(
       `update insurers set adapter_settings = jsonb_set(adapter_settings, '{cut_off_time}', '"07:15"') where id = ?`,
