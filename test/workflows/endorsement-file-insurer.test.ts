@@ -22,6 +22,7 @@ import { cutOffWorkflowId, type CutOffResult } from '../../workflows/insurer-cut
 import { payloadDataConverter } from '../../infra/temporal-client.js';
 import { WORKFLOWS_PATH } from '../../worker/create-worker.js';
 import { makeClient, sql } from '../support/factories.js';
+import { recordHistory } from '../support/record-history.js';
 import { startSftpServer, type SftpServer } from '../support/sftp-server.js';
 import { stack, TEST_KEYS } from '../support/stack.js';
 import {
@@ -220,6 +221,8 @@ describe('a file insurer end to end (D14)', function () {
 
     // Determinism: both runs replay against the workflow code (decoded with this run's key).
     const cutOffId = cutOffWorkflowId(world.code, at);
+    await recordHistory(workflowHandle(id).workflowId, 'endorsement-file-insurer-approved');
+    await recordHistory(cutOffId, 'cutoff-delivered');
     for (const workflowId of [workflowHandle(id).workflowId, cutOffId]) {
       const history = await stack().temporal.workflow.getHandle(workflowId).fetchHistory();
       await Worker.runReplayHistory(
