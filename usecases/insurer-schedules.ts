@@ -69,15 +69,15 @@ export async function syncInsurerCutOffSchedules(
   for (const [code, time] of times) {
     const scheduleId = cutOffScheduleId(code);
     const options = scheduleOptions(code, time, taskQueue);
+    const note = `Daily cut-off of file insurer ${code} at ${time} ${CUT_OFF_TIME_ZONE} (D14)`;
     try {
-      await temporal.schedule.create({
-        scheduleId,
-        ...options,
-        state: { note: `Daily cut-off of file insurer ${code} at ${time} ${CUT_OFF_TIME_ZONE} (D14)` },
-      });
+      await temporal.schedule.create({ scheduleId, ...options, state: { note } });
     } catch (err) {
       if (!(err instanceof ScheduleAlreadyRunning)) throw err;
-      await temporal.schedule.getHandle(scheduleId).update((prev) => ({ ...options, state: prev.state }));
+      // Paused stays paused; the note follows the cut-off time.
+      await temporal.schedule
+        .getHandle(scheduleId)
+        .update((prev) => ({ ...options, state: { ...prev.state, note } }));
     }
     out.ensured.push({ schedule_id: scheduleId, cut_off_time: time });
   }

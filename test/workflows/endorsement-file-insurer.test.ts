@@ -489,8 +489,13 @@ describe("a file insurer's cut-off Schedule (D14)", function () {
       `update insurers set adapter_settings = jsonb_set(adapter_settings, '{cut_off_time}', '"07:15"') where id = ?`,
       [insurerId],
     );
+    await stack().temporal.schedule.getHandle(scheduleId).pause('insurer holiday');
     await sync();
     expect((await described()).at).to.deep.equal([7, 15, 'Asia/Kolkata']);
+    // An operator's pause stays; the note follows the new time.
+    const state = (await stack().temporal.schedule.getHandle(scheduleId).describe()).state;
+    expect(state.paused).to.equal(true);
+    expect(state.note).to.contain('07:15 Asia/Kolkata');
 
     await sql("update insurers set adapter = 'manual', adapter_settings = '{}' where id = ?", [insurerId]);
     const last = await sync();
