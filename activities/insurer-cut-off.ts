@@ -1,7 +1,7 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { InsurerDeliveryError } from '../adapters/file/transport.js';
-import { releaseCutOffClaim, routeToInsurer, type InsurerRoute } from '../data/insurer-cut-off.js';
+import { releaseCutOffClaim } from '../data/insurer-cut-off.js';
 import { SystemScope } from '../data/scope.js';
 import type { FileFormat } from '../domain/insurer-file.js';
 import { fileInsurerSettings, markCutOffSent, NotAFileInsurer } from '../usecases/insurer-cut-off.js';
@@ -12,7 +12,6 @@ import {
   type PlannedPolicyFile,
 } from '../usecases/insurer-files.js';
 import { startDeliveries } from '../usecases/webhook-deliveries.js';
-import { ENDORSEMENT_GONE } from '../workflows/endorsement/contract.js';
 import { INSURER_DELIVERY_REFUSED, NOT_A_FILE_INSURER } from '../workflows/insurer-cut-off/contract.js';
 import { heartbeating } from './heartbeat.js';
 import type { ActivityDeps } from './index.js';
@@ -42,19 +41,6 @@ function beat(): void {
 export function createInsurerCutOffActivities(deps: ActivityDeps) {
   const system = () => SystemScope.of(deps.orm.em);
   return {
-    /** After review: the insurer's adapter, and for a file insurer the mark that queues it. */
-    async routeToInsurer(id: string): Promise<InsurerRoute> {
-      const route = await routeToInsurer(system(), id);
-      if (!route) {
-        throw ApplicationFailure.create({
-          type: ENDORSEMENT_GONE,
-          message: `endorsement ${id} does not exist`,
-          category: 'BENIGN',
-        });
-      }
-      return route;
-    },
-
     /** Claims the cut-off's endorsements and names its files (ids and names only). */
     async planInsurerCutOff(q: { insurerCode: string; cutOff: string }): Promise<PlannedPolicyFile[]> {
       const settings = await settingsOf(deps, q.insurerCode);

@@ -218,7 +218,9 @@ export async function endorsementWorkflow(input: EndorsementWorkflowInput): Prom
   }
   if (state.cancelRequested) return cancel();
 
-  const route = patched(FILE_INSURER_CUT_OFF) ? await db.routeToInsurer(id) : null;
+  // Since the patch one activity routes: a file insurer's endorsement is queued for the cut-off,
+  // any other is marked SENT_TO_INSURER by the same activity (no separate markSentToInsurer).
+  const route = patched(FILE_INSURER_CUT_OFF) ? await db.routeAfterReview(id) : null;
   if (route?.adapter === 'file') {
     fileInsurer = true;
     // The stuck timer counts from review (D14): an SFTP server down at the cut-off makes it stuck.
@@ -237,7 +239,7 @@ export async function endorsementWorkflow(input: EndorsementWorkflowInput): Prom
       'its insurer file was delivered after the SLA and no decision came yet',
     );
   } else {
-    await db.markSentToInsurer(id);
+    if (!route) await db.markSentToInsurer(id);
     setStatus('ENDORSEMENT_STATUS_SENT_TO_INSURER');
     if (patched(INSURER_SLA)) {
       sla = await watchInsurerSla(id, input.slaAfterMs, () => decision !== null || state.cancelRequested);
