@@ -19,7 +19,7 @@ import { median } from './measure.js';
 import { startBackingServices } from './stack.js';
 
 /**
- * `node --import tsx bench/cut-off.ts`: one cut-off of 5,000 endorsements of one file insurer (D14),
+ * `npm run bench:cut-off`: one cut-off of 5,000 endorsements of one file insurer (D14),
  * from `insurer flush` to the file delivered and the endorsements SENT_TO_INSURER, against writing the
  * same rows (10,000 people: employee and spouse) with exceljs alone. Our side: the worker process
  * (claim and plan, read the rows, write the XLSX, deliver to the local outbox, the bulk mark, a signal
