@@ -23,8 +23,9 @@ import { startBackingServices } from './stack.js';
  * from `insurer flush` to the file delivered and the endorsements SENT_TO_INSURER, against writing the
  * same rows (10,000 people: employee and spouse) with exceljs alone. Our side: the worker process
  * (claim and plan, read the rows, write the XLSX, deliver to the local outbox, the bulk mark, a signal
- * per endorsement). The endorsements are seeded reviewed in SQL, so their workflows are not running
- * and each signal is answered "not found" (the same round trip). Writes bench/results/cut-off-latest.*.
+ * per endorsement). The endorsements are seeded reviewed in SQL, so their workflows are not running:
+ * each signal is one round trip answered "not found", and the workflow task a real signal would wake
+ * on the worker is not measured. Writes bench/results/cut-off-latest.*.
  */
 const ENDORSEMENTS = Number(process.env.BENCH_CUT_OFF_ENDORSEMENTS ?? 5_000);
 const ROUNDS = 3;
