@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
-import { ScheduleNotFoundError } from '@temporalio/client';
+import { ScheduleNotFoundError, WorkflowFailedError } from '@temporalio/client';
 import { Worker } from '@temporalio/worker';
 import { expect } from 'chai';
 import { parse } from 'csv-parse/sync';
@@ -275,6 +275,35 @@ describe('a file insurer end to end (D14)', function () {
     await decide(id, { decision: 'REJECTED', rejection_reason: 'duplicate member' });
     await waitForStatus(id, 'ENDORSEMENT_STATUS_REJECTED');
     expect(await workflowState(id)).to.include({ stuck: false });
+  });
+
+  it('a delivery refused for good (wrong pinned host key) fails the cut-off and gives the endorsement back', async () => {
+    const world = await loadedWorld();
+    const id = await createEndorsement(world, { sum_insured: 300000 });
+    await queued(id);
+    const pin = (fingerprint: string) =>
+      sql(
+        `update insurers set adapter_settings = jsonb_set(adapter_settings, '{transport,host_key_fingerprint}', ?::jsonb)
+          where code = ?`,
+        [JSON.stringify(fingerprint), world.code],
+      );
+    await pin(server.otherHostKeySha256);
+    const failed = await flush(world.code).then(
+      () => null,
+      (err: unknown) => err,
+    );
+    expect(failed).to.be.instanceOf(WorkflowFailedError);
+    expect(String((failed as WorkflowFailedError).cause?.cause?.message)).to.contain('not the pinned');
+    const [row] = await sql('select status, cut_off_at from endorsements where id = ?', [id]);
+    expect(row).to.deep.equal({ status: 'ENDORSEMENT_STATUS_PENDING', cut_off_at: null });
+    expect(filesOf(world.code)).to.deep.equal([]);
+
+    // The operator fixes the settings: the next cut-off carries it.
+    await pin(server.hostKeySha256);
+    await sleep(1_100);
+    const result = await flush(world.code);
+    expect(result.files.map((f) => f.endorsement_ids)).to.deep.equal([[id], [id]]);
+    expect((await endorsementRow(id)).status).to.equal('ENDORSEMENT_STATUS_SENT_TO_INSURER');
   });
 
   it('a cancel while waiting for the cut-off cancels it; the cut-off then carries nothing', async () => {
