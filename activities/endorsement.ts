@@ -10,6 +10,7 @@ import {
   recordEndorsementSlaBreach,
   type InsurerAssignment,
 } from '../data/endorsement-sla.js';
+import { routeToInsurer, type InsurerRoute } from '../data/insurer-cut-off.js';
 import { SystemScope } from '../data/scope.js';
 import { today } from '../domain/clock.js';
 import { reviewRejection } from '../domain/endorsements.js';
@@ -109,6 +110,20 @@ export function createEndorsementActivities(deps: ActivityDeps) {
       if (row.status !== 'ENDORSEMENT_STATUS_PENDING') return;
       const rejection = reviewRejection(row);
       if (rejection) throw reviewRejected(rejection);
+    },
+
+    /**
+     * D14, right after review: a `file` insurer's endorsement stays PENDING and is queued for the
+     * insurer's next cut-off (its first queue mark stays on a retry); any other moves to
+     * SENT_TO_INSURER now, exactly as markSentToInsurer (guarded, "already there" is done). One
+     * activity either way, so the other insurers' endorsements take no extra step.
+     */
+    async routeAfterReview(id: string): Promise<InsurerRoute> {
+      const route = await routeToInsurer(system(), id);
+      if (!route) throw gone(id);
+      if (route.adapter !== 'file')
+        await transition(id, 'ENDORSEMENT_STATUS_SENT_TO_INSURER', 'sent_to_insurer');
+      return route;
     },
 
     async markSentToInsurer(id: string): Promise<void> {

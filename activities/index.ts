@@ -11,6 +11,7 @@ import { pingDatabase } from '../data/health.js';
 import { SystemScope } from '../data/scope.js';
 import { createMemberCoverActivities } from './member-cover.js';
 import { createInsurerInboxActivities } from './insurer-inbox.js';
+import { createInsurerCutOffActivities } from './insurer-cut-off.js';
 
 export interface ActivityDeps {
   config: Config;
@@ -31,6 +32,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createGrantActivities(deps),
     ...createMemberCoverActivities(deps),
     ...createInsurerInboxActivities(deps),
+    ...createInsurerCutOffActivities(deps),
     async ping(name: string): Promise<string> {
       const answered = await pingDatabase(SystemScope.of(deps.orm.em)).then(
         () => true,

@@ -14,8 +14,9 @@ export interface AdapterRegistry {
 }
 
 /**
- * An adapter name without an implementation here (e.g. `file` in a build without the file exchange)
- * fails its activity as a retryable error: the endorsement waits, and is flagged stuck on time.
+ * An adapter name without an implementation here fails its activity as a retryable error: the
+ * endorsement waits, and is flagged stuck on time. `file` insurers never come here: their
+ * endorsements wait for the insurer's cut-off, which delivers files (workflows/insurer-cut-off).
  */
 export function createAdapterRegistry(
   adapters: Partial<Record<InsurerAdapterName, InsurerAdapter>>,
@@ -42,7 +43,8 @@ export function createAdapterRegistry(
 
 /**
  * The service's adapters: `simulated` (delay from config), `manual` and `api` (signing secrets from
- * the environment variables its insurers' settings name). `file` has no implementation here.
+ * the environment variables its insurers' settings name). `file` insurers get files at their
+ * cut-off instead of a per-endorsement call, so there is no `file` adapter here.
  */
 export function defaultAdapterRegistry(deps: {
   temporal: Client;

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { COVERAGE_TYPES, POLICY_STATUSES, POLICY_TYPES } from '../domain/enums.js';
 import {
   apiAdapterSettings,
+  fileAdapterSettings,
   manualAdapterSettings,
   simulatedAdapterSettings,
 } from '../domain/insurer-adapter-settings.js';
@@ -37,11 +38,14 @@ const insurer = z.preprocess(
         adapter: z.literal('manual'),
         adapter_settings: manualAdapterSettings.prefault({}),
       }),
+      z.strictObject({
+        ...insurerFields,
+        adapter: z.literal('file'),
+        adapter_settings: fileAdapterSettings.prefault({}),
+      }),
       z.strictObject({ ...insurerFields, adapter: z.literal('api'), adapter_settings: apiAdapterSettings }),
     ],
-    // `file` is refused until its cut-off delivers files from the endorsement workflow: an insurer
-    // loaded with it would have endorsements that never reach it.
-    { error: 'must be one of simulated, manual, api (file insurers are not available yet)' },
+    { error: 'must be one of simulated, manual, file, api' },
   ),
 );
 

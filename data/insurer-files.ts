@@ -35,7 +35,7 @@ const SELECT = `select e.id as "endorsementId", e.client_id as "clientId", e.pol
   join insurers i on i.id = p.insurer_id and i.client_id = e.client_id
   join employees emp on emp.id = e.employee_id and emp.client_id = e.client_id`;
 
-const ORDER = 'order by e.client_id, p.policy_number, e.workflow_started_at, e.id';
+const ORDER = 'order by e.client_id, p.policy_number, e.cut_off_queued_at, e.id';
 
 const toFileRow = ({ employeeName, employeeGender, employeeDateOfBirth, ...r }: Row): FileEndorsementRow => ({
   ...r,
@@ -43,21 +43,44 @@ const toFileRow = ({ employeeName, employeeGender, employeeDateOfBirth, ...r }: 
 });
 
 /**
- * A file insurer's endorsements waiting for its cut-off, across the clients that use that insurer
- * code: PENDING with the review mark written (the workflow reviewed it; D14 moves it to
- * SENT_TO_INSURER only once its file is delivered), reviewed at or before `reviewedBefore`. The
- * bound makes a retried cut-off list the same endorsements, less those that moved on meanwhile.
+ * Claims a file insurer's endorsements for one cut-off (D14), across the clients that use that
+ * insurer code: PENDING, queued by their workflow after review (`cut_off_queued_at`, the review
+ * mark: `workflow_started_at` is written before the review decides, and by the API's start, so it
+ * does not mean reviewed), queued at or before the cut-off, and not claimed by another cut-off.
+ * Concurrency: one statement; a row claimed by a concurrent cut-off (a `flush` beside the Schedule)
+ * is skipped, so an endorsement belongs to exactly one cut-off and so to exactly one file name.
+ * Idempotent: a retry claims only what joined since (nothing, normally). Returns the count claimed.
  */
-export async function listEndorsementsAwaitingCutOff(
+export async function claimCutOff(
   system: SystemScope,
-  q: { insurerCode: string; reviewedBefore: Date },
+  q: { insurerCode: string; cutOff: Date },
+): Promise<number> {
+  const rows = await system.sql<{ id: string }>(
+    `update endorsements e set cut_off_at = ?
+       from policies p join insurers i on i.id = p.insurer_id and i.client_id = p.client_id
+      where p.id = e.policy_id and p.client_id = e.client_id and i.code = ?
+        and e.status = 'ENDORSEMENT_STATUS_PENDING' and e.cut_off_at is null
+        and e.cut_off_queued_at is not null and e.cut_off_queued_at <= ?
+      returning e.id`,
+    [q.cutOff, q.insurerCode, q.cutOff],
+  );
+  return rows.length;
+}
+
+/**
+ * What one cut-off's files carry: the endorsements it claimed, less those cancelled meanwhile. A
+ * retried cut-off reads the same set (the claim is durable), so it rewrites the same files; an
+ * endorsement cancelled before its file was (re)written drops out of it.
+ */
+export async function listClaimedByCutOff(
+  system: SystemScope,
+  q: { insurerCode: string; cutOff: Date },
 ): Promise<FileEndorsementRow[]> {
   const rows = await system.sql<Row>(
     `${SELECT}
-      where i.code = ? and e.status = 'ENDORSEMENT_STATUS_PENDING'
-        and e.workflow_started_at is not null and e.workflow_started_at <= ?
+      where i.code = ? and e.cut_off_at = ? and e.status <> 'ENDORSEMENT_STATUS_CANCELLED'
       ${ORDER}`,
-    [q.insurerCode, q.reviewedBefore],
+    [q.insurerCode, q.cutOff],
   );
   return rows.map(toFileRow);
 }

@@ -163,25 +163,42 @@ export type FileFormat = (typeof FILE_FORMATS)[number];
 const safe = (s: string) => s.replace(/[^A-Za-z0-9-]+/g, '-').replace(/^-+|-+$/g, '') || 'x';
 
 /**
- * Deterministic from (insurer code, policy number, cut-off date): a retried delivery of the same
- * cut-off rewrites the same file name instead of adding a second file.
+ * Deterministic from (insurer code, policy number, cut-off instant in Asia/Kolkata): a retried
+ * delivery of the same cut-off rewrites the same file name instead of adding a second file, and two
+ * cut-offs of one day (a `flush` and the scheduled one) never share a name, so a later one never
+ * replaces a file the insurer has not picked up yet.
  */
 export function insurerFileName(
-  q: { insurerCode: string; policyNumber: string; cutOffDate: string },
+  q: { insurerCode: string; policyNumber: string; cutOffDate: string; cutOffTime: string },
   format: FileFormat,
 ): string {
-  return `${safe(q.insurerCode)}_${safe(q.policyNumber)}_${q.cutOffDate.replaceAll('-', '')}.${format}`;
+  const stamp = `${q.cutOffDate.replaceAll('-', '')}_${q.cutOffTime.replaceAll(':', '')}`;
+  return `${safe(q.insurerCode)}_${safe(q.policyNumber)}_${stamp}.${format}`;
 }
 
-/** The calendar date (YYYY-MM-DD) of an instant in a time zone: the date a cut-off's files carry. */
-export function cutOffDate(at: Date, timeZone: string): string {
-  const parts = new Intl.DateTimeFormat('en-CA', {
+function zonedParts(at: Date, timeZone: string): Record<string, string> {
+  return new Intl.DateTimeFormat('en-CA', {
     timeZone,
     year: 'numeric',
     month: '2-digit',
     day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+    hourCycle: 'h23',
   })
     .formatToParts(at)
     .reduce<Record<string, string>>((acc, p) => ({ ...acc, [p.type]: p.value }), {});
+}
+
+/** The calendar date (YYYY-MM-DD) of an instant in a time zone: the date a cut-off's files carry. */
+export function cutOffDate(at: Date, timeZone: string): string {
+  const parts = zonedParts(at, timeZone);
   return `${parts.year}-${parts.month}-${parts.day}`;
+}
+
+/** The wall-clock time (HH:MM:SS) of an instant in a time zone: the time a cut-off's files carry. */
+export function cutOffTime(at: Date, timeZone: string): string {
+  const parts = zonedParts(at, timeZone);
+  return `${parts.hour}:${parts.minute}:${parts.second}`;
 }

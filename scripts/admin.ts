@@ -16,6 +16,10 @@ import { describeIssues } from '../domain/schemas/issues.js';
 import { ConfigError, requireDatabaseUrl } from '../config/index.js';
 import { initOrm, migrateDatabase } from '../db/orm.js';
 import { operatorConfig } from '../infra/local-stack.js';
+import { createTemporalClient } from '../infra/temporal-client.js';
+import type { Config } from '../config/index.js';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { syncInsurerCutOffSchedules, type InsurerScheduleSync } from '../usecases/insurer-schedules.js';
 
 const USAGE = `usage:
   admin client:create --name NAME [--scopes a,b] [--json]
@@ -28,6 +32,25 @@ const USAGE = `usage:
   admin webhook:remove WEBHOOK_ID [--json]
   admin webhook:deliveries CLIENT_ID [--event EVENT_ID] [--json]
   admin migrate`;
+
+/**
+ * D14: after a load that wrote insurers, the file insurers' cut-off Schedules follow their settings
+ * (created, moved to a new cut-off time, or removed). The load has committed either way: without a
+ * reachable Temporal this says so, and the next worker start (or `ops schedules --create`) syncs.
+ */
+async function syncCutOffSchedules(config: Config, em: EntityManager): Promise<InsurerScheduleSync | string> {
+  if (!config.TEMPORAL_ADDRESS) {
+    return 'not synced: TEMPORAL_ADDRESS is not set (a worker syncs them at start, or ops schedules --create)';
+  }
+  const temporal = createTemporalClient(config);
+  try {
+    return await syncInsurerCutOffSchedules(temporal, em, config.TEMPORAL_TASK_QUEUE);
+  } catch (err) {
+    return `not synced: ${(err as Error).message} (a worker syncs them at start, or ops schedules --create)`;
+  } finally {
+    await temporal.connection.close();
+  }
+}
 
 /** Operator commands against the same database as a running API (D3, D12). */
 async function main(argv: string[]): Promise<unknown> {
@@ -65,7 +88,9 @@ async function main(argv: string[]): Promise<unknown> {
         const text = await fs.readFile(arg, 'utf8');
         const parsed = loadFileSchema.safeParse(arg.endsWith('.json') ? JSON.parse(text) : YAML.parse(text));
         if (!parsed.success) throw new AdminError(`invalid file: ${describeIssues(parsed.error.issues)}`);
-        return await loadReferenceData(em, values.client, parsed.data);
+        const loaded = await loadReferenceData(em, values.client, parsed.data);
+        if (parsed.data.insurers.length === 0) return loaded;
+        return { ...loaded, cut_off_schedules: await syncCutOffSchedules(config, em) };
       }
       case 'webhook:add':
         if (!arg || !arg2) throw new AdminError('CLIENT_ID and URL are required');

@@ -1,6 +1,9 @@
 import { parseArgs } from 'node:util';
 import { sendInsurerDecision } from '../adapters/decisions.js';
-import { ConfigError } from '../config/index.js';
+import { ConfigError, requireDatabaseUrl } from '../config/index.js';
+import { initOrm } from '../db/orm.js';
+import { flushInsurer, NotAFileInsurer } from '../usecases/insurer-cut-off.js';
+import type { CutOffResult } from '../workflows/insurer-cut-off/contract.js';
 import { looksLikeId } from '../domain/ids.js';
 import { operatorConfig } from '../infra/local-stack.js';
 import { createTemporalClient } from '../infra/temporal-client.js';
@@ -10,6 +13,7 @@ import { INGEST_USAGE, runIngestCommand } from './insurer-ingest.js';
 const USAGE = `usage:
   insurer approve <endorsement_id> [--uhid U] [--member-id M] [--json]
   insurer reject <endorsement_id> --reason "…" [--json]
+  insurer flush <INSURER_CODE> [--json]     # a file insurer's cut-off, now: prints the files it wrote
 ${INGEST_USAGE}`;
 
 class UsageError extends Error {}
@@ -63,22 +67,67 @@ async function main(argv: string[]): Promise<{ endorsement_id: string } & Decisi
   }
 }
 
+/**
+ * D14 `flush CODE`: one cut-off of a file insurer now, through the same workflow the insurer's
+ * Schedule starts; waits for it and returns the files it delivered (names, policy, rows, endorsement
+ * ids, destination: never personal data). While the insurer's server is down the cut-off keeps
+ * retrying and this waits; Ctrl-C leaves the cut-off running.
+ */
+async function flush(argv: string[]): Promise<CutOffResult> {
+  const { positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { json: { type: 'boolean', default: false } },
+  });
+  const [, code] = positionals;
+  if (!code || positionals.length !== 2) throw new UsageError(USAGE);
+  const config = operatorConfig(['database', 'temporal']);
+  const orm = await initOrm({ databaseUrl: requireDatabaseUrl(config), poolMax: 2 });
+  const temporal = createTemporalClient(config);
+  try {
+    return await flushInsurer(
+      { em: orm.em.fork(), temporal, taskQueue: config.TEMPORAL_TASK_QUEUE },
+      code,
+      new Date(),
+    );
+  } catch (err) {
+    throw err instanceof NotAFileInsurer ? new UsageError(err.message) : err;
+  } finally {
+    await temporal.connection.close();
+    await orm.close();
+  }
+}
+
+function flushLines(r: CutOffResult): string {
+  const files = r.files.map(
+    (f) =>
+      `${f.file_name}  policy ${f.policy_number}  ${f.rows} rows  ${f.endorsement_ids.length} endorsements  -> ${f.destination}`,
+  );
+  const head = `cut-off ${r.insurer_code} at ${r.cut_off}: ${r.files.length} files, ${r.sent} endorsements SENT_TO_INSURER`;
+  return [head, ...files].join('\n');
+}
+
+function fail(err: unknown): void {
+  const message = err instanceof Error ? err.message : String(err);
+  const known = err instanceof UsageError || err instanceof ConfigError;
+  process.stderr.write(`${known ? message : `failed: ${message}`}\n`);
+  process.exitCode = err instanceof UsageError ? 2 : 1;
+}
+
 const json = process.argv.includes('--json');
 if (process.argv[2] === 'ingest') runIngestCommand(process.argv.slice(3));
-else
-  main(process.argv.slice(2)).then(
-    (answer) => {
-      // A refusal exits 1 (plain text on stderr); accepted and duplicate exit 0. JSON always on stdout.
-      const text = json
-        ? JSON.stringify(answer)
-        : `${answer.result}: ${answer.endorsement_id}: ${answer.detail}`;
-      (answer.result === 'refused' && !json ? process.stderr : process.stdout).write(`${text}\n`);
-      if (answer.result === 'refused') process.exitCode = 1;
-    },
-    (err: unknown) => {
-      const message = err instanceof Error ? err.message : String(err);
-      const known = err instanceof UsageError || err instanceof ConfigError;
-      process.stderr.write(`${known ? message : `failed: ${message}`}\n`);
-      process.exitCode = err instanceof UsageError ? 2 : 1;
-    },
+else if (process.argv[2] === 'flush') {
+  flush(process.argv.slice(2)).then(
+    (result) => process.stdout.write(`${json ? JSON.stringify(result) : flushLines(result)}\n`),
+    fail,
   );
+} else {
+  main(process.argv.slice(2)).then((answer) => {
+    // A refusal exits 1 (plain text on stderr); accepted and duplicate exit 0. JSON always on stdout.
+    const text = json
+      ? JSON.stringify(answer)
+      : `${answer.result}: ${answer.endorsement_id}: ${answer.detail}`;
+    (answer.result === 'refused' && !json ? process.stderr : process.stdout).write(`${text}\n`);
+    if (answer.result === 'refused') process.exitCode = 1;
+  }, fail);
+}

@@ -10,16 +10,18 @@ import { operatorConfig } from '../infra/local-stack.js';
 import { createTemporalClient } from '../infra/temporal-client.js';
 import {
   describePeriodicSchedules,
+  describeSchedules,
   ensurePeriodicSchedules,
   type ScheduleState,
 } from '../usecases/schedules.js';
+import { listCutOffScheduleIds, syncInsurerCutOffSchedules } from '../usecases/insurer-schedules.js';
 import { endLapsedCover } from '../usecases/member-cover.js';
 import { durationMs } from '../workflows/endorsement/contract.js';
 
 const USAGE = `usage:
   ops stuck [--older-than 3d] [--client CLIENT_ID] [--policy POLICY_ID] [--json]
   ops cancel <endorsement_id> [--json]
-  ops schedules [--create] [--json]   the periodic Schedules (reconcilers, sweeper, daily cover end) (--create: create or update them)
+  ops schedules [--create] [--json]   the periodic Schedules (reconcilers, sweeper, daily cover end) and each file insurer's cut-off (--create: create or update them)
   ops end-lapsed-cover [--json]   member rows whose coverage_end_date passed turn inactive (the daily pass)
 (decisions: npm run -s insurer -- approve|reject <endorsement_id> …; see docs/operations.md)`;
 
@@ -63,13 +65,27 @@ function scheduleLines(rows: Awaited<ReturnType<typeof describePeriodicSchedules
     .join('\n');
 }
 
-/** `ops schedules`: Temporal only (no database); --create does what every worker does at start. */
+/**
+ * `ops schedules`: Temporal only; --create does what every worker does at start, and so also reads
+ * the database for the file insurers' cut-off Schedules (D14).
+ */
 async function schedules(create: boolean, json: boolean): Promise<string> {
-  const config = operatorConfig(['temporal']);
+  const config = operatorConfig(create ? ['database', 'temporal'] : ['temporal']);
   const temporal = createTemporalClient(config);
   try {
-    if (create) await ensurePeriodicSchedules(temporal, config.TEMPORAL_TASK_QUEUE);
-    const rows = await describePeriodicSchedules(temporal);
+    if (create) {
+      await ensurePeriodicSchedules(temporal, config.TEMPORAL_TASK_QUEUE);
+      const orm = await initOrm({ databaseUrl: requireDatabaseUrl(config), poolMax: 2 });
+      try {
+        await syncInsurerCutOffSchedules(temporal, orm.em.fork(), config.TEMPORAL_TASK_QUEUE);
+      } finally {
+        await orm.close();
+      }
+    }
+    const rows = [
+      ...(await describePeriodicSchedules(temporal)),
+      ...(await describeSchedules(temporal, await listCutOffScheduleIds(temporal))),
+    ];
     return json ? JSON.stringify(rows, null, 2) : scheduleLines(rows);
   } finally {
     await temporal.connection.close();

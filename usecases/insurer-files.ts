@@ -2,13 +2,24 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { transportFor } from '../adapters/file/settings.js';
 import { fileTemplate } from '../domain/insurer-file-templates/index.js';
 import { writeInsurerFile } from '../adapters/file/writer.js';
-import { listEndorsementsAwaitingCutOff, type FileEndorsementRow } from '../data/insurer-files.js';
+import {
+  claimCutOff,
+  listClaimedByCutOff,
+  readFileEndorsementsAcrossClients,
+  type FileEndorsementRow,
+} from '../data/insurer-files.js';
 import { SystemScope } from '../data/scope.js';
 import type { FileAdapterSettings } from '../domain/insurer-adapter-settings.js';
-import { cutOffDate, insurerFileName, insurerFileTable, type FileFormat } from '../domain/insurer-file.js';
+import {
+  cutOffDate,
+  cutOffTime,
+  insurerFileName,
+  insurerFileTable,
+  type FileFormat,
+} from '../domain/insurer-file.js';
 
 /** Cut-offs and the dates their files carry are Indian time (D13). */
-const CUT_OFF_TIME_ZONE = 'Asia/Kolkata';
+export const CUT_OFF_TIME_ZONE = 'Asia/Kolkata';
 
 /** One delivered file: ids and counts only (no personal data), safe to log and to return. */
 export interface DeliveredFile {
@@ -24,7 +35,22 @@ export interface DeliveredFile {
   rows: number;
 }
 
-/** A file insurer's waiting endorsements, one group per (client, policy), in listing order. */
+/** One policy's share of a cut-off: its endorsements and the name of its file in each format. */
+export interface PlannedPolicyFile {
+  client_id: string;
+  policy_id: string;
+  policy_number: string;
+  endorsement_ids: string[];
+  files: { file_name: string; format: FileFormat }[];
+}
+
+interface CutOffQuery {
+  insurerCode: string;
+  settings: FileAdapterSettings;
+  cutOff: Date;
+}
+
+/** A file insurer's claimed endorsements, one group per (client, policy), in listing order. */
 function byPolicy(rows: readonly FileEndorsementRow[]): FileEndorsementRow[][] {
   const groups = new Map<string, FileEndorsementRow[]>();
   for (const row of rows) {
@@ -48,47 +74,81 @@ function fileTag(row: FileEndorsementRow, taken: Set<string>, named: (tag: strin
 }
 
 /**
- * One cut-off of a file insurer (D14): lists its reviewed endorsements waiting up to `cutOff`,
- * writes one file per policy and format in its template, delivers each, and returns what was
- * delivered. Moving the endorsements to SENT_TO_INSURER is the caller's next step, only after this
- * returns. Idempotency: the same `cutOff` lists the same endorsements (less any that moved on),
- * file names come from (insurer, policy, cut-off date), and a delivery replaces a file of the same
- * name, so running a cut-off again leaves one file per policy and format, never a second one.
+ * Plans one cut-off of a file insurer (D14): claims its reviewed endorsements queued up to
+ * `cutOff` (data/insurer-files.ts claimCutOff: each endorsement belongs to one cut-off), then lists
+ * everything this cut-off claimed, one file per policy and format. Idempotent: a retry claims
+ * nothing new and plans the same files with the same names (insurer, policy, cut-off instant).
+ */
+export async function planCutOff(em: EntityManager, q: CutOffQuery): Promise<PlannedPolicyFile[]> {
+  const system = SystemScope.of(em);
+  await claimCutOff(system, { insurerCode: q.insurerCode, cutOff: q.cutOff });
+  const rows = await listClaimedByCutOff(system, { insurerCode: q.insurerCode, cutOff: q.cutOff });
+  const stamp = {
+    insurerCode: q.insurerCode,
+    cutOffDate: cutOffDate(q.cutOff, CUT_OFF_TIME_ZONE),
+    cutOffTime: cutOffTime(q.cutOff, CUT_OFF_TIME_ZONE),
+  };
+  const taken = new Set<string>();
+  return byPolicy(rows).map((group) => {
+    const first = group[0]!;
+    const policyNumber = fileTag(first, taken, (tag) =>
+      insurerFileName({ ...stamp, policyNumber: tag }, 'csv'),
+    );
+    return {
+      client_id: first.clientId,
+      policy_id: first.policyId,
+      policy_number: first.policyNumber,
+      endorsement_ids: group.map((r) => r.endorsementId),
+      files: q.settings.formats.map((format) => ({
+        file_name: insurerFileName({ ...stamp, policyNumber }, format),
+        format,
+      })),
+    };
+  });
+}
+
+/**
+ * Writes one planned policy's file in one format and delivers it. The rows are read at write time by
+ * the planned ids (personal data goes only into the file). Delivery writes under a temporary name
+ * and renames over the final one, so a retry replaces the same file: the endorsements are in one
+ * delivered file whatever the number of attempts. Throws InsurerDeliveryError (retryable or not).
+ */
+export async function deliverPlannedFile(
+  deps: { em: EntityManager; dataDir: string },
+  q: CutOffQuery & { policy: PlannedPolicyFile; format: FileFormat },
+): Promise<DeliveredFile> {
+  const planned = q.policy.files.find((f) => f.format === q.format);
+  if (!planned) throw new Error(`cut-off plan has no ${q.format} file for policy ${q.policy.policy_id}`);
+  const rows = await readFileEndorsementsAcrossClients(SystemScope.of(deps.em), q.policy.endorsement_ids);
+  const template = fileTemplate(q.settings.template);
+  const table = insurerFileTable(template, rows);
+  const transport = await transportFor(q.settings, { dataDir: deps.dataDir, insurerCode: q.insurerCode });
+  await transport.deliver(planned.file_name, await writeInsurerFile(template, table, q.format, q.cutOff));
+  return {
+    file_name: planned.file_name,
+    format: q.format,
+    destination: transport.destination,
+    client_id: q.policy.client_id,
+    policy_id: q.policy.policy_id,
+    policy_number: q.policy.policy_number,
+    endorsement_ids: rows.map((r) => r.endorsementId),
+    rows: table.length - 1,
+  };
+}
+
+/**
+ * One whole cut-off in one call (plan, then every file): what the batch workflow does step by step
+ * with each step an activity. Moving the endorsements to SENT_TO_INSURER is the caller's next step,
+ * only after this returns. Idempotent as its parts: a repeat leaves one file per policy and format.
  */
 export async function deliverCutOff(
   deps: { em: EntityManager; dataDir: string },
-  q: { insurerCode: string; settings: FileAdapterSettings; cutOff: Date },
+  q: CutOffQuery,
 ): Promise<DeliveredFile[]> {
-  const rows = await listEndorsementsAwaitingCutOff(SystemScope.of(deps.em), {
-    insurerCode: q.insurerCode,
-    reviewedBefore: q.cutOff,
-  });
-  if (rows.length === 0) return [];
-  const template = fileTemplate(q.settings.template);
-  const transport = await transportFor(q.settings, { dataDir: deps.dataDir, insurerCode: q.insurerCode });
-  const date = cutOffDate(q.cutOff, CUT_OFF_TIME_ZONE);
   const delivered: DeliveredFile[] = [];
-  const taken = new Set<string>();
-  for (const group of byPolicy(rows)) {
-    const first = group[0]!;
-    const table = insurerFileTable(template, group);
-    const policyNumber = fileTag(first, taken, (tag) =>
-      insurerFileName({ insurerCode: q.insurerCode, policyNumber: tag, cutOffDate: date }, 'csv'),
-    );
-    for (const format of q.settings.formats) {
-      const name = insurerFileName({ insurerCode: q.insurerCode, policyNumber, cutOffDate: date }, format);
-      await transport.deliver(name, await writeInsurerFile(template, table, format, q.cutOff));
-      delivered.push({
-        file_name: name,
-        format,
-        destination: transport.destination,
-        client_id: first.clientId,
-        policy_id: first.policyId,
-        policy_number: first.policyNumber,
-        endorsement_ids: group.map((r) => r.endorsementId),
-        rows: table.length - 1,
-      });
-    }
+  for (const policy of await planCutOff(deps.em, q)) {
+    for (const { format } of policy.files)
+      delivered.push(await deliverPlannedFile(deps, { ...q, policy, format }));
   }
   return delivered;
 }

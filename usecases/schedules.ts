@@ -130,14 +130,24 @@ function stateOf(d: ScheduleDescription): ScheduleState {
 export async function describePeriodicSchedules(
   temporal: Client,
 ): Promise<(ScheduleState | { schedule_id: string; missing: true })[]> {
+  return describeSchedules(
+    temporal,
+    PERIODIC_SCHEDULES.map((s) => s.scheduleId),
+  );
+}
+
+/** Named Schedules as they stand (a missing one is reported as such, not skipped). */
+export async function describeSchedules(
+  temporal: Client,
+  scheduleIds: readonly string[],
+): Promise<(ScheduleState | { schedule_id: string; missing: true })[]> {
   return Promise.all(
-    PERIODIC_SCHEDULES.map((s) =>
+    scheduleIds.map((id) =>
       temporal.schedule
-        .getHandle(s.scheduleId)
+        .getHandle(id)
         .describe()
         .then(stateOf, (err: unknown) => {
-          if (err instanceof ScheduleNotFoundError)
-            return { schedule_id: s.scheduleId, missing: true as const };
+          if (err instanceof ScheduleNotFoundError) return { schedule_id: id, missing: true as const };
           throw err;
         }),
     ),

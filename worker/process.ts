@@ -6,6 +6,7 @@ import { systemClock } from '../domain/clock.js';
 import { connectWorkerConnection, createTemporalClient } from '../infra/temporal-client.js';
 import { defaultAdapterRegistry } from '../adapters/registry.js';
 import { ensurePeriodicSchedules } from '../usecases/schedules.js';
+import { syncInsurerCutOffSchedules } from '../usecases/insurer-schedules.js';
 import { createWorker } from './create-worker.js';
 import { installWorkerRuntime } from './telemetry.js';
 import { createWebhookWorker } from './webhook-worker.js';
@@ -41,6 +42,16 @@ export async function runWorkerProcess(options: WorkerProcessOptions = {}): Prom
   const webhookWorker = await createWebhookWorker(workerDeps);
   // Every worker creates or updates the same three Schedules: one each per namespace.
   await ensurePeriodicSchedules(temporal, config.TEMPORAL_TASK_QUEUE);
+  // D14: one cut-off Schedule per file insurer, from the reference data. A failure here (a stored
+  // setting that no longer parses) is logged, not fatal: every other endorsement still runs.
+  await syncInsurerCutOffSchedules(temporal, orm.em.fork(), config.TEMPORAL_TASK_QUEUE).then(
+    (sync) =>
+      logger.info(
+        { ensured: sync.ensured.length, removed: sync.removed.length },
+        'insurer cut-off schedules',
+      ),
+    (err: unknown) => logger.error({ err }, 'insurer cut-off schedules not synced'),
+  );
   logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE }, 'worker running');
   // The SDK installs SIGINT/SIGTERM handlers that drain in-flight tasks before run() resolves.
   await Promise.all([worker.run(), webhookWorker.run()]);

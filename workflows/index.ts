@@ -3,6 +3,7 @@ export { smokeWorkflow } from './smoke/workflow.js';
 export { endorsementWorkflow } from './endorsement/workflow.js';
 export { simulatedInsurerWorkflow } from './endorsement/simulated-insurer.js';
 export { grantWorkflow } from './grant/workflow.js';
+export { insurerCutOffWorkflow } from './insurer-cut-off/workflow.js';
 export { webhookDeliveryWorkflow } from './webhook/workflow.js';
 export {
   endorsementReconcilePassWorkflow,

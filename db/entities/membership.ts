@@ -55,6 +55,18 @@ export const EndorsementSchema = defineEntity({
       name: 'endorsements_grant',
       expression: 'create index endorsements_grant on endorsements (grant_id) where grant_id is not null',
     },
+    // D14: a file insurer's endorsements waiting for a cut-off, and those a cut-off claimed.
+    {
+      name: 'endorsements_awaiting_cut_off',
+      expression:
+        'create index endorsements_awaiting_cut_off on endorsements (cut_off_queued_at) ' +
+        'where cut_off_queued_at is not null and cut_off_at is null',
+    },
+    {
+      name: 'endorsements_cut_off',
+      expression:
+        'create index endorsements_cut_off on endorsements (cut_off_at) where cut_off_at is not null',
+    },
   ],
   properties: {
     id: text().primary(),
@@ -74,6 +86,10 @@ export const EndorsementSchema = defineEntity({
     /** Set once the workflow start is confirmed; the reconciler starts any row left without one. */
     workflowStartedAt: p.datetime().nullable(),
     decidedAt: p.datetime().nullable(),
+    /** D14: reviewed for a file insurer, waiting for its cut-off (set by the workflow). */
+    cutOffQueuedAt: p.datetime().nullable(),
+    /** D14: the cut-off whose file carries it (its claim; the file's name derives from it). */
+    cutOffAt: p.datetime().nullable(),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

@@ -53,7 +53,7 @@ describe('admin command', function () {
   it('loads the demo file, and loading it again changes nothing', async () => {
     const first = await admin('load', 'data/demo.yaml', '--client', clientId);
     expect(first.code).to.equal(0);
-    expect(Object.keys(first.out.policies)).to.have.length(3);
+    expect(Object.keys(first.out.policies)).to.have.length(6);
     expect(Object.keys(first.out.employees)).to.have.length(12);
     const count = async () =>
       (
@@ -73,9 +73,19 @@ describe('admin command', function () {
       [clientId],
     );
     expect(statuses.map((r) => [r.status, Number(r.n)])).to.deep.equal([
-      ['POLICY_STATUS_ACTIVE', 2],
+      ['POLICY_STATUS_ACTIVE', 5],
       ['POLICY_STATUS_INACTIVE', 1],
     ]);
+    // D14: one insurer of each adapter, each with a group-health policy active today.
+    const adapters = await sql(
+      `select distinct i.adapter from policies p join insurers i on i.id = p.insurer_id
+         join products pr on pr.id = p.product_id
+        where p.client_id = ? and p.status = 'POLICY_STATUS_ACTIVE' and pr.category = 'Group Health'
+          and p.start_date <= current_date and p.end_date >= current_date
+        order by i.adapter`,
+      [clientId],
+    );
+    expect(adapters.map((r) => r.adapter)).to.deep.equal(['api', 'file', 'manual', 'simulated']);
   });
 
   it('rejects an invalid file naming the field, and writes nothing', async () => {

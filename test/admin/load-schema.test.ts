@@ -93,15 +93,66 @@ describe('load file: insurer adapters and their settings', () => {
     expect(error).to.contain('insurers.0.adapter_settings.retries: is not an allowed field');
   });
 
-  it('refuses a file insurer until its cut-off delivers files from the endorsement workflow', () => {
+  it('fills the defaults of a file insurer: generic template, xlsx, the local outbox, 17:00', () => {
+    const result = parse({ adapter: 'file' });
+    expect(result.ok && result.insurer.adapter_settings).to.deep.equal({
+      template: 'generic',
+      formats: ['xlsx'],
+      transport: { type: 'local' },
+      cut_off_time: '17:00',
+      sla_days: 14,
+    });
+  });
+
+  it('accepts a file insurer over SFTP with its host key pinned, and refuses what is malformed', () => {
+    const sftp = {
+      type: 'sftp',
+      host: '127.0.0.1',
+      port: 2222,
+      username: 'acme',
+      private_key_path: '/etc/ghi/acme_ed25519',
+      host_key_fingerprint: `SHA256:${'A'.repeat(43)}`,
+      remote_outbox_dir: '/in',
+      remote_inbox_dir: '/out',
+    };
+    const result = parse({
+      adapter: 'file',
+      adapter_settings: {
+        template: 'india-census',
+        formats: ['xlsx', 'csv'],
+        transport: sftp,
+        cut_off_time: '18:30',
+      },
+    });
+    expect(result.ok && result.insurer.adapter_settings).to.deep.equal({
+      template: 'india-census',
+      formats: ['xlsx', 'csv'],
+      transport: sftp,
+      cut_off_time: '18:30',
+      sla_days: 14,
+    });
     expect(refusal({ adapter: 'file', adapter_settings: { template: 'generic', format: 'csv' } })).to.equal(
-      'insurers.0.adapter: must be one of simulated, manual, api (file insurers are not available yet)',
+      'insurers.0.adapter_settings.format: is not an allowed field',
+    );
+    expect(refusal({ adapter: 'file', adapter_settings: { cut_off_time: '5pm' } })).to.equal(
+      'insurers.0.adapter_settings.cut_off_time: must be a time HH:MM (24-hour, Asia/Kolkata)',
+    );
+    expect(refusal({ adapter: 'file', adapter_settings: { template: 'acme' } })).to.equal(
+      'insurers.0.adapter_settings.template: must be one of generic, india-census',
+    );
+    expect(
+      refusal({
+        adapter: 'file',
+        adapter_settings: { transport: { ...sftp, host_key_fingerprint: 'ab:cd' } },
+      }),
+    ).to.equal(
+      'insurers.0.adapter_settings.transport.host_key_fingerprint: must be an OpenSSH SHA256 fingerprint (SHA256:…)',
     );
   });
 
   it('refuses an unknown adapter, and settings of one adapter given to another', () => {
     expect(refusal({ adapter: 'email' })).to.equal(
-      'insurers.0.adapter: must be one of simulated, manual, api (file insurers are not available yet)',
+      'insurers.0.adapter: must be one of simulated, manual, file, api',
     );
     expect(refusal({ adapter: 'manual', adapter_settings: { template: 'generic' } })).to.equal(
       'insurers.0.adapter_settings.template: is not an allowed field',

@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import {
-  listEndorsementsAwaitingCutOff,
+  claimCutOff,
+  listClaimedByCutOff,
   readFileEndorsementsAcrossClients,
 } from '../../data/insurer-files.js';
 import { SystemScope } from '../../data/scope.js';
@@ -38,7 +39,7 @@ async function endorse(
   const id = newId('endorsement');
   await sql(
     `insert into endorsements (id, client_id, policy_id, employee_id, type, status, coverage_start_date,
-       coverage_end_date, premium_impact, sum_insured, workflow_started_at)
+       coverage_end_date, premium_impact, sum_insured, cut_off_queued_at)
      values (?, ?, ?, ?, ?, ?, '2026-11-02', '2027-03-31', '3000.00', '500000.00', ?)`,
     [
       id,
@@ -54,7 +55,7 @@ async function endorse(
 }
 
 describe('data: endorsements for an insurer file (D14)', () => {
-  it("lists a file insurer's reviewed PENDING endorsements up to the cut-off, across its clients", async () => {
+  it("claims a file insurer's queued PENDING endorsements up to the cut-off, across its clients", async () => {
     const code = `FILE-${randomBytes(3).toString('hex')}`;
     const a = await clientOfInsurer(code);
     const b = await clientOfInsurer(code);
@@ -73,7 +74,7 @@ describe('data: endorsements for an insurer file (D14)', () => {
       type: 'ENDORSEMENT_TYPE_DELETION',
       name: 'Rahul Mehta',
     });
-    // Not waiting: not reviewed yet, reviewed after the cut-off, already sent, another insurer.
+    // Not waiting: not queued by review, queued after the cut-off, already sent, another insurer.
     await endorse(a.clientId, a.policy.id, { reviewedAt: null });
     await endorse(a.clientId, a.policy.id, { reviewedAt: new Date(cutOff.getTime() + MINUTE) });
     await endorse(a.clientId, a.policy.id, {
@@ -82,10 +83,8 @@ describe('data: endorsements for an insurer file (D14)', () => {
     });
     await endorse(other.clientId, other.policy.id, { reviewedAt: earlier });
 
-    const rows = await listEndorsementsAwaitingCutOff(system(), {
-      insurerCode: code,
-      reviewedBefore: cutOff,
-    });
+    expect(await claimCutOff(system(), { insurerCode: code, cutOff })).to.equal(2);
+    const rows = await listClaimedByCutOff(system(), { insurerCode: code, cutOff });
 
     expect(rows.map((r) => r.endorsementId).sort()).to.deep.equal([waiting.id, deletion.id].sort());
     const first = rows.find((r) => r.endorsementId === waiting.id)!;
@@ -111,6 +110,25 @@ describe('data: endorsements for an insurer file (D14)', () => {
       'Rahul Mehta',
       [],
     ]);
+  });
+
+  it('gives each endorsement to one cut-off: a later one claims only what joined since, a cancel drops out', async () => {
+    const code = `FILE-${randomBytes(3).toString('hex')}`;
+    const a = await clientOfInsurer(code);
+    const first = new Date(Date.now() - 10 * MINUTE);
+    const second = new Date();
+    const early = await endorse(a.clientId, a.policy.id, { reviewedAt: new Date(first.getTime() - MINUTE) });
+    expect(await claimCutOff(system(), { insurerCode: code, cutOff: first })).to.equal(1);
+    const late = await endorse(a.clientId, a.policy.id, { reviewedAt: new Date(first.getTime() + MINUTE) });
+    expect(await claimCutOff(system(), { insurerCode: code, cutOff: second })).to.equal(1);
+    // A retry of the first claims nothing more, and lists exactly what it claimed.
+    expect(await claimCutOff(system(), { insurerCode: code, cutOff: first })).to.equal(0);
+    const ids = async (cutOff: Date) =>
+      (await listClaimedByCutOff(system(), { insurerCode: code, cutOff })).map((r) => r.endorsementId);
+    expect(await ids(first)).to.deep.equal([early.id]);
+    expect(await ids(second)).to.deep.equal([late.id]);
+    await sql("update endorsements set status = 'ENDORSEMENT_STATUS_CANCELLED' where id = ?", [late.id]);
+    expect(await ids(second)).to.deep.equal([]);
   });
 
   it('reads the same details for endorsements named by id, and nothing for unknown ids', async () => {

@@ -1,5 +1,7 @@
 import { expect } from 'chai';
 import {
+  cutOffDate,
+  cutOffTime,
   fileTemplateSchema,
   formatFileDate,
   insurerFileName,
@@ -16,14 +18,33 @@ describe('domain: insurer endorsement files (D14)', () => {
     expect(formatFileDate('2026-12-31', 'DD-MMM-YYYY')).to.equal('31-Dec-2026');
   });
 
-  it('names a file from insurer code, policy number and cut-off date, the same on every retry', () => {
-    const q = { insurerCode: 'STAR', policyNumber: 'GHI/2026/0042', cutOffDate: '2026-11-23' };
-    expect(insurerFileName(q, 'xlsx')).to.equal('STAR_GHI-2026-0042_20261123.xlsx');
-    expect(insurerFileName(q, 'csv')).to.equal('STAR_GHI-2026-0042_20261123.csv');
-    expect(insurerFileName({ ...q, policyNumber: '../../etc' }, 'csv')).to.equal('STAR_etc_20261123.csv');
+  it('names a file from insurer code, policy number and cut-off instant, the same on every retry', () => {
+    const q = {
+      insurerCode: 'STAR',
+      policyNumber: 'GHI/2026/0042',
+      cutOffDate: '2026-11-23',
+      cutOffTime: '17:00:00',
+    };
+    expect(insurerFileName(q, 'xlsx')).to.equal('STAR_GHI-2026-0042_20261123_170000.xlsx');
+    expect(insurerFileName(q, 'csv')).to.equal('STAR_GHI-2026-0042_20261123_170000.csv');
+    expect(insurerFileName({ ...q, policyNumber: '../../etc' }, 'csv')).to.equal(
+      'STAR_etc_20261123_170000.csv',
+    );
     expect(insurerFileName({ ...q, cutOffDate: '2026-11-24' }, 'csv')).to.not.equal(
       insurerFileName(q, 'csv'),
     );
+    // A flush earlier the same day never shares a name with the scheduled cut-off.
+    expect(insurerFileName({ ...q, cutOffTime: '15:04:05' }, 'csv')).to.equal(
+      'STAR_GHI-2026-0042_20261123_150405.csv',
+    );
+  });
+
+  it('reads a cut-off instant as Indian date and time', () => {
+    const at = new Date('2026-11-23T18:45:30Z');
+    expect([cutOffDate(at, 'Asia/Kolkata'), cutOffTime(at, 'Asia/Kolkata')]).to.deep.equal([
+      '2026-11-24',
+      '00:15:30',
+    ]);
   });
 
   it('lists the employee, then the dependents the coverage type covers, each row carrying the endorsement id', () => {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { InsurerAdapter } from '../../adapters/types.js';
+import { flushInsurer } from '../../usecases/insurer-cut-off.js';
 import {
   createEndorsement,
   endorsementApi,
@@ -19,12 +19,6 @@ import { stack } from './stack.js';
 
 const SENT = 'ENDORSEMENT_STATUS_SENT_TO_INSURER';
 
-/** Stands in for the file cut-off: the endorsement counts as delivered once its submit returns. */
-const deliveredByCutOff: InsurerAdapter = {
-  async submit() {},
-  async withdraw() {},
-};
-
 export interface FileInsurerEndorsements {
   code: string;
   insurerId: string;
@@ -34,22 +28,21 @@ export interface FileInsurerEndorsements {
   policy: { id: string; policyNumber: string };
   /** ADDITION endorsements SENT_TO_INSURER, one employee each, in creation order. */
   endorsements: { id: string; employeeId: string }[];
-  /** Puts back the worker's previous `file` adapter. */
+  /** Nothing left to undo since the real cut-off delivers (kept for the callers' cleanup). */
   restore(): void;
 }
 
 /**
  * ONE place that gets a file insurer's endorsements to SENT_TO_INSURER: an insurer with adapter
  * `file` and the given settings (validated like a load), a policy, and `count` additions created
- * through the API. Until file insurers have their cut-off in the endorsement workflow, a no-op
- * `file` adapter is registered on the worker, so submission alone marks them sent.
+ * through the API, then delivered by one real cut-off (`flushInsurer`, as `insurer flush` runs it) to
+ * the insurer's transport.
  */
 export async function sentFileInsurerEndorsements(o: {
   count: number;
   code?: string;
   settings?: Record<string, unknown>;
 }): Promise<FileInsurerEndorsements> {
-  const restore = stack().adapters.register('file', deliveredByCutOff);
   const code = o.code ?? `FILE${randomBytes(3).toString('hex').toUpperCase()}`;
   const client = await makeClient();
   const reference = await makeReferenceData(client.clientId, {
@@ -67,6 +60,20 @@ export async function sentFileInsurerEndorsements(o: {
     endorsements.push({ id: await createEndorsement(world), employeeId: employee.id });
   }
   const ids = endorsements.map((e) => e.id);
+  // Reviewed and queued for the cut-off, then the cut-off delivers the file and marks them sent.
+  await waitFor(
+    async () =>
+      (
+        await sql(
+          'select count(*)::int as n from endorsements where id in (?) and cut_off_queued_at is not null',
+          [ids],
+        )
+      )[0].n as number,
+    (n) => n === ids.length,
+    `${ids.length} endorsements waiting for the cut-off`,
+  );
+  const s = stack();
+  await flushInsurer({ em: s.orm.em.fork(), temporal: s.temporal, taskQueue: s.taskQueue }, code, new Date());
   await waitFor(
     async () =>
       (
@@ -82,5 +89,6 @@ export async function sentFileInsurerEndorsements(o: {
       (s) => s.status === SENT,
       `${id} submitted`,
     );
+  const restore = () => undefined;
   return { code, insurerId: reference.insurerId, client, token, api, policy, endorsements, restore };
 }

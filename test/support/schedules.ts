@@ -28,3 +28,16 @@ export async function triggerPass(temporal: Client, taskQueue: string, scheduleI
   await handle.trigger();
   return handle;
 }
+
+/**
+ * A worker process also creates a cut-off Schedule per file insurer of the database (D14); a test
+ * that starts one deletes those of the codes it loaded afterwards (a missing one is fine).
+ */
+export async function deleteCutOffSchedules(temporal: Client, codes: readonly string[]): Promise<void> {
+  for (const code of codes) {
+    await temporal.schedule
+      .getHandle(`insurer-cut-off-${code}`)
+      .delete()
+      .catch(() => undefined);
+  }
+}

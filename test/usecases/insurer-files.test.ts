@@ -48,7 +48,7 @@ async function fileInsurerWithBacklog(code = `FILE${randomBytes(3).toString('hex
     const id = newId('endorsement');
     await sql(
       `insert into endorsements (id, client_id, policy_id, employee_id, type, status, coverage_start_date,
-         coverage_end_date, premium_impact, sum_insured, workflow_started_at)
+         coverage_end_date, premium_impact, sum_insured, cut_off_queued_at)
        values (?, ?, ?, ?, ?, 'ENDORSEMENT_STATUS_PENDING', '2026-11-02', '2027-03-31', '0.00', '300000.00', ?)`,
       [id, clientId, policy.id, employee.id, type, reviewedAt],
     );
@@ -111,7 +111,7 @@ describe('use case: a file insurer cut-off (D14)', function () {
     const b = await fileInsurerWithBacklog();
     const files = await cutOff(b.code);
 
-    const base = `${b.code}_GHI-${b.code}-1_20261123`;
+    const base = `${b.code}_GHI-${b.code}-1_20261123_180000`;
     expect(files.map((f) => [f.file_name, f.policy_id, f.rows, f.endorsement_ids])).to.deep.equal([
       [`${base}.xlsx`, b.policy.id, 3, [b.addition.id, b.deletion.id]],
       [`${base}.csv`, b.policy.id, 3, [b.addition.id, b.deletion.id]],
@@ -169,7 +169,7 @@ describe('use case: a file insurer cut-off (D14)', function () {
     const files = await cutOff(b.code, settings);
     const outbox = path.join(dataDir, 'insurers', b.code, 'outbox');
     expect(files.map((f) => [f.file_name, f.destination])).to.deep.equal([
-      [`${b.code}_GHI-${b.code}-1_20261123.xlsx`, outbox],
+      [`${b.code}_GHI-${b.code}-1_20261123_180000.xlsx`, outbox],
     ]);
     const rows = await readXlsx(readFileSync(path.join(outbox, files[0]!.file_name)));
     expect(rows.map((r) => [r[0], r[4], r[5]])).to.deep.equal([

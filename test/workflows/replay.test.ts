@@ -28,10 +28,12 @@ function loadHistory(file: string): proto.temporal.api.history.v1.History {
 /** Histories recorded from real runs, by workflow (the file name's first word). */
 const FAMILIES = {
   // approval, cancel after submission, review rejection; a cancel while submitting (cancel-safe calls);
-  // a decision by Update (accepted, then a duplicate) after the insurer SLA was breached
-  endorsement: 5,
+  // a decision by Update (accepted, then a duplicate) after the insurer SLA was breached; a file
+  // insurer's endorsement waiting for its cut-off, delivered, then approved
+  endorsement: 6,
   grant: 2, // two policies (one approved, one rejected), a policy already covering the employee
   webhook: 1, // a delivery retried twice, then delivered
+  cutoff: 1, // a file insurer's cut-off: one policy's XLSX and CSV delivered, its endorsement marked
 } as const;
 
 /**

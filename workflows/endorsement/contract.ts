@@ -68,6 +68,17 @@ export interface EndorsementState {
 }
 export const endorsementStateQuery = defineQuery<EndorsementState>('state');
 
+/**
+ * D14: a file insurer's cut-off delivered the file carrying this endorsement and moved it to
+ * SENT_TO_INSURER (in the batch's bulk statement); the workflow mirrors the status and waits for the
+ * insurer's decision. Ids only; a repeat or a late one (after a cancel) changes nothing.
+ */
+export interface CutOffDelivered {
+  /** The cut-off's instant (ISO 8601). */
+  cutOff: string;
+}
+export const cutOffDeliveredSignal = defineSignal<[CutOffDelivered]>('cutOffDelivered');
+
 /** Operators' cancel (fire and forget); the API uses the update below to answer synchronously. */
 export const cancelEndorsementSignal = defineSignal('cancel');
 /** Cancels while PENDING or SENT_TO_INSURER; rejected by its validator once a decision is in. */

@@ -24,6 +24,7 @@ import {
   CANCEL_REFUSED,
   cancelEndorsementSignal,
   cancelEndorsementUpdate,
+  cutOffDeliveredSignal,
   DECISION_DUPLICATE,
   DECISION_REFUSED,
   ENDORSEMENT_GONE,
@@ -75,6 +76,19 @@ function insurerCalls(stuckAfterMs: number) {
     withdraw: proxyActivities<Activities>(options).withdrawFromInsurer,
   };
 }
+
+/**
+ * D14 file insurers: after review the endorsement stays PENDING until its insurer's cut-off has
+ * delivered the file carrying it. The cut-off batch (workflows/insurer-cut-off) moves it to
+ * SENT_TO_INSURER in its bulk statement and then signals `cutOffDelivered`; the workflow only
+ * mirrors that status and waits for the decision. Runs started before the patch replay without the
+ * routing activity (every insurer is submitted to through its adapter).
+ */
+export const FILE_INSURER_CUT_OFF = 'file-insurer-cut-off';
+
+/** Workflow time (deterministic: the time of the current workflow task, from history). */
+// eslint-disable-next-line no-restricted-globals -- workflow time, not the host clock
+const workflowNow = (): number => Date.now();
 
 /** D8's signal accepts any decision with an outcome (its optional fields are cleaned below). */
 const isDecision = (d: unknown): d is InsurerDecision =>
@@ -140,6 +154,12 @@ export async function endorsementWorkflow(input: EndorsementWorkflowInput): Prom
       },
     },
   );
+  // D14: the cut-off's bulk statement already moved the row; a late one after a cancel is ignored.
+  let delivered = false;
+  setHandler(cutOffDeliveredSignal, () => {
+    if (!state.cancelRequested && state.status === 'ENDORSEMENT_STATUS_PENDING') delivered = true;
+  });
+  let fileInsurer = false;
   setHandler(cancelEndorsementSignal, () => {
     if (cancellable()) state.cancelRequested = true;
   });
@@ -176,7 +196,9 @@ export async function endorsementWorkflow(input: EndorsementWorkflowInput): Prom
     await db.cancelEndorsement(id);
     setStatus('ENDORSEMENT_STATUS_CANCELLED');
     // D7: a cancel after submission tells the insurer to withdraw (after the client has its answer).
-    if (state.submitted) await (insurer ? insurer.withdraw(id) : legacyInsurer.withdrawFromInsurer(id));
+    // A file insurer is not sent a withdrawal (no file carries one yet): see the README.
+    if (state.submitted && !fileInsurer)
+      await (insurer ? insurer.withdraw(id) : legacyInsurer.withdrawFromInsurer(id));
     return finish();
   };
 
@@ -196,17 +218,41 @@ export async function endorsementWorkflow(input: EndorsementWorkflowInput): Prom
   }
   if (state.cancelRequested) return cancel();
 
-  await db.markSentToInsurer(id);
-  setStatus('ENDORSEMENT_STATUS_SENT_TO_INSURER');
-  if (patched(INSURER_SLA)) {
+  // Since the patch one activity routes: a file insurer's endorsement is queued for the cut-off,
+  // any other is marked SENT_TO_INSURER by the same activity (no separate markSentToInsurer).
+  const route = patched(FILE_INSURER_CUT_OFF) ? await db.routeAfterReview(id) : null;
+  if (route?.adapter === 'file') {
+    fileInsurer = true;
+    // The stuck timer counts from review (D14): an SFTP server down at the cut-off makes it stuck.
+    const reviewedAt = workflowNow();
+    await waitForCutOff(input.stuckAfterMs, state, () => delivered);
+    if (state.cancelRequested) return cancel();
+    setStatus('ENDORSEMENT_STATUS_SENT_TO_INSURER');
+    state.submitted = true;
     sla = await watchInsurerSla(id, input.slaAfterMs, () => decision !== null || state.cancelRequested);
+    const left = input.stuckAfterMs - (workflowNow() - reviewedAt);
+    await waitForDecision(
+      Math.max(left, 0),
+      state,
+      () => decision !== null,
+      left <= 0 || state.stuck,
+      'its insurer file was delivered after the SLA and no decision came yet',
+    );
+  } else {
+    if (!route) await db.markSentToInsurer(id);
+    setStatus('ENDORSEMENT_STATUS_SENT_TO_INSURER');
+    if (patched(INSURER_SLA)) {
+      sla = await watchInsurerSla(id, input.slaAfterMs, () => decision !== null || state.cancelRequested);
+    }
+    if (state.cancelRequested) return cancel();
+
+    const reached = insurer
+      ? await submitCancelSafe(insurer.submit, id, state)
+      : await legacySubmit(id, state);
+    if (state.cancelRequested) return cancel();
+
+    await waitForDecision(input.stuckAfterMs, state, () => decision !== null, !reached);
   }
-  if (state.cancelRequested) return cancel();
-
-  const reached = insurer ? await submitCancelSafe(insurer.submit, id, state) : await legacySubmit(id, state);
-  if (state.cancelRequested) return cancel();
-
-  await waitForDecision(input.stuckAfterMs, state, () => decision !== null, !reached);
   if (state.cancelRequested || !decision) return cancel();
 
   const d: InsurerDecision = decision;
@@ -282,6 +328,23 @@ async function submitCancelSafe(
 }
 
 /**
+ * D14: waits, PENDING, until the insurer's cut-off has delivered the file (`delivered`) or a cancel;
+ * flags EndorsementStuck when that takes longer than the stuck timer (from review), and keeps the
+ * flag on: the endorsement is still not with the insurer, and then waits for its decision.
+ */
+async function waitForCutOff(stuckAfterMs: number, state: EndorsementState, delivered: () => boolean) {
+  const settled = () => delivered() || state.cancelRequested;
+  if (await condition(settled, stuckAfterMs)) return;
+  state.stuck = true;
+  upsertSearchAttributes([{ key: EndorsementStuck, value: true }]);
+  log.warn('endorsement stuck: its insurer file was not delivered within the SLA', {
+    endorsementId: state.endorsementId,
+    stuckAfterMs,
+  });
+  await condition(settled);
+}
+
+/**
  * Waits for the decision or a cancel; flags EndorsementStuck after the SLA until one arrives, or at
  * once when the submit could not reach the insurer (`stuckNow`).
  */
@@ -290,14 +353,13 @@ async function waitForDecision(
   state: EndorsementState,
   decided: () => boolean,
   stuckNow = false,
+  whyNow = 'the insurer could not be reached within the SLA',
 ) {
   const settled = () => decided() || state.cancelRequested;
   if (!stuckNow && (await condition(settled, stuckAfterMs))) return;
   state.stuck = true;
   upsertSearchAttributes([{ key: EndorsementStuck, value: true }]);
-  const why = stuckNow
-    ? 'the insurer could not be reached within the SLA'
-    : 'no insurer decision within the SLA';
+  const why = stuckNow ? whyNow : 'no insurer decision within the SLA';
   log.warn(`endorsement stuck: ${why}`, { endorsementId: state.endorsementId, stuckAfterMs });
   await condition(settled);
   state.stuck = false;

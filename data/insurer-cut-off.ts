@@ -1,0 +1,155 @@
+import type { InsurerAdapterName } from '../domain/enums.js';
+import { endorsementEventDataSql } from './outbox.js';
+import type { SystemScope } from './scope.js';
+
+/** Where an endorsement goes after review (D14): its insurer's adapter, and whether it now waits. */
+export interface InsurerRoute {
+  adapter: InsurerAdapterName;
+  insurerCode: string;
+  /** A file insurer's endorsement, still PENDING, now (or already) waiting for the cut-off. */
+  queued: boolean;
+}
+
+/**
+ * Reads the endorsement's insurer adapter and, for a `file` insurer, marks it reviewed and waiting
+ * for the insurer's next cut-off, in one statement. Idempotent: the first mark stays, so a retried
+ * activity never moves the endorsement to a later cut-off. Undefined for an unknown id.
+ */
+export async function routeToInsurer(system: SystemScope, id: string): Promise<InsurerRoute | undefined> {
+  const [row] = await system.sql<{ adapter: InsurerAdapterName; insurer_code: string; queued: boolean }>(
+    `with route as (
+       select e.id, i.adapter, i.code
+         from endorsements e join policies p on p.id = e.policy_id join insurers i on i.id = p.insurer_id
+        where e.id = ?),
+     queued as (
+       update endorsements e set cut_off_queued_at = coalesce(e.cut_off_queued_at, now())
+         from route r
+        where e.id = r.id and r.adapter = 'file' and e.status = 'ENDORSEMENT_STATUS_PENDING'
+        returning e.id)
+     select r.adapter, r.code as insurer_code, exists (select 1 from queued) as queued from route r`,
+    [id],
+  );
+  return row && { adapter: row.adapter, insurerCode: row.insurer_code, queued: row.queued };
+}
+
+/** One client's row of a file insurer: its stored settings (read back through the schema above). */
+export interface FileInsurerRow {
+  insurerId: string;
+  clientId: string;
+  code: string;
+  adapterSettings: unknown;
+}
+
+/**
+ * The rows of every client's `file` insurers, by code then client (the first row of a code is the
+ * one whose settings a cut-off uses). `code` narrows to one insurer code.
+ */
+export async function listFileInsurers(system: SystemScope, code?: string): Promise<FileInsurerRow[]> {
+  return system.sql<FileInsurerRow>(
+    `select id as "insurerId", client_id as "clientId", code, adapter_settings as "adapterSettings"
+       from insurers where adapter = 'file' ${code === undefined ? '' : 'and code = ?'}
+      order by code, client_id`,
+    code === undefined ? [] : [code],
+  );
+}
+
+/** What a cut-off's bulk mark did. */
+export interface CutOffMark {
+  /** Moved PENDING -> SENT_TO_INSURER now. */
+  moved: string[];
+  /** Already SENT_TO_INSURER (an earlier attempt of this mark committed): to be told again. */
+  already: string[];
+  /** Webhook deliveries the moved rows' events wrote, to start after the commit. */
+  deliveries: string[];
+}
+
+/**
+ * D14: the endorsements a cut-off delivered move PENDING -> SENT_TO_INSURER, each with its audit
+ * entry and its `endorsement.status_changed` event (and deliveries): ONE statement for the whole
+ * cut-off (5,000 rows are one round trip, atomic). Only PENDING rows claimed by this cut-off move:
+ * one cancelled after the listing stays CANCELLED (its row is in the delivered file; the insurer's
+ * answer for it is refused as "cancelled"). Idempotent: a retry moves nothing, reports the rows it
+ * already moved, and the events' dedupe keys (the same as a single transition's) record nothing new.
+ * Rows are locked in id order, so it never deadlocks with another mark; a cancel locks one row.
+ */
+export async function markCutOffDelivered(
+  system: SystemScope,
+  q: { cutOff: Date; endorsementIds: readonly string[] },
+): Promise<CutOffMark> {
+  if (q.endorsementIds.length === 0) return { moved: [], already: [], deliveries: [] };
+  const type = 'endorsement.status_changed';
+  const [row] = await system.sql<CutOffMark>(
+    `with before as (
+       select id, status from endorsements
+        where id in (select jsonb_array_elements_text(?::jsonb)) and cut_off_at = ?
+        order by id for update),
+     moved as (
+       update endorsements e set status = 'ENDORSEMENT_STATUS_SENT_TO_INSURER', updated_at = now()
+         from before b
+        where e.id = b.id and e.status = 'ENDORSEMENT_STATUS_PENDING'
+        returning e.id, e.client_id, e.policy_id, e.employee_id, b.status as old_status, e.status,
+                  e.rejection_reason),
+     audited as (
+       insert into audit_events (client_id, entity, entity_id, action, changed_fields)
+       select client_id, 'endorsement', id, 'sent_to_insurer', '{status}'::text[] from moved),
+     events as (
+       insert into webhook_events (id, client_id, type, dedupe_key, payload)
+       select 'evt_' || substr(replace(gen_random_uuid()::text, '-', ''), 1, 22), m.client_id, ?::text,
+              ?::text || ':' || m.id || ':' || m.status, ${endorsementEventDataSql('m')}
+         from moved m
+       on conflict (dedupe_key) do nothing
+       returning id, client_id, type),
+     deliveries as (
+       insert into webhook_deliveries (id, event_id, endpoint_id, client_id)
+       select 'dlv_' || replace(gen_random_uuid()::text, '-', ''), e.id, w.id, e.client_id
+         from events e
+         join webhook_endpoints w on w.client_id = e.client_id and w.active and e.type = any (w.events)
+       returning id)
+     select array(select id from moved order by id) as moved,
+            array(select id from before where status = 'ENDORSEMENT_STATUS_SENT_TO_INSURER' order by id)
+              as already,
+            array(select id from deliveries) as deliveries`,
+    [JSON.stringify(q.endorsementIds), q.cutOff, type, type],
+  );
+  return row ?? { moved: [], already: [], deliveries: [] };
+}
+
+/**
+ * Gives back the claim of a cut-off's endorsements whose file could not be delivered for good (our
+ * settings are wrong: host key, credentials, folder), so the next cut-off after the fix carries them.
+ * Only rows still PENDING and claimed by this cut-off; idempotent. Returns how many were released.
+ */
+export async function releaseCutOffClaim(
+  system: SystemScope,
+  q: { cutOff: Date; endorsementIds: readonly string[] },
+): Promise<number> {
+  if (q.endorsementIds.length === 0) return 0;
+  const rows = await system.sql<{ id: string }>(
+    `update endorsements set cut_off_at = null
+      where id in (select jsonb_array_elements_text(?::jsonb)) and cut_off_at = ?
+        and status = 'ENDORSEMENT_STATUS_PENDING'
+      returning id`,
+    [JSON.stringify(q.endorsementIds), q.cutOff],
+  );
+  return rows.length;
+}
+
+/** The adapters the insurer rows of a code use, across clients (none: no such insurer code). */
+export async function adaptersOfInsurerCode(
+  system: SystemScope,
+  code: string,
+): Promise<InsurerAdapterName[]> {
+  const rows = await system.sql<{ adapter: InsurerAdapterName }>(
+    'select distinct adapter from insurers where code = ? order by adapter',
+    [code],
+  );
+  return rows.map((r) => r.adapter);
+}
+
+/** Every insurer code that uses another adapter than `file` in every client (its Schedule must go). */
+export async function listNonFileInsurerCodes(system: SystemScope): Promise<string[]> {
+  const rows = await system.sql<{ code: string }>(
+    `select code from insurers group by code having bool_and(adapter <> 'file') order by code`,
+  );
+  return rows.map((r) => r.code);
+}
