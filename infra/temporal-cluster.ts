@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Connection } from '@temporalio/client';
@@ -13,7 +14,7 @@ import {
   type PostgresTarget,
 } from './temporal-cluster-config.js';
 import type { ServerBinaries } from './temporal-server-binaries.js';
-import { ensureSearchAttributes, freePort, runCapturing, stopChild, waitForTemporal } from './temporal.js';
+import { ensureSearchAttributes, runCapturing, stopChild, waitForTemporal } from './temporal.js';
 import { startTcpBalancer, type TcpBalancer } from './tcp-balancer.js';
 
 /**
@@ -198,8 +199,27 @@ async function createSchemas(
 
 async function nodePorts(): Promise<NodePorts> {
   const ports = {} as NodePorts;
-  for (const service of SERVICES) ports[service] = { grpc: await freePort(), membership: await freePort() };
+  for (const service of SERVICES) {
+    ports[service] = { grpc: await lowFreePort(), membership: await lowFreePort() };
+  }
   return ports;
+}
+
+/**
+ * A free loopback port below 32768: the PostgreSQL schema keeps a member's port in a smallint
+ * (`cluster_membership.rpc_port`), so the kernel's ephemeral ports (32768 and up) make a node exit
+ * at start with "value … is out of range for type smallint".
+ */
+async function lowFreePort(): Promise<number> {
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    const free = await new Promise<boolean>((resolve) => {
+      const server = net.createServer();
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+    });
+    if (free) return port;
+  }
 }
 
 function writeConfigs(
@@ -255,11 +275,17 @@ async function registerNamespace(
   log: (line: string) => void,
 ): Promise<void> {
   log(`registering namespace ${opts.namespace} and ${SEARCH_ATTRIBUTES.length} search attributes`);
-  const created = await runCapturing(
-    [opts.cli, 'operator', 'namespace', 'create', '--namespace', opts.namespace, '--address', cluster.address],
-    process.env,
-  );
-  if (created.code !== 0) throw new Error(`namespace create failed (${created.code}): ${created.output}`);
+  // A node's frontend answers health checks a little before it serves every call: retried briefly, and
+  // a retry that finds the namespace made by the attempt before is a success.
+  await retrying(async () => {
+    const created = await runCapturing(
+      [opts.cli, 'operator', 'namespace', 'create', '--namespace', opts.namespace, '--address', cluster.address],
+      process.env,
+    );
+    if (created.code !== 0 && !/already exists|AlreadyExists/i.test(created.output)) {
+      throw new Error(`namespace create failed (${created.code}): ${created.output}`);
+    }
+  }, 60_000);
   const connection = await Connection.connect({ address: cluster.address });
   try {
     await retrying(() => ensureSearchAttributes(connection, opts.namespace), 30_000);
@@ -302,7 +328,8 @@ async function retrying<T>(fn: () => Promise<T>, timeoutMs: number): Promise<T> 
 
 function tail(file: string, lines = 30): string {
   try {
-    return fs.readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+    const last = fs.readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines);
+    return last.map((line) => line.slice(0, 400)).join('\n');
   } catch {
     return '(no log)';
   }
