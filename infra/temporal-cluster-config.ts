@@ -38,7 +38,7 @@ export interface NodeConfigInput {
  * Connection pools stay small: each service in a node opens its own, and the PostgreSQL the tests
  * use (max_connections 100 by default) is shared with the application and other runs.
  */
-const POOLS = { persistence: { maxConns: 4, maxIdleConns: 1 }, visibility: { maxConns: 2, maxIdleConns: 1 } };
+const POOLS = { persistence: { maxConns: 6, maxIdleConns: 2 }, visibility: { maxConns: 2, maxIdleConns: 1 } };
 
 function datastore(input: NodeConfigInput, databaseName: string, pool: { maxConns: number; maxIdleConns: number }) {
   return {
