@@ -40,7 +40,11 @@ export interface NodeConfigInput {
  */
 const POOLS = { persistence: { maxConns: 6, maxIdleConns: 2 }, visibility: { maxConns: 2, maxIdleConns: 1 } };
 
-function datastore(input: NodeConfigInput, databaseName: string, pool: { maxConns: number; maxIdleConns: number }) {
+function datastore(
+  input: NodeConfigInput,
+  databaseName: string,
+  pool: { maxConns: number; maxIdleConns: number },
+) {
   return {
     sql: {
       pluginName: 'postgres12',
@@ -87,7 +91,12 @@ export function nodeConfig(input: NodeConfigInput): string {
       masterClusterName: 'active',
       currentClusterName: 'active',
       clusterInformation: {
-        active: { enabled: true, initialFailoverVersion: 1, rpcName: 'frontend', rpcAddress: input.frontendAddress },
+        active: {
+          enabled: true,
+          initialFailoverVersion: 1,
+          rpcName: 'frontend',
+          rpcAddress: input.frontendAddress,
+        },
       },
     },
     dcRedirectionPolicy: { policy: 'noop' },

@@ -192,7 +192,8 @@ async function createSchemas(
       ['update-schema', '--schema-name', schema],
     ]) {
       const { code, output } = await runCapturing([...base, ...step], env);
-      if (code !== 0) throw new Error(`temporal-sql-tool ${step[0]} on ${database} failed (${code}): ${output}`);
+      if (code !== 0)
+        throw new Error(`temporal-sql-tool ${step[0]} on ${database} failed (${code}): ${output}`);
     }
   }
 }
@@ -279,7 +280,16 @@ async function registerNamespace(
   // a retry that finds the namespace made by the attempt before is a success.
   await retrying(async () => {
     const created = await runCapturing(
-      [opts.cli, 'operator', 'namespace', 'create', '--namespace', opts.namespace, '--address', cluster.address],
+      [
+        opts.cli,
+        'operator',
+        'namespace',
+        'create',
+        '--namespace',
+        opts.namespace,
+        '--address',
+        cluster.address,
+      ],
       process.env,
     );
     if (created.code !== 0 && !/already exists|AlreadyExists/i.test(created.output)) {
@@ -305,7 +315,8 @@ async function waitForSearchAttributes(address: string, namespace: string): Prom
       const listed = await connection.operatorService.listSearchAttributes({ namespace });
       const known = Object.keys(listed.customAttributes ?? {});
       if (SEARCH_ATTRIBUTES.every((key) => known.includes(key.name))) return;
-      if (Date.now() > deadline) throw new Error(`search attributes not visible on ${address}: ${known.join(', ')}`);
+      if (Date.now() > deadline)
+        throw new Error(`search attributes not visible on ${address}: ${known.join(', ')}`);
       await sleep(500);
     }
   } finally {

@@ -57,7 +57,8 @@ export async function buildServerBinaries(opts: ServerBuildOptions = {}): Promis
   );
   try {
     const { code, output } = await runCapturing(command, { ...process.env, GOBIN: gobin });
-    if (code !== 0) throw new Error(cliBuildFailure(shown, code, output).replace('Temporal CLI', 'Temporal server'));
+    if (code !== 0)
+      throw new Error(cliBuildFailure(shown, code, output).replace('Temporal CLI', 'Temporal server'));
     const built = {
       server: path.join(toolsDir, NAMES.server),
       sqlTool: path.join(toolsDir, NAMES.sqlTool),

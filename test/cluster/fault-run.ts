@@ -21,7 +21,8 @@ import { report } from '../resilience/support/report.js';
 /** The cluster of this run; these tests only make sense on one (`npm run test:cluster`). */
 export function runCluster(): RunningCluster {
   const cluster = stack().cluster;
-  if (!cluster) throw new Error('this test needs the stack on a Temporal cluster: run it with npm run test:cluster');
+  if (!cluster)
+    throw new Error('this test needs the stack on a Temporal cluster: run it with npm run test:cluster');
   return cluster;
 }
 
@@ -107,7 +108,9 @@ async function visibilityAgrees(world: RunWorld, expected: Record<string, number
   const read = async () => {
     const byStatus: Record<string, number> = {};
     for (const status of Object.keys(expected)) {
-      byStatus[status] = (await temporal.workflow.count(`${scope} AND EndorsementStatus = '${status}'`)).count;
+      byStatus[status] = (
+        await temporal.workflow.count(`${scope} AND EndorsementStatus = '${status}'`)
+      ).count;
     }
     return {
       workflows: (await temporal.workflow.count(scope)).count,

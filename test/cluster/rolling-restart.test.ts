@@ -24,7 +24,11 @@ describe('Temporal cluster: a rolling restart of both nodes while endorsements r
           await cluster.stopNode(node);
           expect(cluster.isRunning(node)).to.equal(false);
           await cluster.startNode(node);
-          steps.push({ node: node.name, openAtStop, downSeconds: Math.round((Date.now() - stoppedAt) / 1000) });
+          steps.push({
+            node: node.name,
+            openAtStop,
+            downSeconds: Math.round((Date.now() - stoppedAt) / 1000),
+          });
         }
         expect(cluster.nodes.every((n) => cluster.isRunning(n))).to.equal(true);
         return { restarts: steps };
