@@ -83,6 +83,8 @@ export const configSchema = z.object({
   TEMPORAL_CLI_PATH: z.string().min(1).optional(),
   TEMPORAL_DEV_PORT: z.coerce.number().int().min(1).max(65535).default(7233),
   TEMPORAL_UI_PORT: z.coerce.number().int().min(1).max(65535).default(8233),
+  /** `npm run cluster`: the front door of the local two-node cluster (its nodes take free ports). */
+  TEMPORAL_CLUSTER_PORT: z.coerce.number().int().min(1).max(65535).default(7233),
   /** Required by the API (see apiConfig); `npm start` and the tests generate their own. */
   JWT_SIGNING_KEYS: signingKeys.optional(),
   JWT_ISSUER: z.string().min(1).default('group-health-admin'),

@@ -72,7 +72,7 @@ export function cliBuildFailure(command: string, code: number | string, output: 
 }
 
 /** Runs a command with stdout and stderr kept together (the last 64 KiB); never rejects on a bad exit. */
-function runCapturing(
+export function runCapturing(
   command: string[],
   env: NodeJS.ProcessEnv,
 ): Promise<{ code: number | string; output: string }> {

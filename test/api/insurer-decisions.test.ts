@@ -7,6 +7,7 @@ import { stack, TEST_KEYS } from '../support/stack.js';
 import {
   createEndorsement,
   makeWorld,
+  WAIT_MS,
   waitFor,
   workflowState,
   type World,
@@ -64,7 +65,8 @@ async function endorsements(world: World, n: number): Promise<string[]> {
 }
 
 describe('POST /v1/insurer/decisions (D14)', function () {
-  this.timeout(240_000);
+  // Twelve waits' worth: 240 s on the dev server, longer on the cluster (WAIT_MS).
+  this.timeout(12 * WAIT_MS);
   let world: World;
   let insurer: TestInsurerClient;
 

@@ -27,12 +27,14 @@ import { createWorker } from '../../worker/create-worker.js';
 import { createWebhookWorker } from '../../worker/webhook-worker.js';
 import { defaultAdapterRegistry, type AdapterRegistry } from '../../adapters/registry.js';
 import { assertAnswersMatchContract, recordAnswer } from './contract.js';
+import { startTestCluster, testTemporal } from './cluster.js';
 import { demandStack } from './stack-demand.js';
+import type { RunningCluster } from '../../infra/temporal-cluster.js';
 
 /**
  * One isolated stack per test run: its own database (on DATABASE_URL's server or an embedded
- * PostgreSQL), its own Temporal dev server (or its own task queue on TEMPORAL_ADDRESS), and a real
- * worker. Two runs, or a running `npm start`, never see each other's data or tasks.
+ * PostgreSQL), its own Temporal dev server (or, with TEST_TEMPORAL=cluster, its own two-node cluster on
+ * PostgreSQL; or its own task queue on TEMPORAL_ADDRESS), and a real worker. Two runs, or a running `npm start`, never see each other's data or tasks.
  */
 export interface TestStack {
   runId: string;
@@ -48,6 +50,8 @@ export interface TestStack {
   databaseUrl: string;
   temporalAddress: string;
   temporalUiUrl: string | null;
+  /** The Temporal cluster of this run with TEST_TEMPORAL=cluster (its nodes can be killed), else null. */
+  cluster: RunningCluster | null;
   taskQueue: string;
   worker: Worker;
   /** The worker's insurer adapters; tests register recording doubles here (and restore them). */
@@ -126,6 +130,18 @@ export async function startStack(): Promise<TestStack> {
 
   let temporalAddress = base.TEMPORAL_ADDRESS;
   let temporalUiUrl: string | null = null;
+  let cluster: RunningCluster | null = null;
+  if (!temporalAddress && testTemporal() === 'cluster') {
+    const started = await startTestCluster({
+      serverUrl,
+      runId,
+      namespace: base.TEMPORAL_NAMESPACE,
+      cliPath: base.TEMPORAL_CLI_PATH,
+    });
+    cleanups.push(() => started.stop());
+    cluster = started.cluster;
+    temporalAddress = cluster.address;
+  }
   if (!temporalAddress) {
     const dev: RunningDevServer = await startDevServer({
       cli: await resolveTemporalCli(base.TEMPORAL_CLI_PATH),
@@ -207,6 +223,7 @@ export async function startStack(): Promise<TestStack> {
     databaseUrl,
     temporalAddress,
     temporalUiUrl,
+    cluster,
     taskQueue,
     worker,
     adapters,

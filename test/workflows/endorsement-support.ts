@@ -10,6 +10,7 @@ import {
   type EndorsementState,
   type InsurerDecision,
 } from '../../workflows/endorsement/contract.js';
+import { testTemporal } from '../support/cluster.js';
 import {
   makeClient,
   makeEmployee,
@@ -86,12 +87,19 @@ export async function createEndorsement(world: World, body: Partial<CreateBody> 
   return res.body.payload.endorsement_id as string;
 }
 
+/**
+ * How long a test waits for the engine to reach a state. The dev server keeps its state in memory; the
+ * cluster (TEST_TEMPORAL=cluster) commits every step to PostgreSQL and answers through two nodes, so on a
+ * busy machine a few hundred workflows take longer to get somewhere: the same checks, a longer bound.
+ */
+export const WAIT_MS = testTemporal() === 'cluster' ? 90_000 : 20_000;
+
 /** Polls until `read` satisfies `done` (short interval, bounded). */
 export async function waitFor<T>(
   read: () => Promise<T>,
   done: (value: T) => boolean,
   what: string,
-  timeoutMs = 20_000,
+  timeoutMs = WAIT_MS,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -131,7 +139,7 @@ export const workflowState = (id: string): Promise<EndorsementState> =>
  * as "not yet submitted" is sent again until the endorsement is SENT_TO_INSURER (bounded).
  */
 export async function decide(id: string, decision: InsurerDecision): Promise<DecisionAnswer> {
-  const deadline = Date.now() + 20_000;
+  const deadline = Date.now() + WAIT_MS;
   for (;;) {
     const answer = await sendInsurerDecision(stack().temporal, id, decision);
     const early = answer.result === 'refused' && answer.detail === 'not yet submitted to the insurer';

@@ -1,0 +1,121 @@
+import YAML from 'yaml';
+
+/**
+ * A Temporal server node's static config, shaped like the release's
+ * `config/development-postgres12.yaml`: PostgreSQL for persistence and for visibility, every service
+ * in the one process on ports of its own, membership on loopback. Nodes find each other through the
+ * `cluster_membership` table of the shared persistence database.
+ */
+export const SERVICES = ['frontend', 'history', 'matching', 'worker'] as const;
+export type ServiceName = (typeof SERVICES)[number];
+
+export interface ServicePorts {
+  grpc: number;
+  membership: number;
+}
+export type NodePorts = Record<ServiceName, ServicePorts>;
+
+export interface PostgresTarget {
+  host: string;
+  port: number;
+  user: string;
+  password: string;
+}
+
+export interface NodeConfigInput {
+  postgres: PostgresTarget;
+  persistenceDb: string;
+  visibilityDb: string;
+  ports: NodePorts;
+  numHistoryShards: number;
+  /** The cluster's front door (what clients dial); the same on every node. */
+  frontendAddress: string;
+  dynamicConfigFile: string;
+  logLevel: 'debug' | 'info' | 'warn' | 'error';
+}
+
+/**
+ * Connection pools stay small: each service in a node opens its own, and the PostgreSQL the tests
+ * use (max_connections 100 by default) is shared with the application and other runs.
+ */
+const POOLS = { persistence: { maxConns: 6, maxIdleConns: 2 }, visibility: { maxConns: 2, maxIdleConns: 1 } };
+
+function datastore(
+  input: NodeConfigInput,
+  databaseName: string,
+  pool: { maxConns: number; maxIdleConns: number },
+) {
+  return {
+    sql: {
+      pluginName: 'postgres12',
+      databaseName,
+      connectAddr: `${input.postgres.host}:${input.postgres.port}`,
+      connectProtocol: 'tcp',
+      user: input.postgres.user,
+      password: input.postgres.password,
+      ...pool,
+      maxConnLifetime: '1h',
+    },
+  };
+}
+
+export function nodeConfig(input: NodeConfigInput): string {
+  const services = Object.fromEntries(
+    SERVICES.map((name) => [
+      name,
+      {
+        rpc: {
+          grpcPort: input.ports[name].grpc,
+          membershipPort: input.ports[name].membership,
+          bindOnLocalHost: true,
+        },
+      },
+    ]),
+  );
+  const config = {
+    log: { stdout: true, level: input.logLevel },
+    persistence: {
+      defaultStore: 'postgres-default',
+      visibilityStore: 'postgres-visibility',
+      numHistoryShards: input.numHistoryShards,
+      datastores: {
+        'postgres-default': datastore(input, input.persistenceDb, POOLS.persistence),
+        'postgres-visibility': datastore(input, input.visibilityDb, POOLS.visibility),
+      },
+    },
+    global: { membership: { maxJoinDuration: '30s', broadcastAddress: '127.0.0.1' } },
+    services,
+    clusterMetadata: {
+      enableGlobalNamespace: false,
+      failoverVersionIncrement: 10,
+      masterClusterName: 'active',
+      currentClusterName: 'active',
+      clusterInformation: {
+        active: {
+          enabled: true,
+          initialFailoverVersion: 1,
+          rpcName: 'frontend',
+          rpcAddress: input.frontendAddress,
+        },
+      },
+    },
+    dcRedirectionPolicy: { policy: 'noop' },
+    archival: { history: { state: 'disabled' }, visibility: { state: 'disabled' } },
+    namespaceDefaults: { archival: { history: { state: 'disabled' }, visibility: { state: 'disabled' } } },
+    dynamicConfigClient: { filepath: input.dynamicConfigFile, pollInterval: '10s' },
+  };
+  return YAML.stringify(config);
+}
+
+/**
+ * Dynamic config the dev server sets as well (temporalcli/devserver): a mutable-state cache of 8k
+ * entries (not 128k: memory on a shared machine) and visibility RPS per frontend above the default of
+ * 10, which a run that lists and counts would hit.
+ */
+export function dynamicConfig(): string {
+  const value = (v: unknown) => [{ value: v, constraints: {} }];
+  return YAML.stringify({
+    'history.hostLevelCacheMaxSize': value(8096),
+    'frontend.namespaceRPS.visibility': value(100),
+  });
+}

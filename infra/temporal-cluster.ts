@@ -1,0 +1,217 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { dropDatabase } from '../db/databases.js';
+import {
+  dynamicConfig,
+  nodeConfig,
+  SERVICES,
+  type NodePorts,
+  type PostgresTarget,
+} from './temporal-cluster-config.js';
+import type { ServerBinaries } from './temporal-server-binaries.js';
+import { createSchemas, postgresTarget, registerNamespace } from './temporal-cluster-setup.js';
+import { stopChild, waitForTemporal } from './temporal.js';
+import { startTcpBalancer, type TcpBalancer } from './tcp-balancer.js';
+
+/**
+ * A Temporal cluster as production runs it: the release server (not the dev server) on PostgreSQL for
+ * persistence and visibility, several nodes with every service each, behind one front door. The
+ * launcher owns two databases on the given PostgreSQL server (recreated at each start), the nodes'
+ * configs and logs under `dir`, and the processes; it registers the namespace and the project's
+ * search attributes before it returns.
+ */
+export interface ClusterOptions {
+  /** Any database URL of the PostgreSQL server to use; the cluster's databases are created there. */
+  serverUrl: string;
+  /** Database names are `<name>` (persistence) and `<name>_visibility`: [a-z0-9_], unique per cluster. */
+  name: string;
+  namespace: string;
+  binaries: ServerBinaries;
+  /** The `temporal` CLI, for `operator namespace create`. */
+  cli: string;
+  dir: string;
+  nodes?: number;
+  numHistoryShards?: number;
+  /** The front door's port; 0 takes a free one. */
+  port?: number;
+  logLevel?: 'debug' | 'info' | 'warn' | 'error';
+  log?: (line: string) => void;
+}
+
+export interface ClusterNode {
+  name: string;
+  ports: NodePorts;
+  /** This node's own frontend (the front door spreads clients over all of them). */
+  frontendAddress: string;
+  logFile: string;
+  process: ChildProcess | null;
+}
+
+export interface RunningCluster {
+  /** The front door: what API, worker and CLIs dial. */
+  address: string;
+  namespace: string;
+  nodes: ClusterNode[];
+  databases: { persistence: string; visibility: string };
+  balancer: TcpBalancer;
+  isRunning(node: ClusterNode): boolean;
+  /** SIGKILL: no shutdown, shards and task queues are taken over by the other nodes. */
+  killNode(node: ClusterNode): Promise<void>;
+  /** SIGTERM, the graceful stop a deploy does. */
+  stopNode(node: ClusterNode): Promise<void>;
+  /** Starts a stopped node again on its ports and waits until its frontend answers. */
+  startNode(node: ClusterNode): Promise<void>;
+  stop(opts?: { dropDatabases?: boolean }): Promise<void>;
+}
+
+const NODE_START_MS = 120_000;
+
+export async function startTemporalCluster(opts: ClusterOptions): Promise<RunningCluster> {
+  const log = opts.log ?? (() => undefined);
+  const databases = { persistence: opts.name, visibility: `${opts.name}_visibility` };
+  const postgres = postgresTarget(opts.serverUrl);
+  await createSchemas(opts, postgres, databases, log);
+
+  const nodes: ClusterNode[] = [];
+  for (let i = 1; i <= (opts.nodes ?? 2); i++) {
+    const ports = await nodePorts();
+    nodes.push({
+      name: `node-${i}`,
+      ports,
+      frontendAddress: `127.0.0.1:${ports.frontend.grpc}`,
+      logFile: path.join(opts.dir, `node-${i}.log`),
+      process: null,
+    });
+  }
+  const balancer = await startTcpBalancer(
+    nodes.map((n) => ({ name: n.name, host: '127.0.0.1', port: n.ports.frontend.grpc })),
+    opts.port ?? 0,
+  );
+  writeConfigs(opts, postgres, databases, nodes, balancer.address);
+
+  const startNode = async (node: ClusterNode): Promise<void> => {
+    node.process = spawnNode(opts, node);
+    const child = node.process;
+    await waitForTemporal(node.frontendAddress, NODE_START_MS, () =>
+      child.exitCode !== null ? `${node.name} exited: ${tail(node.logFile)}` : null,
+    );
+  };
+  const killAll = () => nodes.forEach((n) => n.process?.kill('SIGKILL'));
+  // A test run or a terminal that ends abruptly must not leave server processes behind.
+  process.once('exit', killAll);
+  const cluster: RunningCluster = {
+    address: balancer.address,
+    namespace: opts.namespace,
+    nodes,
+    databases,
+    balancer,
+    isRunning: (node) => !!node.process && node.process.exitCode === null && node.process.signalCode === null,
+    async killNode(node) {
+      const child = node.process;
+      if (!child || child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGKILL');
+      await exited;
+    },
+    stopNode: (node) => (node.process ? stopChild(node.process, 30_000) : Promise.resolve()),
+    startNode,
+    async stop({ dropDatabases = true } = {}) {
+      process.removeListener('exit', killAll);
+      await balancer.close();
+      await Promise.all(nodes.map((n) => cluster.stopNode(n)));
+      if (dropDatabases) {
+        await dropDatabase(opts.serverUrl, databases.persistence);
+        await dropDatabase(opts.serverUrl, databases.visibility);
+      }
+    },
+  };
+  try {
+    // One after the other: the first node writes the cluster's metadata, the next ones join it.
+    for (const node of nodes) {
+      log(`starting Temporal ${node.name} (frontend ${node.frontendAddress})`);
+      await startNode(node);
+    }
+    await registerNamespace(opts, cluster, log);
+  } catch (err) {
+    await cluster.stop({ dropDatabases: false }).catch(() => undefined);
+    throw err;
+  }
+  return cluster;
+}
+
+async function nodePorts(): Promise<NodePorts> {
+  const ports = {} as NodePorts;
+  for (const service of SERVICES) {
+    ports[service] = { grpc: await lowFreePort(), membership: await lowFreePort() };
+  }
+  return ports;
+}
+
+/**
+ * A free loopback port below 32768: the PostgreSQL schema keeps a member's port in a smallint
+ * (`cluster_membership.rpc_port`), so the kernel's ephemeral ports (32768 and up) make a node exit
+ * at start with "value … is out of range for type smallint".
+ */
+async function lowFreePort(): Promise<number> {
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    const free = await new Promise<boolean>((resolve) => {
+      const server = net.createServer();
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+    });
+    if (free) return port;
+  }
+}
+
+function writeConfigs(
+  opts: ClusterOptions,
+  postgres: PostgresTarget,
+  databases: RunningCluster['databases'],
+  nodes: ClusterNode[],
+  frontendAddress: string,
+): void {
+  const configDir = path.join(opts.dir, 'config');
+  fs.mkdirSync(configDir, { recursive: true });
+  const dynamicConfigFile = path.join(configDir, 'dynamic.yaml');
+  fs.writeFileSync(dynamicConfigFile, dynamicConfig());
+  for (const node of nodes) {
+    const yaml = nodeConfig({
+      postgres,
+      persistenceDb: databases.persistence,
+      visibilityDb: databases.visibility,
+      ports: node.ports,
+      numHistoryShards: opts.numHistoryShards ?? 4,
+      frontendAddress,
+      dynamicConfigFile,
+      logLevel: opts.logLevel ?? 'warn',
+    });
+    // The config may hold the database password: readable by its owner only.
+    fs.writeFileSync(path.join(configDir, `${node.name}.yaml`), yaml, { mode: 0o600 });
+  }
+}
+
+/** `temporal-server --root <dir> --config config --env node-N start`: config/node-N.yaml, all services. */
+function spawnNode(opts: ClusterOptions, node: ClusterNode): ChildProcess {
+  const out = fs.openSync(node.logFile, 'a');
+  try {
+    return spawn(
+      opts.binaries.server,
+      ['--root', opts.dir, '--config', 'config', '--env', node.name, '--allow-no-auth', 'start'],
+      { stdio: ['ignore', out, out] },
+    );
+  } finally {
+    fs.closeSync(out);
+  }
+}
+
+function tail(file: string, lines = 30): string {
+  try {
+    const last = fs.readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines);
+    return last.map((line) => line.slice(0, 400)).join('\n');
+  } catch {
+    return '(no log)';
+  }
+}

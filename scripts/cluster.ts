@@ -1,0 +1,68 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { loadConfig } from '../config/index.js';
+import { startEmbeddedPostgres, type RunningPostgres } from '../infra/postgres.js';
+import { startTemporalCluster, type RunningCluster } from '../infra/temporal-cluster.js';
+import { resolveServerBinaries } from '../infra/temporal-server-binaries.js';
+import { freePort, resolveTemporalCli } from '../infra/temporal.js';
+
+/**
+ * `npm run cluster`: the production shape of Temporal on this machine, two release server nodes on
+ * PostgreSQL (DATABASE_URL's server, else an embedded one under DATA_DIR) behind a front door on
+ * TEMPORAL_CLUSTER_PORT. Its databases are recreated at each start and kept after Ctrl-C for a look.
+ */
+const config = loadConfig();
+let pg: RunningPostgres | null = null;
+let cluster: RunningCluster | null = null;
+let stopping: Promise<never> | null = null;
+
+function stopAll(code: number): Promise<never> {
+  stopping ??= (async () => {
+    await cluster?.stop({ dropDatabases: false });
+    await pg?.stop();
+    process.exit(code);
+  })();
+  return stopping;
+}
+process.on('SIGINT', () => void stopAll(0));
+process.on('SIGTERM', () => void stopAll(0));
+
+async function main(): Promise<void> {
+  const dir = path.resolve(config.dataDir, 'temporal-cluster');
+  await fs.mkdir(dir, { recursive: true });
+  let serverUrl = config.DATABASE_URL;
+  if (!serverUrl) {
+    pg = await startEmbeddedPostgres(path.join(config.dataDir, 'cluster-postgres'), await freePort());
+    serverUrl = pg.url;
+  }
+  const log = (line: string) => console.error(line);
+  cluster = await startTemporalCluster({
+    serverUrl,
+    name: 'ghi_temporal_cluster',
+    namespace: config.TEMPORAL_NAMESPACE,
+    binaries: await resolveServerBinaries({ log }),
+    cli: await resolveTemporalCli(config.TEMPORAL_CLI_PATH),
+    dir,
+    port: config.TEMPORAL_CLUSTER_PORT,
+    logLevel: 'warn',
+    log,
+  });
+  const db = new URL(serverUrl);
+  console.log(
+    [
+      '',
+      `Temporal cluster   ${cluster.address} (front door; namespace ${cluster.namespace})`,
+      ...cluster.nodes.map((n) => `  ${n.name}           frontend ${n.frontendAddress}, log ${n.logFile}`),
+      `Databases          ${cluster.databases.persistence}, ${cluster.databases.visibility} on ${db.host}`,
+      `Use it             TEMPORAL_ADDRESS=${cluster.address} npm start   (in another terminal)`,
+      `CLI                temporal workflow list --address ${cluster.address}`,
+      'Ctrl-C stops both nodes.',
+      '',
+    ].join('\n'),
+  );
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof Error ? err.message : err);
+  void stopAll(1);
+});
