@@ -68,43 +68,27 @@ export function sftpTransport(s: SftpSettings): InsurerExchange {
     destination: `sftp://${s.username}@${where}${path.posix.resolve('/', s.remoteDir)}`,
     async deliver(fileName, content) {
       checkFileName(fileName);
-      const client = new SftpClient('insurer-files');
-      let presented: string | null = null;
-      try {
-        await client.connect({
-          host: s.host,
-          port: s.port,
-          username: s.username,
-          privateKey: s.privateKey,
-          readyTimeout: s.readyTimeoutMs ?? 15_000,
-          hostVerifier: (key: Buffer) => {
-            presented = hostKeyFingerprint(key);
-            return presented === s.hostKeySha256;
-          },
-        });
+      await session(s, 'delivery', async (client) => {
         const partial = path.posix.join(s.remoteDir, partialName(fileName));
         await client.put(content, partial);
         // OpenSSH's posix-rename replaces an existing file atomically: a re-delivery overwrites.
         await client.posixRename(partial, path.posix.join(s.remoteDir, fileName));
-      } catch (err) {
-        if (presented !== null && presented !== s.hostKeySha256) {
-          throw new InsurerDeliveryError(
-            `SFTP server ${where} presented host key ${presented as string}, not the pinned ${s.hostKeySha256}: refused`,
-            false,
-          );
-        }
-        throw classify(err, where);
-      } finally {
-        await client.end().catch(() => undefined);
-      }
+      });
     },
   };
 }
 
-/** One connection for one inbox operation, host key pinned as for a delivery; failures classified. */
-async function session<T>(s: SftpSettings, work: (client: SftpClient) => Promise<T>): Promise<T> {
+/**
+ * One connection for one delivery or inbox operation, the host key pinned (a server presenting any
+ * other key is refused before we authenticate); failures classified as retryable or not.
+ */
+async function session<T>(
+  s: SftpSettings,
+  purpose: 'delivery' | 'inbox',
+  work: (client: SftpClient) => Promise<T>,
+): Promise<T> {
   const where = `${s.host}:${s.port}`;
-  const client = new SftpClient('insurer-inbox');
+  const client = new SftpClient(`insurer-${purpose}`);
   let presented: string | null = null;
   try {
     await client.connect({
@@ -128,6 +112,7 @@ async function session<T>(s: SftpSettings, work: (client: SftpClient) => Promise
       );
     }
     const failed = classify(err, where);
+    if (purpose === 'delivery') throw failed;
     throw new InsurerDeliveryError(
       failed.message.replace(/SFTP (write to|delivery to)/, 'SFTP inbox at'),
       failed.retryable,
@@ -151,7 +136,7 @@ function sftpInbox(s: SftpSettings): InsurerInbox {
   return {
     inbox: `sftp://${s.username}@${s.host}:${s.port}${dir ?? ''}`,
     listInbox: () =>
-      session(s, async (client) => {
+      session(s, 'inbox', async (client) => {
         const entries = await client.list(inboxDir());
         return entries
           .filter((e) => e.type === '-' && !e.name.startsWith('.'))
@@ -159,14 +144,14 @@ function sftpInbox(s: SftpSettings): InsurerInbox {
           .sort((a, b) => a.name.localeCompare(b.name));
       }),
     readInboxFile: (from, name) =>
-      session(s, async (client) => {
+      session(s, 'inbox', async (client) => {
         checkInboxName(name);
         const file = path.posix.join(folder(from), name);
         if ((await client.exists(file)) !== '-') return null;
         return (await client.get(file)) as Buffer;
       }),
     moveInboxFile: (name, to) =>
-      session(s, async (client) => {
+      session(s, 'inbox', async (client) => {
         checkInboxName(name);
         const target = folder(to);
         if (!(await client.exists(target))) await client.mkdir(target, true);
