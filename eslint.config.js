@@ -97,6 +97,17 @@ export default tseslint.config(
     },
   },
   {
+    // CommonJS modules loaded by path (the failure converter): plain JavaScript, no type information.
+    files: ['**/*.cjs'],
+    extends: [tseslint.configs.disableTypeChecked],
+    languageOptions: {
+      parserOptions: { projectService: false },
+      sourceType: 'commonjs',
+      globals: { require: 'readonly', exports: 'writable' },
+    },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
     // Workflow code must stay deterministic: no Node built-ins, database code, clocks or randomness.
     files: ['workflows/**/*.ts'],
     rules: {
