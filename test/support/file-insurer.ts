@@ -60,6 +60,9 @@ export async function sentFileInsurerEndorsements(o: {
     endorsements.push({ id: await createEndorsement(world), employeeId: employee.id });
   }
   const ids = endorsements.map((e) => e.id);
+  const restore = () => undefined;
+  const made = { code, insurerId: reference.insurerId, client, token, api, policy, endorsements, restore };
+  if (ids.length === 0) return made;
   // Reviewed and queued for the cut-off, then the cut-off delivers the file and marks them sent.
   await waitFor(
     async () =>
@@ -89,6 +92,5 @@ export async function sentFileInsurerEndorsements(o: {
       (s) => s.status === SENT,
       `${id} submitted`,
     );
-  const restore = () => undefined;
-  return { code, insurerId: reference.insurerId, client, token, api, policy, endorsements, restore };
+  return made;
 }
