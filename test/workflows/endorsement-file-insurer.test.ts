@@ -293,7 +293,8 @@ describe('a file insurer end to end (D14)', function () {
       (err: unknown) => err,
     );
     expect(failed).to.be.instanceOf(WorkflowFailedError);
-    expect(String((failed as WorkflowFailedError).cause?.cause?.message)).to.contain('not the pinned');
+    const cause = (failed as WorkflowFailedError).cause;
+    expect(String((cause?.cause as Error | undefined)?.message)).to.contain('not the pinned');
     const [row] = await sql('select status, cut_off_at from endorsements where id = ?', [id]);
     expect(row).to.deep.equal({ status: 'ENDORSEMENT_STATUS_PENDING', cut_off_at: null });
     expect(filesOf(world.code)).to.deep.equal([]);
