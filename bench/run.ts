@@ -3,6 +3,7 @@ import path from 'node:path';
 import { DUMMY_HASH, SCRYPT, verifySecret } from '../domain/credentials.js';
 import type { HealthCardData } from '../domain/health-card.js';
 import { renderHealthCard } from '../usecases/coverage/health-card.js';
+import { spawnEntry } from '../infra/processes.js';
 import { compare, measure, median, type Figures } from './measure.js';
 import type { LoadSpec } from './load.js';
 import { BENCH_SETTINGS, startBenchStack, type BenchStack } from './stack.js';
@@ -362,4 +363,15 @@ async function main(): Promise<void> {
   }
 }
 
+/**
+ * The bulk cut-off scenario (bench/cut-off.ts) runs after the others, in its own process and on its
+ * own stack, so `npm run bench` covers it too; `npm run bench:cut-off` runs it alone.
+ */
+async function cutOffScenario(): Promise<void> {
+  const child = spawnEntry('bench/cut-off.ts', process.env, 'inherit');
+  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+  if (code !== 0) throw new Error(`the cut-off scenario exited with ${code}`);
+}
+
 await main();
+await cutOffScenario();
