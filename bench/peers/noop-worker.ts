@@ -11,6 +11,7 @@ import { BENCH_SETTINGS } from '../stack.js';
  */
 type EndorsementSteps =
   | 'reviewEndorsement'
+  | 'routeAfterReview'
   | 'markSentToInsurer'
   | 'rejectEndorsement'
   | 'cancelEndorsement'
@@ -22,6 +23,8 @@ type EndorsementSteps =
 const noop = async (): Promise<void> => undefined;
 const activities: Pick<Activities, EndorsementSteps> = {
   reviewEndorsement: noop,
+  // An insurer called per endorsement (not a file insurer's cut-off), as the bench's simulated one.
+  routeAfterReview: async () => ({ adapter: 'simulated', insurerCode: 'NOOP', queued: false }),
   markSentToInsurer: noop,
   rejectEndorsement: noop,
   cancelEndorsement: noop,
