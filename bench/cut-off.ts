@@ -48,12 +48,15 @@ async function main(): Promise<void> {
       WORKER_METRICS_PORT: '0',
     };
     const config = apiConfig(loadConfig(env));
+    // The owner migrates and seeds; the flush reads and writes as the service role, as `insurer flush` does.
+    const owner = await initOrm({ databaseUrl, poolMax: 2, as: 'owner' });
+    stops.push(() => owner.close());
+    await migrate(owner);
     const orm = await initOrm({ databaseUrl, poolMax: 5 });
     stops.push(() => orm.close());
-    await migrate(orm);
-    const dataset = await loadBenchDataset(orm.em.fork(), ENDORSEMENTS);
+    const dataset = await loadBenchDataset(owner.em.fork(), ENDORSEMENTS);
     const policyId = dataset.policyIds[1]!;
-    const conn = orm.em.getConnection();
+    const conn = owner.em.getConnection();
     await conn.execute(
       `update insurers set adapter = 'file', adapter_settings = '{"template":"generic","formats":["xlsx"]}' where code = 'BENCH'`,
     );
