@@ -15,13 +15,14 @@ import {
   type ScheduleState,
 } from '../usecases/schedules.js';
 import { listCutOffScheduleIds, syncInsurerCutOffSchedules } from '../usecases/insurer-schedules.js';
+import { INSURER_INBOX_SCHEDULE_ID } from '../workflows/insurer-inbox/contract.js';
 import { endLapsedCover } from '../usecases/member-cover.js';
 import { durationMs } from '../workflows/endorsement/contract.js';
 
 const USAGE = `usage:
   ops stuck [--older-than 3d] [--client CLIENT_ID] [--policy POLICY_ID] [--json]
   ops cancel <endorsement_id> [--json]
-  ops schedules [--create] [--json]   the periodic Schedules (reconcilers, sweeper, daily cover end) and each file insurer's cut-off (--create: create or update them)
+  ops schedules [--create] [--json]   the periodic Schedules (reconcilers, sweeper, daily cover end, the insurer inbox poll) and each file insurer's cut-off (--create: create or update them)
   ops end-lapsed-cover [--json]   member rows whose coverage_end_date passed turn inactive (the daily pass)
 (decisions: npm run -s insurer -- approve|reject <endorsement_id> …; see docs/operations.md)`;
 
@@ -84,7 +85,11 @@ async function schedules(create: boolean, json: boolean): Promise<string> {
     }
     const rows = [
       ...(await describePeriodicSchedules(temporal)),
-      ...(await describeSchedules(temporal, await listCutOffScheduleIds(temporal))),
+      // The response-file poll (every file insurer's inbox), then each file insurer's cut-off.
+      ...(await describeSchedules(temporal, [
+        INSURER_INBOX_SCHEDULE_ID,
+        ...(await listCutOffScheduleIds(temporal)),
+      ])),
     ];
     return json ? JSON.stringify(rows, null, 2) : scheduleLines(rows);
   } finally {
