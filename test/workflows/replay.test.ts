@@ -9,48 +9,67 @@ import { WORKFLOWS_PATH } from '../../worker/create-worker.js';
 
 const DIR = path.resolve(import.meta.dirname, 'histories');
 
+type History = proto.temporal.api.history.v1.History;
+
 /**
  * Parses a history written by `temporal workflow show --output json` (or the same protojson from
  * `handle.fetchHistory()`). The SDK's own historyFromJSON breaks when @temporalio/common and
  * @temporalio/proto get separate protobufjs copies (as in this install), so the JSON is read with
  * the protobufjs that @temporalio/proto itself uses.
  */
-function loadHistory(file: string): proto.temporal.api.history.v1.History {
+function loadHistory(file: string): History {
   const fromProto = createRequire(createRequire(import.meta.url).resolve('@temporalio/proto'));
   const { fromJson } = fromProto('protobufjs/ext/protojson') as {
-    fromJson: (type: unknown, json: unknown, options: object) => proto.temporal.api.history.v1.History;
+    fromJson: (type: unknown, json: unknown, options: object) => History;
   };
   const root = patchProtobufRoot(proto) as unknown as { lookupType(name: string): unknown };
   const json: unknown = JSON.parse(fs.readFileSync(path.join(DIR, file), 'utf8'));
   return fromJson(root.lookupType('temporal.api.history.v1.History'), json, { ignoreUnknownFields: true });
 }
 
-/** Histories recorded from real runs, by workflow (the file name's first word). */
-const FAMILIES = {
-  // approval, cancel after submission, review rejection; a cancel while submitting (cancel-safe calls);
-  // a decision by Update (accepted, then a duplicate) after the insurer SLA was breached; a file
-  // insurer's endorsement waiting for its cut-off, delivered, then approved
-  endorsement: 6,
-  grant: 2, // two policies (one approved, one rejected), a policy already covering the employee
-  webhook: 1, // a delivery retried twice, then delivered
-  cutoff: 1, // a file insurer's cut-off: one policy's XLSX and CSV delivered, its endorsement marked
-} as const;
+/** Every workflow type the worker registers: the names workflows/index.ts exports. */
+function registeredWorkflowTypes(): string[] {
+  const index = fs.readFileSync(WORKFLOWS_PATH, 'utf8');
+  return [...index.matchAll(/export\s*\{([^}]*)\}/g)].flatMap((m) =>
+    m[1]!
+      .split(',')
+      .map((name) => name.trim())
+      .filter(Boolean),
+  );
+}
+
+const typeOf = (history: History): string =>
+  history.events?.[0]?.workflowExecutionStartedEventAttributes?.workflowType?.name ?? '?';
 
 /**
- * Determinism guard: histories recorded from real runs must replay against the current workflow
- * code. A change that reorders commands, adds an activity or a timer in their path fails here and
- * needs a patch (workflow.patched).
+ * Determinism guard: histories recorded from real runs of released code (test/workflows/histories,
+ * one folder per release recorded with `npm run -s record-histories`, plus older single recordings)
+ * must replay against the current workflow code. A change that reorders commands, adds an activity
+ * or a timer in their path fails here and needs a patch (workflow.patched; README, "Deploying
+ * workflow changes"). Every registered workflow type must have at least one history.
  */
 describe('workflow replay', () => {
-  const files = fs.readdirSync(DIR).filter((f) => f.endsWith('.json'));
+  const files = fs
+    .readdirSync(DIR, { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.json'))
+    .sort();
+  const byType = new Map<string, { workflowId: string; history: History }[]>();
+  for (const file of files) {
+    const history = loadHistory(file);
+    byType.set(typeOf(history), [...(byType.get(typeOf(history)) ?? []), { workflowId: file, history }]);
+  }
 
-  for (const [family, count] of Object.entries(FAMILIES)) {
-    const mine = files.filter((f) => f.startsWith(`${family}-`));
+  it('has a recorded history of every workflow type the worker registers', () => {
+    const types = registeredWorkflowTypes();
+    expect(types).to.include.members(['endorsementWorkflow', 'insurerCutOffWorkflow']);
+    expect(types.filter((t) => !byType.has(t))).to.deep.equal([]);
+  });
 
-    it(`replays every recorded ${family} history`, async function () {
+  for (const type of registeredWorkflowTypes()) {
+    it(`replays every recorded ${type} history`, async function () {
       this.timeout(60_000);
-      expect(mine.length, `${family} histories`).to.be.at.least(count);
-      const histories = mine.map((f) => ({ workflowId: f, history: loadHistory(f) }));
+      const histories = byType.get(type) ?? [];
+      expect(histories, `${type} histories`).to.not.be.empty;
       const failed: string[] = [];
       for await (const result of Worker.runReplayHistories({ workflowsPath: WORKFLOWS_PATH }, histories)) {
         if (result.error) failed.push(`${result.workflowId}: ${result.error.message}`);

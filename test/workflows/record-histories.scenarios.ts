@@ -1,0 +1,161 @@
+import { randomBytes } from 'node:crypto';
+import { expect } from 'chai';
+import { addWebhook } from '../../admin/webhooks.js';
+import { flushInsurer } from '../../usecases/insurer-cut-off.js';
+import { simulatedInsurerWorkflowId } from '../../workflows/endorsement/contract.js';
+import { cutOffWorkflowId } from '../../workflows/insurer-cut-off/contract.js';
+import { INSURER_INBOX_PASS } from '../../workflows/insurer-inbox/contract.js';
+import { PERIODIC_SCHEDULES } from '../../workflows/periodic/contract.js';
+import { SMOKE_WORKFLOW } from '../../workflows/smoke/contract.js';
+import { webhookWorkflowId } from '../../workflows/webhook/contract.js';
+import { makeEmployee, sql } from '../support/factories.js';
+import { sentFileInsurerEndorsements } from '../support/file-insurer.js';
+import { recordHistory } from '../support/record-history.js';
+import { stack } from '../support/stack.js';
+import { startReceiver } from '../support/webhook-receiver.js';
+import {
+  createEndorsement,
+  decide,
+  makeWorld,
+  waitFor,
+  waitForStatus,
+  workflowHandle,
+  workflowState,
+} from './endorsement-support.js';
+import { grant, grantHandle, grantWorld, waitForEndorsements } from './grant-support.js';
+
+/**
+ * Not part of `npm test` (not a `.test.ts` file): `npm run -s record-histories -- DIR` runs it with
+ * RECORD_HISTORIES=DIR on the real stack and writes one history per path below, for every workflow
+ * type the worker registers (workflows/index.ts). test/workflows/replay.test.ts replays what is
+ * committed under test/workflows/histories and fails when a registered type has none.
+ */
+const SENT = 'ENDORSEMENT_STATUS_SENT_TO_INSURER';
+const closed = (workflowId: string) => stack().temporal.workflow.getHandle(workflowId).result();
+
+describe('recording workflow histories', function () {
+  this.timeout(120_000);
+  const s = () => stack();
+  const start = async (workflowType: string, name: string, args: unknown[]) => {
+    const workflowId = `${name}-${randomBytes(4).toString('hex')}`;
+    await s().temporal.workflow.execute(workflowType, { taskQueue: s().taskQueue, workflowId, args });
+    await recordHistory(workflowId, name);
+  };
+
+  it('the smoke workflow and every periodic pass', async () => {
+    await start(SMOKE_WORKFLOW, 'smoke', [{ name: 'history' }]);
+    for (const pass of PERIODIC_SCHEDULES) {
+      await start(pass.workflowType, `periodic-${pass.scheduleId}`, [{ graceMs: 60_000 }]);
+    }
+    await start(INSURER_INBOX_PASS, 'insurer-inbox-pass', []);
+  });
+
+  it('endorsements: simulated approval, manual rejection, cancel after submission', async () => {
+    const simulated = await makeWorld({ adapter: 'simulated' });
+    const approved = await createEndorsement(simulated);
+    await waitForStatus(approved, 'ENDORSEMENT_STATUS_APPROVED');
+    await workflowHandle(approved).result();
+    await recordHistory(workflowHandle(approved).workflowId, 'endorsement-simulated-approved');
+    await recordHistory(simulatedInsurerWorkflowId(approved), 'simulated-insurer-approved');
+
+    const manual = await makeWorld();
+    const rejected = await createEndorsement(manual);
+    await waitForStatus(rejected, SENT);
+    expect(await decide(rejected, { decision: 'REJECTED', rejection_reason: 'no' })).to.include({
+      result: 'accepted',
+    });
+    await workflowHandle(rejected).result();
+    await recordHistory(workflowHandle(rejected).workflowId, 'endorsement-manual-rejected');
+
+    manual.employee = await makeEmployee(manual.client.clientId);
+    const cancelled = await createEndorsement(manual);
+    await waitFor(
+      () => workflowState(cancelled),
+      (st) => st.submitted,
+      'submitted',
+    );
+    const res = await manual.api.post(`/v1/policy/endorsements/${cancelled}/cancel`, { token: manual.token });
+    expect(res.status).to.equal(200);
+    await workflowHandle(cancelled).result();
+    await recordHistory(workflowHandle(cancelled).workflowId, 'endorsement-manual-cancelled-after-submit');
+  });
+
+  it("a file insurer's cut-off and its endorsements: approved, cancelled before and after delivery", async () => {
+    const world = await sentFileInsurerEndorsements({ count: 0 });
+    const employees = [0, 1, 2].map(async () => makeEmployee(world.client.clientId));
+    const ids: string[] = [];
+    for (const employee of await Promise.all(employees)) {
+      ids.push(await createEndorsement({ ...world, employee }));
+    }
+    const [approved, cancelledAfter, cancelledBefore] = ids as [string, string, string];
+    await waitFor(
+      () =>
+        sql('select count(*)::int as n from endorsements where id in (?) and cut_off_queued_at is not null', [
+          ids,
+        ]),
+      (rows) => rows[0].n === 3,
+      'queued for the cut-off',
+    );
+    const early = await world.api.post(`/v1/policy/endorsements/${cancelledBefore}/cancel`, {
+      token: world.token,
+    });
+    expect(early.status).to.equal(200);
+    const result = await flushInsurer(
+      { em: s().orm.em.fork(), temporal: s().temporal, taskQueue: s().taskQueue },
+      world.code,
+      new Date(),
+    );
+    expect(result.sent).to.equal(2);
+    await recordHistory(cutOffWorkflowId(world.code, new Date(result.cut_off)), 'cutoff-delivered-two');
+    for (const id of [approved, cancelledAfter])
+      await waitFor(
+        () => workflowState(id),
+        (st) => st.status === SENT,
+        `${id} submitted`,
+      );
+    await decide(approved, { decision: 'APPROVED', uhid: 'UHID-H-1' });
+    const late = await world.api.post(`/v1/policy/endorsements/${cancelledAfter}/cancel`, {
+      token: world.token,
+    });
+    expect(late.status).to.equal(200);
+    for (const id of ids) await workflowHandle(id).result();
+    await recordHistory(workflowHandle(approved).workflowId, 'endorsement-file-approved');
+    await recordHistory(
+      workflowHandle(cancelledAfter).workflowId,
+      'endorsement-file-cancelled-after-delivery',
+    );
+    await recordHistory(
+      workflowHandle(cancelledBefore).workflowId,
+      'endorsement-file-cancelled-before-cut-off',
+    );
+  });
+
+  it('a grant on two policies, and the webhook deliveries of its events', async () => {
+    const saved = s().config.WEBHOOK_ALLOW_PRIVATE;
+    s().config.WEBHOOK_ALLOW_PRIVATE = true;
+    const receiver = await startReceiver();
+    try {
+      const w = await grantWorld({ a: {}, b: {} });
+      await addWebhook(s().orm.em, s().config, { clientId: w.clientId, url: receiver.url });
+      const id = await grant(w);
+      await waitForEndorsements(w, id, SENT, 2);
+      const children = await sql('select id from endorsements where employee_id = ? order by id', [
+        w.employee.id,
+      ]);
+      for (const { id: child } of children) await decide(child as string, { decision: 'APPROVED' });
+      await grantHandle(id).result();
+      await recordHistory(grantHandle(id).workflowId, 'grant-two-policies-approved');
+      const [delivery] = await waitFor(
+        () =>
+          sql("select id from webhook_deliveries where client_id = ? and status = 'delivered'", [w.clientId]),
+        (rows) => rows.length > 0,
+        'a delivered webhook',
+      );
+      await closed(webhookWorkflowId(delivery.id as string));
+      await recordHistory(webhookWorkflowId(delivery.id as string), 'webhook-delivered');
+    } finally {
+      s().config.WEBHOOK_ALLOW_PRIVATE = saved;
+      await receiver.close();
+    }
+  });
+});
