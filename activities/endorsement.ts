@@ -10,7 +10,7 @@ import {
   recordEndorsementSlaBreach,
   type InsurerAssignment,
 } from '../data/endorsement-sla.js';
-import { routeToInsurer, type InsurerRoute } from '../data/insurer-cut-off.js';
+import { queueWithdrawal, routeToInsurer, type InsurerRoute } from '../data/insurer-cut-off.js';
 import { SystemScope } from '../data/scope.js';
 import { today } from '../domain/clock.js';
 import { reviewRejection } from '../domain/endorsements.js';
@@ -136,6 +136,15 @@ export function createEndorsementActivities(deps: ActivityDeps) {
 
     async cancelEndorsement(id: string): Promise<void> {
       await transition(id, 'ENDORSEMENT_STATUS_CANCELLED', 'cancel');
+    },
+
+    /**
+     * D7 + D14: a file insurer's endorsement cancelled after delivery waits for the next cut-off,
+     * whose file withdraws it. Idempotent (the first mark stays).
+     */
+    async queueFileWithdrawal(id: string): Promise<void> {
+      if (await queueWithdrawal(system(), id))
+        note('endorsement queued for withdrawal by the next cut-off', { endorsementId: id });
     },
 
     /** D8: hands the endorsement to its insurer's adapter (idempotent by endorsement id), heartbeating. */

@@ -82,23 +82,35 @@ export function createInsurerCutOffActivities(deps: ActivityDeps) {
       }
     },
 
-    /** Moves the delivered endorsements to SENT_TO_INSURER and tells their workflows. */
+    /**
+     * Moves the delivered endorsements to SENT_TO_INSURER and tells their workflows; records the
+     * delivered withdrawals (`withdrawalIds`, absent from cut-offs planned before they existed).
+     */
     async markCutOffSent(q: {
       cutOff: string;
       endorsementIds: string[];
-    }): Promise<{ moved: string[]; already: string[] }> {
+      withdrawalIds?: string[];
+    }): Promise<{ moved: string[]; already: string[]; withdrawn: string[] }> {
       const mark = await markCutOffSent(
         { em: deps.orm.em, temporal: deps.temporal },
-        { cutOff: new Date(q.cutOff), endorsementIds: q.endorsementIds },
+        {
+          cutOff: new Date(q.cutOff),
+          endorsementIds: q.endorsementIds,
+          withdrawalIds: q.withdrawalIds ?? [],
+        },
         beat,
       );
       await startDeliveries(deps, deps.orm.em, mark.deliveries);
-      return { moved: mark.moved, already: mark.already };
+      return { moved: mark.moved, already: mark.already, withdrawn: mark.withdrawn };
     },
 
-    /** Gives back the claim of endorsements whose file could not be delivered for good. */
-    async releaseCutOffClaim(q: { cutOff: string; endorsementIds: string[] }): Promise<number> {
-      return releaseCutOffClaim(system(), { cutOff: new Date(q.cutOff), endorsementIds: q.endorsementIds });
+    /** Gives back the claim of endorsements (and withdrawals) whose file could not be delivered for good. */
+    async releaseCutOffClaim(q: {
+      cutOff: string;
+      endorsementIds: string[];
+      withdrawalIds?: string[];
+    }): Promise<number> {
+      return releaseCutOffClaim(system(), { ...q, cutOff: new Date(q.cutOff) });
     },
   };
 }

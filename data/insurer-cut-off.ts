@@ -32,6 +32,21 @@ export async function routeToInsurer(system: SystemScope, id: string): Promise<I
   return row && { adapter: row.adapter, insurerCode: row.insurer_code, queued: row.queued };
 }
 
+/**
+ * D7 + D14: an endorsement cancelled after its file insurer received it (a cut-off claimed and
+ * delivered it) waits for the next cut-off, whose file withdraws it. Idempotent: the first mark
+ * stays. False when the row is not a cancelled, delivered file endorsement (nothing to withdraw).
+ */
+export async function queueWithdrawal(system: SystemScope, id: string): Promise<boolean> {
+  const rows = await system.sql<{ id: string }>(
+    `update endorsements set withdrawal_queued_at = coalesce(withdrawal_queued_at, now())
+      where id = ? and status = 'ENDORSEMENT_STATUS_CANCELLED' and cut_off_at is not null
+      returning id`,
+    [id],
+  );
+  return rows.length > 0;
+}
+
 /** One client's row of a file insurer: its stored settings (read back through the schema above). */
 export interface FileInsurerRow {
   insurerId: string;
@@ -61,6 +76,8 @@ export interface CutOffMark {
   already: string[];
   /** Webhook deliveries the moved rows' events wrote, to start after the commit. */
   deliveries: string[];
+  /** Withdrawals this cut-off's files carried, now (or already) recorded as delivered. */
+  withdrawn: string[];
 }
 
 /**
@@ -68,15 +85,18 @@ export interface CutOffMark {
  * entry and its `endorsement.status_changed` event (and deliveries): ONE statement for the whole
  * cut-off (5,000 rows are one round trip, atomic). Only PENDING rows claimed by this cut-off move:
  * one cancelled after the listing stays CANCELLED (its row is in the delivered file; the insurer's
- * answer for it is refused as "cancelled"). Idempotent: a retry moves nothing, reports the rows it
+ * answer for it is refused as "cancelled") and is queued for withdrawal by the next cut-off. The
+ * withdrawals the files carried (`withdrawalIds`) are recorded as delivered, with an audit entry. Idempotent: a retry moves nothing, reports the rows it
  * already moved, and the events' dedupe keys (the same as a single transition's) record nothing new.
  * Rows are locked in id order, so it never deadlocks with another mark; a cancel locks one row.
  */
 export async function markCutOffDelivered(
   system: SystemScope,
-  q: { cutOff: Date; endorsementIds: readonly string[] },
+  q: { cutOff: Date; endorsementIds: readonly string[]; withdrawalIds?: readonly string[] },
 ): Promise<CutOffMark> {
-  if (q.endorsementIds.length === 0) return { moved: [], already: [], deliveries: [] };
+  const withdrawalIds = q.withdrawalIds ?? [];
+  if (q.endorsementIds.length + withdrawalIds.length === 0)
+    return { moved: [], already: [], deliveries: [], withdrawn: [] };
   const type = 'endorsement.status_changed';
   const [row] = await system.sql<CutOffMark>(
     `with before as (
@@ -92,6 +112,21 @@ export async function markCutOffDelivered(
      audited as (
        insert into audit_events (client_id, entity, entity_id, action, changed_fields)
        select client_id, 'endorsement', id, 'sent_to_insurer', '{status}'::text[] from moved),
+     cancelled_meanwhile as (
+       update endorsements e set withdrawal_queued_at = coalesce(e.withdrawal_queued_at, now())
+         from before b where e.id = b.id and b.status = 'ENDORSEMENT_STATUS_CANCELLED'
+        returning e.id),
+     withdrawals as (
+       select id, client_id, withdrawal_sent_at from endorsements
+        where id in (select jsonb_array_elements_text(?::jsonb)) and withdrawal_cut_off_at = ?
+        order by id for update),
+     withdrawn as (
+       update endorsements e set withdrawal_sent_at = now()
+         from withdrawals w where e.id = w.id and w.withdrawal_sent_at is null
+        returning e.id, e.client_id),
+     withdrawal_audited as (
+       insert into audit_events (client_id, entity, entity_id, action, changed_fields)
+       select client_id, 'endorsement', id, 'withdrawal_sent', '{withdrawal_sent_at}'::text[] from withdrawn),
      events as (
        insert into webhook_events (id, client_id, type, dedupe_key, payload)
        select 'evt_' || substr(replace(gen_random_uuid()::text, '-', ''), 1, 22), m.client_id, ?::text,
@@ -108,28 +143,38 @@ export async function markCutOffDelivered(
      select array(select id from moved order by id) as moved,
             array(select id from before where status = 'ENDORSEMENT_STATUS_SENT_TO_INSURER' order by id)
               as already,
-            array(select id from deliveries) as deliveries`,
-    [JSON.stringify(q.endorsementIds), q.cutOff, type, type],
+            array(select id from deliveries) as deliveries,
+            array(select id from withdrawals order by id) as withdrawn`,
+    [JSON.stringify(q.endorsementIds), q.cutOff, JSON.stringify(withdrawalIds), q.cutOff, type, type],
   );
-  return row ?? { moved: [], already: [], deliveries: [] };
+  return row ?? { moved: [], already: [], deliveries: [], withdrawn: [] };
 }
 
 /**
  * Gives back the claim of a cut-off's endorsements whose file could not be delivered for good (our
  * settings are wrong: host key, credentials, folder), so the next cut-off after the fix carries them.
- * Only rows still PENDING and claimed by this cut-off; idempotent. Returns how many were released.
+ * Only rows still PENDING and claimed by this cut-off, and withdrawals it claimed and did not
+ * deliver; idempotent. Returns how many were released.
  */
 export async function releaseCutOffClaim(
   system: SystemScope,
-  q: { cutOff: Date; endorsementIds: readonly string[] },
+  q: { cutOff: Date; endorsementIds: readonly string[]; withdrawalIds?: readonly string[] },
 ): Promise<number> {
-  if (q.endorsementIds.length === 0) return 0;
+  const ids = [...q.endorsementIds, ...(q.withdrawalIds ?? [])];
+  if (ids.length === 0) return 0;
   const rows = await system.sql<{ id: string }>(
-    `update endorsements set cut_off_at = null
-      where id in (select jsonb_array_elements_text(?::jsonb)) and cut_off_at = ?
-        and status = 'ENDORSEMENT_STATUS_PENDING'
-      returning id`,
-    [JSON.stringify(q.endorsementIds), q.cutOff],
+    `with additions as (
+       update endorsements set cut_off_at = null
+        where id in (select jsonb_array_elements_text(?::jsonb)) and cut_off_at = ?
+          and status = 'ENDORSEMENT_STATUS_PENDING'
+        returning id),
+     withdrawals as (
+       update endorsements set withdrawal_cut_off_at = null
+        where id in (select jsonb_array_elements_text(?::jsonb)) and withdrawal_cut_off_at = ?
+          and withdrawal_sent_at is null
+        returning id)
+     select id from additions union all select id from withdrawals`,
+    [JSON.stringify(ids), q.cutOff, JSON.stringify(ids), q.cutOff],
   );
   return rows.length;
 }

@@ -8,6 +8,11 @@ export interface FileEndorsementRow extends FileEndorsement {
   insurerCode: string;
 }
 
+/** A row a cut-off claimed: the endorsement itself, or its withdrawal (cancelled after delivery). */
+export interface ClaimedFileRow extends FileEndorsementRow {
+  withdrawal: boolean;
+}
+
 type Row = Omit<FileEndorsementRow, 'employee'> & {
   employeeName: string;
   employeeGender: FileEndorsement['employee']['gender'];
@@ -20,7 +25,9 @@ type Row = Omit<FileEndorsementRow, 'employee'> & {
  * and go nowhere but into the file: callers pass only ids and counts on. Dependents are all of the
  * employee's, in the order they were added; the coverage type decides who is listed (domain rule).
  */
-const SELECT = `select e.id as "endorsementId", e.client_id as "clientId", e.policy_id as "policyId",
+const select = (
+  extra = '',
+) => `select ${extra}e.id as "endorsementId", e.client_id as "clientId", e.policy_id as "policyId",
        p.policy_number as "policyNumber", p.coverage_type as "coverageType", i.code as "insurerCode",
        e.type, emp.employee_code as "employeeCode", emp.name as "employeeName",
        emp.gender as "employeeGender", emp.date_of_birth::text as "employeeDateOfBirth",
@@ -68,21 +75,43 @@ export async function claimCutOff(
 }
 
 /**
- * What one cut-off's files carry: the endorsements it claimed, less those cancelled meanwhile. A
- * retried cut-off reads the same set (the claim is durable), so it rewrites the same files; an
- * endorsement cancelled before its file was (re)written drops out of it.
+ * D7 + D14: claims for one cut-off the withdrawals queued up to it (endorsements cancelled after an
+ * earlier cut-off delivered them), across clients, like claimCutOff: one statement, a withdrawal
+ * claimed by a concurrent cut-off is skipped, so it is in exactly one file. Returns the count.
+ */
+export async function claimWithdrawals(
+  system: SystemScope,
+  q: { insurerCode: string; cutOff: Date },
+): Promise<number> {
+  const rows = await system.sql<{ id: string }>(
+    `update endorsements e set withdrawal_cut_off_at = ?
+       from policies p join insurers i on i.id = p.insurer_id and i.client_id = p.client_id
+      where p.id = e.policy_id and p.client_id = e.client_id and i.code = ?
+        and e.withdrawal_queued_at is not null and e.withdrawal_cut_off_at is null
+        and e.withdrawal_queued_at <= ?
+      returning e.id`,
+    [q.cutOff, q.insurerCode, q.cutOff],
+  );
+  return rows.length;
+}
+
+/**
+ * What one cut-off's files carry: the endorsements it claimed, less those cancelled meanwhile, and
+ * the withdrawals it claimed. A retried cut-off reads the same set (the claims are durable), so it
+ * rewrites the same files; an endorsement cancelled before its file was (re)written drops out of it.
  */
 export async function listClaimedByCutOff(
   system: SystemScope,
   q: { insurerCode: string; cutOff: Date },
-): Promise<FileEndorsementRow[]> {
-  const rows = await system.sql<Row>(
-    `${SELECT}
-      where i.code = ? and e.cut_off_at = ? and e.status <> 'ENDORSEMENT_STATUS_CANCELLED'
+): Promise<ClaimedFileRow[]> {
+  const rows = await system.sql<Row & { withdrawal: boolean }>(
+    `${select('e.withdrawal_cut_off_at is not distinct from ?::timestamptz as withdrawal, ')}
+      where i.code = ? and ((e.cut_off_at = ? and e.status <> 'ENDORSEMENT_STATUS_CANCELLED')
+                            or e.withdrawal_cut_off_at = ?)
       ${ORDER}`,
-    [q.insurerCode, q.cutOff],
+    [q.cutOff, q.insurerCode, q.cutOff, q.cutOff],
   );
-  return rows.map(toFileRow);
+  return rows.map((r) => ({ ...toFileRow(r), withdrawal: r.withdrawal }));
 }
 
 /** The same details for endorsements named by id (a batch that carries ids only), any status. */
@@ -92,6 +121,6 @@ export async function readFileEndorsementsAcrossClients(
 ): Promise<FileEndorsementRow[]> {
   if (ids.length === 0) return [];
   const marks = ids.map(() => '?').join(', ');
-  const rows = await system.sql<Row>(`${SELECT} where e.id in (${marks}) ${ORDER}`, ids);
+  const rows = await system.sql<Row>(`${select()} where e.id in (${marks}) ${ORDER}`, ids);
   return rows.map(toFileRow);
 }

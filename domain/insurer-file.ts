@@ -40,7 +40,8 @@ export const fileTemplateSchema = z.strictObject({
     .refine((cols) => new Set(cols.map((c) => c.header)).size === cols.length, 'headers must be unique'),
   genders: z.strictObject({ MALE: word, FEMALE: word, OTHER: word }),
   relationships: z.strictObject({ SELF: word, SPOUSE: word, CHILD: word, PARENT: word, PARENT_IN_LAW: word }),
-  actions: z.strictObject({ ADDITION: word, DELETION: word, CORRECTION: word }),
+  /** CANCELLATION: the row that withdraws an endorsement the insurer already received (D7). */
+  actions: z.strictObject({ ADDITION: word, DELETION: word, CORRECTION: word, CANCELLATION: word }),
   /** The layout of the insurer's response file (domain/insurer-response-file.ts). */
   response: responseLayoutSchema,
 });
@@ -68,6 +69,8 @@ export interface FileEndorsement {
   coverageEndDate: string;
   /** Rupees with paise, as stored: "500000.00". */
   sumInsured: string;
+  /** Cancelled after the insurer received it: its rows withdraw it (the CANCELLATION word). */
+  withdrawal?: boolean;
 }
 
 export type FileCell = string | number;
@@ -140,14 +143,15 @@ function cell(t: FileTemplate, field: FileField, { e, person }: Listed, serial: 
     case 'end_date':
       return formatFileDate(e.coverageEndDate, t.date_format);
     case 'action':
-      return t.actions[ACTION[e.type]];
+      return e.withdrawal ? t.actions.CANCELLATION : t.actions[ACTION[e.type]];
   }
 }
 
 /**
  * The file's table: the header row, then one row per covered person of each endorsement (the
  * employee, then the dependents the policy's coverage type covers), every row carrying our
- * endorsement id as its reference. Serial numbers run 1..n over the file.
+ * endorsement id as its reference. A withdrawal repeats the rows the insurer received, with the
+ * cancellation word as their action and the same reference. Serial numbers run 1..n over the file.
  */
 export function insurerFileTable(t: FileTemplate, endorsements: readonly FileEndorsement[]): FileCell[][] {
   const people = endorsements.flatMap(listed);

@@ -1,7 +1,12 @@
 import type { Client } from '@temporalio/client';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { adaptersOfInsurerCode, listFileInsurers, markCutOffDelivered } from '../data/insurer-cut-off.js';
+import {
+  adaptersOfInsurerCode,
+  listFileInsurers,
+  markCutOffDelivered,
+  type CutOffMark,
+} from '../data/insurer-cut-off.js';
 import { SystemScope } from '../data/scope.js';
 import { storedAdapterConfig, type FileAdapterSettings } from '../domain/insurer-adapter-settings.js';
 import { cutOffDeliveredSignal, endorsementWorkflowId } from '../workflows/endorsement/contract.js';
@@ -39,9 +44,9 @@ const SIGNAL_CONCURRENCY = 32;
  */
 export async function markCutOffSent(
   deps: { em: EntityManager; temporal: Client },
-  q: { cutOff: Date; endorsementIds: readonly string[] },
+  q: { cutOff: Date; endorsementIds: readonly string[]; withdrawalIds?: readonly string[] },
   beat: () => void = () => undefined,
-): Promise<{ moved: string[]; already: string[]; deliveries: string[] }> {
+): Promise<CutOffMark> {
   const mark = await markCutOffDelivered(SystemScope.of(deps.em), q);
   const tell = [...mark.moved, ...mark.already];
   const payload = { cutOff: q.cutOff.toISOString() };

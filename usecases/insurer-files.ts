@@ -4,9 +4,10 @@ import { fileTemplate } from '../domain/insurer-file-templates/index.js';
 import { writeInsurerFile } from '../adapters/file/writer.js';
 import {
   claimCutOff,
+  claimWithdrawals,
   listClaimedByCutOff,
   readFileEndorsementsAcrossClients,
-  type FileEndorsementRow,
+  type ClaimedFileRow,
 } from '../data/insurer-files.js';
 import { SystemScope } from '../data/scope.js';
 import type { FileAdapterSettings } from '../domain/insurer-adapter-settings.js';
@@ -31,6 +32,8 @@ export interface DeliveredFile {
   policy_number: string;
   /** The endorsements the file carries, which now count as delivered to the insurer. */
   endorsement_ids: string[];
+  /** Endorsements cancelled after an earlier file: this file's cancellation rows withdraw them. */
+  withdrawal_ids: string[];
   /** Data rows (people), the header not counted. */
   rows: number;
 }
@@ -41,6 +44,8 @@ export interface PlannedPolicyFile {
   policy_id: string;
   policy_number: string;
   endorsement_ids: string[];
+  /** Withdrawals the policy's file carries; absent in plans made before withdrawals existed. */
+  withdrawal_ids?: string[];
   files: { file_name: string; format: FileFormat }[];
 }
 
@@ -51,8 +56,8 @@ interface CutOffQuery {
 }
 
 /** A file insurer's claimed endorsements, one group per (client, policy), in listing order. */
-function byPolicy(rows: readonly FileEndorsementRow[]): FileEndorsementRow[][] {
-  const groups = new Map<string, FileEndorsementRow[]>();
+function byPolicy(rows: readonly ClaimedFileRow[]): ClaimedFileRow[][] {
+  const groups = new Map<string, ClaimedFileRow[]>();
   for (const row of rows) {
     const key = `${row.clientId}/${row.policyId}`;
     groups.set(key, [...(groups.get(key) ?? []), row]);
@@ -65,7 +70,7 @@ function byPolicy(rows: readonly FileEndorsementRow[]): FileEndorsementRow[][] {
  * name at one insurer code would share a name and one file would replace the other, so the second
  * one met also carries its policy id's tail.
  */
-function fileTag(row: FileEndorsementRow, taken: Set<string>, named: (tag: string) => string): string {
+function fileTag(row: ClaimedFileRow, taken: Set<string>, named: (tag: string) => string): string {
   const tag = taken.has(named(row.policyNumber))
     ? `${row.policyNumber}-${row.policyId.slice(-8)}`
     : row.policyNumber;
@@ -75,13 +80,15 @@ function fileTag(row: FileEndorsementRow, taken: Set<string>, named: (tag: strin
 
 /**
  * Plans one cut-off of a file insurer (D14): claims its reviewed endorsements queued up to
- * `cutOff` (data/insurer-files.ts claimCutOff: each endorsement belongs to one cut-off), then lists
- * everything this cut-off claimed, one file per policy and format. Idempotent: a retry claims
+ * `cutOff` (data/insurer-files.ts claimCutOff: each endorsement belongs to one cut-off) and the
+ * withdrawals queued up to it (claimWithdrawals), then lists everything this cut-off claimed, one
+ * file per policy and format. Idempotent: a retry claims
  * nothing new and plans the same files with the same names (insurer, policy, cut-off instant).
  */
 export async function planCutOff(em: EntityManager, q: CutOffQuery): Promise<PlannedPolicyFile[]> {
   const system = SystemScope.of(em);
   await claimCutOff(system, { insurerCode: q.insurerCode, cutOff: q.cutOff });
+  await claimWithdrawals(system, { insurerCode: q.insurerCode, cutOff: q.cutOff });
   const rows = await listClaimedByCutOff(system, { insurerCode: q.insurerCode, cutOff: q.cutOff });
   const stamp = {
     insurerCode: q.insurerCode,
@@ -98,7 +105,8 @@ export async function planCutOff(em: EntityManager, q: CutOffQuery): Promise<Pla
       client_id: first.clientId,
       policy_id: first.policyId,
       policy_number: first.policyNumber,
-      endorsement_ids: group.map((r) => r.endorsementId),
+      endorsement_ids: group.filter((r) => !r.withdrawal).map((r) => r.endorsementId),
+      withdrawal_ids: group.filter((r) => r.withdrawal).map((r) => r.endorsementId),
       files: q.settings.formats.map((format) => ({
         file_name: insurerFileName({ ...stamp, policyNumber }, format),
         format,
@@ -119,7 +127,13 @@ export async function deliverPlannedFile(
 ): Promise<DeliveredFile> {
   const planned = q.policy.files.find((f) => f.format === q.format);
   if (!planned) throw new Error(`cut-off plan has no ${q.format} file for policy ${q.policy.policy_id}`);
-  const rows = await readFileEndorsementsAcrossClients(SystemScope.of(deps.em), q.policy.endorsement_ids);
+  const withdrawals = new Set(q.policy.withdrawal_ids ?? []);
+  const rows = (
+    await readFileEndorsementsAcrossClients(SystemScope.of(deps.em), [
+      ...q.policy.endorsement_ids,
+      ...withdrawals,
+    ])
+  ).map((r) => ({ ...r, withdrawal: withdrawals.has(r.endorsementId) }));
   const template = fileTemplate(q.settings.template);
   const table = insurerFileTable(template, rows);
   const transport = await transportFor(q.settings, { dataDir: deps.dataDir, insurerCode: q.insurerCode });
@@ -131,7 +145,8 @@ export async function deliverPlannedFile(
     client_id: q.policy.client_id,
     policy_id: q.policy.policy_id,
     policy_number: q.policy.policy_number,
-    endorsement_ids: rows.map((r) => r.endorsementId),
+    endorsement_ids: rows.filter((r) => !r.withdrawal).map((r) => r.endorsementId),
+    withdrawal_ids: rows.filter((r) => r.withdrawal).map((r) => r.endorsementId),
     rows: table.length - 1,
   };
 }

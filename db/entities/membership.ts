@@ -67,6 +67,19 @@ export const EndorsementSchema = defineEntity({
       expression:
         'create index endorsements_cut_off on endorsements (cut_off_at) where cut_off_at is not null',
     },
+    // D7 + D14: cancelled after delivery, waiting for the cut-off whose file withdraws it; claimed.
+    {
+      name: 'endorsements_awaiting_withdrawal',
+      expression:
+        'create index endorsements_awaiting_withdrawal on endorsements (withdrawal_queued_at) ' +
+        'where withdrawal_queued_at is not null and withdrawal_cut_off_at is null',
+    },
+    {
+      name: 'endorsements_withdrawal_cut_off',
+      expression:
+        'create index endorsements_withdrawal_cut_off on endorsements (withdrawal_cut_off_at) ' +
+        'where withdrawal_cut_off_at is not null',
+    },
   ],
   properties: {
     id: text().primary(),
@@ -90,6 +103,12 @@ export const EndorsementSchema = defineEntity({
     cutOffQueuedAt: p.datetime().nullable(),
     /** D14: the cut-off whose file carries it (its claim; the file's name derives from it). */
     cutOffAt: p.datetime().nullable(),
+    /** Cancelled after its file insurer received it: waiting for the cut-off that withdraws it. */
+    withdrawalQueuedAt: p.datetime().nullable(),
+    /** The cut-off whose file carries the withdrawal row (its claim). */
+    withdrawalCutOffAt: p.datetime().nullable(),
+    /** When that file was delivered. */
+    withdrawalSentAt: p.datetime().nullable(),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

@@ -26,7 +26,12 @@ export const generic: FileTemplate = {
     PARENT: 'PARENT',
     PARENT_IN_LAW: 'PARENT_IN_LAW',
   },
-  actions: { ADDITION: 'ADDITION', DELETION: 'DELETION', CORRECTION: 'CORRECTION' },
+  actions: {
+    ADDITION: 'ADDITION',
+    DELETION: 'DELETION',
+    CORRECTION: 'CORRECTION',
+    CANCELLATION: 'CANCELLATION',
+  },
   response: {
     columns: [
       { header: 'reference', field: 'reference' },

@@ -26,7 +26,12 @@ export const indiaCensus: FileTemplate = {
     PARENT: 'Parent',
     PARENT_IN_LAW: 'Parent-in-law',
   },
-  actions: { ADDITION: 'Addition', DELETION: 'Deletion', CORRECTION: 'Correction' },
+  actions: {
+    ADDITION: 'Addition',
+    DELETION: 'Deletion',
+    CORRECTION: 'Correction',
+    CANCELLATION: 'Cancellation',
+  },
   // The insurer's endorsement status sheet: our reference back, its status, its ids or its reason.
   response: {
     columns: [

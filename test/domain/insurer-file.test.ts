@@ -58,6 +58,29 @@ describe('domain: insurer endorsement files (D14)', () => {
     ]);
   });
 
+  it("a withdrawal repeats the endorsement's rows with the template's cancellation word", () => {
+    const [addition] = SAMPLE_ENDORSEMENTS;
+    const action = (name: string, withdrawal: boolean) =>
+      insurerFileTable(fileTemplate(name), [{ ...addition!, withdrawal }])
+        .slice(1)
+        .map((r) => [r[fileTemplate(name).columns.findIndex((c) => c.field === 'action')], r.at(-1)]);
+    expect(action('india-census', true)).to.deep.equal([
+      ['Cancellation', 'end_addition0000000000001'],
+      ['Cancellation', 'end_addition0000000000001'],
+      ['Cancellation', 'end_addition0000000000001'],
+    ]);
+    expect(action('india-census', false).map((r) => r[0])).to.deep.equal([
+      'Addition',
+      'Addition',
+      'Addition',
+    ]);
+    expect(action('generic', true).map((r) => r[0])).to.deep.equal([
+      'CANCELLATION',
+      'CANCELLATION',
+      'CANCELLATION',
+    ]);
+  });
+
   it('refuses a template missing a code, a reference column, or with a repeated header', () => {
     const base = FILE_TEMPLATES['india-census']!;
     const noOther = { ...base, genders: { MALE: 'M', FEMALE: 'F' } };

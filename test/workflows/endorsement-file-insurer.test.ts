@@ -322,11 +322,12 @@ describe('a file insurer end to end (D14)', function () {
     expect(filesOf(world.code)).to.deep.equal([]);
   });
 
-  it('a cancel after delivery cancels without a withdrawal (a file insurer has no per-endorsement call)', async () => {
+  it("a cancel after delivery cancels at once; the next cut-off's file withdraws it with the cancellation word", async () => {
     const world = await loadedWorld();
     const id = await createEndorsement(world, { sum_insured: 300000 });
     await queued(id);
-    expect((await flush(world.code)).sent).to.equal(1);
+    const first = await flush(world.code);
+    expect(first).to.deep.include({ sent: 1, withdrawn: [] });
     await waitFor(
       () => workflowState(id),
       (s) => s.status === 'ENDORSEMENT_STATUS_SENT_TO_INSURER',
@@ -334,11 +335,31 @@ describe('a file insurer end to end (D14)', function () {
     );
     const res = await world.api.post(`/v1/policy/endorsements/${id}/cancel`, { token: world.token });
     expect(res.status).to.equal(200);
+    expect(res.body.payload.endorsement.status).to.equal('ENDORSEMENT_STATUS_CANCELLED');
     expect(await workflowHandle(id).result()).to.include({
       status: 'ENDORSEMENT_STATUS_CANCELLED',
       submitted: true,
     });
     expect(await auditActions(id)).to.deep.equal(['create', 'sent_to_insurer', 'cancel']);
+
+    // The next cut-off carries the withdrawal: the rows the insurer had, as "Cancellation".
+    await sleep(1_100);
+    const next = await flush(world.code);
+    expect(next).to.deep.include({ sent: 0, withdrawn: [id] });
+    expect(next.files.map((f) => [f.format, f.rows, f.endorsement_ids, f.withdrawal_ids])).to.deep.equal([
+      ['xlsx', 2, [], [id]],
+      ['csv', 2, [], [id]],
+    ]);
+    const csv: string[][] = parse(readFileSync(path.join(server.remoteDir, next.files[1]!.file_name)));
+    expect(csv.slice(1).map((r) => [r[3], r[9], r[10]])).to.deep.equal([
+      ['Kavya Menon', 'Cancellation', id],
+      ['Rohan Menon', 'Cancellation', id],
+    ]);
+    expect(await auditActions(id)).to.deep.equal(['create', 'sent_to_insurer', 'cancel', 'withdrawal_sent']);
+    expect((await endorsementRow(id)).status).to.equal('ENDORSEMENT_STATUS_CANCELLED');
+    // Withdrawn once: a later cut-off carries nothing.
+    await sleep(1_100);
+    expect((await flush(world.code)).files).to.deep.equal([]);
   });
 
   it('a cancel after the file was written but before the mark: the mark moves only PENDING rows', async () => {
@@ -365,9 +386,14 @@ describe('a file insurer end to end (D14)', function () {
     expect(mark).to.deep.include({ moved: [], already: [] });
     expect((await endorsementRow(id)).status).to.equal('ENDORSEMENT_STATUS_CANCELLED');
     expect(await auditActions(id)).to.not.include('sent_to_insurer');
-    // The insurer has the row (the README says so): its answer for it is refused as cancelled.
+    // The insurer has the row (the README says so): its answer for it is refused as cancelled, and
+    // the mark queued its withdrawal for the next cut-off.
     expect(filesOf(world.code)).to.have.length(2);
     expect(await decide(id, { decision: 'APPROVED' })).to.include({ result: 'refused' });
+    await sleep(1_100);
+    const next = await flush(world.code);
+    expect(next.withdrawn).to.deep.equal([id]);
+    expect(next.files.map((f) => f.withdrawal_ids)).to.deep.equal([[id], [id]]);
   });
 
   it('`insurer flush CODE --json` prints the files (ids and counts, no personal data); refuses other codes', async () => {

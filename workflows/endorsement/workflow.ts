@@ -86,6 +86,13 @@ function insurerCalls(stuckAfterMs: number) {
  */
 export const FILE_INSURER_CUT_OFF = 'file-insurer-cut-off';
 
+/**
+ * D7 for file insurers: a cancel after the file was delivered queues a withdrawal that the next
+ * cut-off's file carries (a cancellation row). Runs that reached this point before the patch ended
+ * without it (README, "Deploying workflow changes").
+ */
+export const FILE_INSURER_WITHDRAWAL = 'file-insurer-withdrawal';
+
 /** Workflow time (deterministic: the time of the current workflow task, from history). */
 // eslint-disable-next-line no-restricted-globals -- workflow time, not the host clock
 const workflowNow = (): number => Date.now();
@@ -195,10 +202,11 @@ export async function endorsementWorkflow(input: EndorsementWorkflowInput): Prom
   const cancel = async () => {
     await db.cancelEndorsement(id);
     setStatus('ENDORSEMENT_STATUS_CANCELLED');
-    // D7: a cancel after submission tells the insurer to withdraw (after the client has its answer).
-    // A file insurer is not sent a withdrawal (no file carries one yet): see the README.
+    // D7: a cancel after submission tells the insurer to withdraw (after the client has its answer);
+    // a file insurer hears it from its next cut-off's file.
     if (state.submitted && !fileInsurer)
       await (insurer ? insurer.withdraw(id) : legacyInsurer.withdrawFromInsurer(id));
+    else if (state.submitted && patched(FILE_INSURER_WITHDRAWAL)) await db.queueFileWithdrawal(id);
     return finish();
   };
 

@@ -34,6 +34,8 @@ export interface CutOffResult {
   sent: number;
   /** In a delivered file but cancelled before the mark: the insurer has a row for them (README). */
   cancelled_meanwhile: string[];
+  /** Cancelled after an earlier cut-off delivered them: this cut-off's files withdraw them. */
+  withdrawn: string[];
 }
 
 /** Failure types that retrying cannot change. */

@@ -64,6 +64,9 @@ function scheduledCutOff(): string {
  *     statement, and each endorsement's workflow is told.
  * A delivery refused for good gives back the claim of the policies not delivered (the next cut-off
  * after the fix carries them), marks those delivered, and fails the run for an operator to see.
+ * Withdrawals (endorsements cancelled after an earlier file) ride in the same files and the same
+ * steps: no command was added for them, so cut-offs recorded before them replay unchanged (a plan
+ * recorded then has no `withdrawal_ids`).
  */
 export async function insurerCutOffWorkflow(input: CutOffInput): Promise<CutOffResult> {
   const insurerCode = input.insurerCode;
@@ -71,6 +74,7 @@ export async function insurerCutOffWorkflow(input: CutOffInput): Promise<CutOffR
   const plan = await db.planInsurerCutOff({ insurerCode, cutOff });
   const files: DeliveredFile[] = [];
   const delivered: string[] = [];
+  const withdrawn: string[] = [];
   let failure: ActivityFailure | null = null;
   for (const policy of plan) {
     try {
@@ -78,13 +82,15 @@ export async function insurerCutOffWorkflow(input: CutOffInput): Promise<CutOffR
         files.push(await delivery.deliverInsurerFile({ insurerCode, cutOff, policy, format }));
       }
       delivered.push(...policy.endorsement_ids);
+      withdrawn.push(...(policy.withdrawal_ids ?? []));
     } catch (err) {
       if (!(err instanceof ActivityFailure)) throw err;
       failure = err;
-      await db.releaseCutOffClaim({ cutOff, endorsementIds: policy.endorsement_ids });
+      const withdrawalIds = policy.withdrawal_ids ?? [];
+      await db.releaseCutOffClaim({ cutOff, endorsementIds: policy.endorsement_ids, withdrawalIds });
     }
   }
-  const mark = await marking.markCutOffSent({ cutOff, endorsementIds: delivered });
+  const mark = await marking.markCutOffSent({ cutOff, endorsementIds: delivered, withdrawalIds: withdrawn });
   const told = new Set([...mark.moved, ...mark.already]);
   const result: CutOffResult = {
     insurer_code: insurerCode,
@@ -92,6 +98,7 @@ export async function insurerCutOffWorkflow(input: CutOffInput): Promise<CutOffR
     files,
     sent: mark.moved.length + mark.already.length,
     cancelled_meanwhile: delivered.filter((id) => !told.has(id)),
+    withdrawn: mark.withdrawn ?? [],
   };
   log.info('insurer cut-off done', {
     insurerCode,
@@ -99,6 +106,7 @@ export async function insurerCutOffWorkflow(input: CutOffInput): Promise<CutOffR
     files: files.length,
     sent: result.sent,
     cancelledMeanwhile: result.cancelled_meanwhile.length,
+    withdrawn: result.withdrawn.length,
   });
   if (failure) throw failure;
   return result;
