@@ -11,6 +11,11 @@ export interface WorkerDeps extends ActivityDeps {
   connection: NativeConnection;
   namespace: string;
   taskQueue: string;
+  /**
+   * The workflow code, bundled (bundleWorkflowCode); default: this checkout's workflows/index.ts. The
+   * rolling-upgrade test runs a released commit's bundle with today's activities.
+   */
+  workflowBundle?: { code: string } | undefined;
   /** Extra activity interceptors, after the service's own (fault injection in crash tests). */
   activityInterceptors?: ActivityInterceptorsFactory[] | undefined;
   tuning?: Partial<
@@ -27,7 +32,7 @@ export async function createWorker(deps: WorkerDeps): Promise<Worker> {
     connection: deps.connection,
     namespace: deps.namespace,
     taskQueue: deps.taskQueue,
-    workflowsPath: WORKFLOWS_PATH,
+    ...(deps.workflowBundle ? { workflowBundle: deps.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
     // Payloads are encrypted on the way out and decrypted on the way in (infra/payload-codec.ts).
     dataConverter: payloadDataConverter(deps.config),
     activities: createActivities(deps),

@@ -42,6 +42,9 @@ export async function sentFileInsurerEndorsements(o: {
   count: number;
   code?: string;
   settings?: Record<string, unknown>;
+  /** An API (and the task queue its workflows and the cut-off run on) other than the run's own. */
+  api?: HttpClient;
+  taskQueue?: string;
 }): Promise<FileInsurerEndorsements> {
   const code = o.code ?? `FILE${randomBytes(3).toString('hex').toUpperCase()}`;
   const client = await makeClient();
@@ -51,7 +54,7 @@ export async function sentFileInsurerEndorsements(o: {
   });
   await sql('update insurers set code = ? where id = ?', [code, reference.insurerId]);
   const policy = await makePolicy(client.clientId, { reference, cdBalance: '10000000.00' });
-  const api = await endorsementApi();
+  const api = o.api ?? (await endorsementApi());
   const token = client.token();
   const endorsements: { id: string; employeeId: string }[] = [];
   for (let i = 0; i < o.count; i++) {
@@ -76,7 +79,8 @@ export async function sentFileInsurerEndorsements(o: {
     `${ids.length} endorsements waiting for the cut-off`,
   );
   const s = stack();
-  await flushInsurer({ em: s.orm.em.fork(), temporal: s.temporal, taskQueue: s.taskQueue }, code, new Date());
+  const taskQueue = o.taskQueue ?? s.taskQueue;
+  await flushInsurer({ em: s.orm.em.fork(), temporal: s.temporal, taskQueue }, code, new Date());
   await waitFor(
     async () =>
       (
