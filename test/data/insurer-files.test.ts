@@ -1,7 +1,9 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
+import { queueWithdrawal } from '../../data/insurer-cut-off.js';
 import {
   claimCutOff,
+  claimWithdrawals,
   listClaimedByCutOff,
   readFileEndorsementsAcrossClients,
 } from '../../data/insurer-files.js';
@@ -102,6 +104,7 @@ describe('data: endorsements for an insurer file (D14)', () => {
       coverageStartDate: '2026-11-02',
       coverageEndDate: '2027-03-31',
       sumInsured: '500000.00',
+      withdrawal: false,
     });
     const second = rows.find((r) => r.endorsementId === deletion.id)!;
     expect([second.clientId, second.type, second.employee.name, second.dependents]).to.deep.equal([
@@ -140,5 +143,30 @@ describe('data: endorsements for an insurer file (D14)', () => {
       [one.id, 'Asha Rao', code],
     ]);
     expect(await readFileEndorsementsAcrossClients(system(), [])).to.deep.equal([]);
+  });
+
+  it('gives a withdrawal (cancelled after delivery) to one cut-off, listed as a withdrawal', async () => {
+    const code = `FILE-${randomBytes(3).toString('hex')}`;
+    const a = await clientOfInsurer(code);
+    const delivered = new Date(Date.now() - 10 * MINUTE);
+    const sent = await endorse(a.clientId, a.policy.id, {
+      reviewedAt: new Date(delivered.getTime() - MINUTE),
+    });
+    expect(await claimCutOff(system(), { insurerCode: code, cutOff: delivered })).to.equal(1);
+    // Only a cancelled endorsement that a cut-off carried can be withdrawn.
+    expect(await queueWithdrawal(system(), sent.id)).to.equal(false);
+    await sql("update endorsements set status = 'ENDORSEMENT_STATUS_CANCELLED' where id = ?", [sent.id]);
+    expect(await queueWithdrawal(system(), sent.id)).to.equal(true);
+    const next = new Date(Date.now() + MINUTE);
+    expect(await claimWithdrawals(system(), { insurerCode: code, cutOff: next })).to.equal(1);
+    // A retry, or a concurrent cut-off, claims it no more.
+    expect(await claimWithdrawals(system(), { insurerCode: code, cutOff: next })).to.equal(0);
+    expect(
+      await claimWithdrawals(system(), { insurerCode: code, cutOff: new Date(next.getTime() + 1000) }),
+    ).to.equal(0);
+    const rows = await listClaimedByCutOff(system(), { insurerCode: code, cutOff: next });
+    expect(rows.map((r) => [r.endorsementId, r.withdrawal])).to.deep.equal([[sent.id, true]]);
+    // The cut-off that delivered it lists it no more (cancelled).
+    expect(await listClaimedByCutOff(system(), { insurerCode: code, cutOff: delivered })).to.deep.equal([]);
   });
 });
