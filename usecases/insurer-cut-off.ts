@@ -11,6 +11,7 @@ import {
   type CutOffInput,
   type CutOffResult,
 } from '../workflows/insurer-cut-off/contract.js';
+import { cutOffMetadata } from '../workflows/user-metadata.js';
 
 /** An insurer code with no `file` insurer row in any client: nothing to cut off. */
 export class NotAFileInsurer extends Error {}
@@ -90,6 +91,7 @@ export async function flushInsurer(
       args: [{ insurerCode: code, cutOff: cutOff.toISOString() } satisfies CutOffInput],
       workflowIdConflictPolicy: 'USE_EXISTING',
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      ...cutOffMetadata(code, cutOff.toISOString()),
     });
   } catch (err) {
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
