@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { AdminError } from '../admin/clients.js';
 import { cancelAsOperator, findStuckEndorsements, formatAge, type StuckEndorsement } from '../admin/stuck.js';
-import { ConfigError, requireDatabaseUrl } from '../config/index.js';
+import { ConfigError, requireDatabaseUrl, workflowUiUrl } from '../config/index.js';
 import { SystemScope } from '../data/scope.js';
 import { initOrm } from '../db/orm.js';
 import { systemClock, today } from '../domain/clock.js';
@@ -38,6 +38,7 @@ const COLUMNS: [keyof StuckEndorsement | 'age', string][] = [
   ['employee_id', 'EMPLOYEE'],
   ['policy_number', 'POLICY'],
   ['client_id', 'CLIENT'],
+  ['web_ui', 'WEB UI'],
 ];
 
 /** A plain table for a terminal; ids and statuses only (no personal data). */
@@ -152,6 +153,7 @@ async function main(argv: string[]): Promise<string> {
       clientId: values.client,
       policyId: values.policy,
       now: new Date(),
+      webUi: (workflowId) => workflowUiUrl(config, workflowId),
     });
     return values.json ? JSON.stringify(rows, null, 2) : table(rows);
   } finally {
