@@ -97,7 +97,9 @@ describe('ops: stuck endorsements from Temporal visibility joined with PostgreSQ
 
   it('builds the visibility query the operators guide shows', () => {
     const now = new Date('2026-11-22T06:00:00Z');
-    expect(stuckVisibilityQuery({ now, olderThanMs: 3 * 24 * HOUR_MS, policyId: 'pol_x', webUi: String })).to.equal(
+    expect(
+      stuckVisibilityQuery({ now, olderThanMs: 3 * 24 * HOUR_MS, policyId: 'pol_x', webUi: String }),
+    ).to.equal(
       "WorkflowType = 'endorsementWorkflow' AND ExecutionStatus = 'Running' AND PolicyId = 'pol_x' AND " +
         "(EndorsementStuck = true OR (EndorsementStatus IN ('ENDORSEMENT_STATUS_PENDING', " +
         "'ENDORSEMENT_STATUS_SENT_TO_INSURER') AND StartTime < '2026-11-19T06:00:00.000Z'))",
