@@ -52,7 +52,14 @@ function table(rows: StuckEndorsement[]): string {
   const cells = rows.map((r) => COLUMNS.map(([key]) => cell(r, key)));
   const header = COLUMNS.map(([, title]) => title);
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
-  return [header, ...cells].map((line) => line.map((c, i) => c.padEnd(widths[i]!)).join('  ')).join('\n');
+  return [header, ...cells]
+    .map((line) =>
+      line
+        .map((c, i) => c.padEnd(widths[i]!))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
 function scheduleLines(rows: Awaited<ReturnType<typeof describePeriodicSchedules>>): string {
