@@ -33,6 +33,8 @@ export interface StuckEndorsement {
   stuck: boolean;
   /** RUNNING, or NOT_RUNNING for an open row whose workflow visibility does not list as running. */
   workflow: 'RUNNING' | 'NOT_RUNNING';
+  /** The workflow's page in the Temporal Web UI (TEMPORAL_UI_URL): its summary and current details. */
+  web_ui: string;
 }
 
 export interface StuckQuery {
@@ -43,6 +45,8 @@ export interface StuckQuery {
   now: Date;
   /** Visibility rows read at most (the list is for people, not for bulk jobs). */
   limit?: number;
+  /** The Web UI page of a workflow id (config's workflowUiUrl). */
+  webUi: (workflowId: string) => string;
 }
 
 const quote = (value: string) => `'${value.replace(/'/g, "\\'")}'`;
@@ -92,7 +96,7 @@ export async function findStuckEndorsements(
   const orphans =
     q.olderThanMs === undefined ? [] : await openRowsWithoutWorkflow(temporal, system, q, stuck);
   return [...listed, ...orphans]
-    .map((row) => present(row, q.now, stuck.get(row.id)))
+    .map((row) => present(row, q, stuck.get(row.id)))
     .sort((a, b) => b.age_seconds - a.age_seconds);
 }
 
@@ -123,10 +127,12 @@ async function isRunning(temporal: Client, endorsementId: string): Promise<boole
   }
 }
 
-function present(row: Row, now: Date, stuck: boolean | undefined): StuckEndorsement {
+function present(row: Row, q: StuckQuery, stuck: boolean | undefined): StuckEndorsement {
+  const now = q.now;
+  const workflowId = endorsementWorkflowId(row.id);
   return {
     endorsement_id: row.id,
-    workflow_id: endorsementWorkflowId(row.id),
+    workflow_id: workflowId,
     client_id: row.client_id,
     employee_id: row.employee_id,
     policy_id: row.policy_id,
@@ -137,6 +143,7 @@ function present(row: Row, now: Date, stuck: boolean | undefined): StuckEndorsem
     age_seconds: Math.max(0, Math.round((now.getTime() - new Date(row.created_at).getTime()) / 1000)),
     stuck: stuck ?? false,
     workflow: stuck === undefined ? 'NOT_RUNNING' : 'RUNNING',
+    web_ui: q.webUi(workflowId),
   };
 }
 

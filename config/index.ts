@@ -83,6 +83,8 @@ export const configSchema = z.object({
   TEMPORAL_CLI_PATH: z.string().min(1).optional(),
   TEMPORAL_DEV_PORT: z.coerce.number().int().min(1).max(65535).default(7233),
   TEMPORAL_UI_PORT: z.coerce.number().int().min(1).max(65535).default(8233),
+  /** Where operators open the Temporal Web UI (links printed by `ops stuck`); default: the local one. */
+  TEMPORAL_UI_URL: z.string().url().optional(),
   /** `npm run cluster`: the front door of the local two-node cluster (its nodes take free ports). */
   TEMPORAL_CLUSTER_PORT: z.coerce.number().int().min(1).max(65535).default(7233),
   /** Required by the API (see apiConfig); `npm start` and the tests generate their own. */
@@ -185,6 +187,13 @@ export function codecServerToken(cfg: Config): string {
     );
   }
   return cfg.CODEC_SERVER_TOKEN;
+}
+
+/** The Temporal Web UI's page of one workflow (its latest run), for operators' links. */
+export function workflowUiUrl(cfg: Config, workflowId: string): string {
+  const base = (cfg.TEMPORAL_UI_URL ?? `http://localhost:${cfg.TEMPORAL_UI_PORT}`).replace(/\/+$/, '');
+  const ns = encodeURIComponent(cfg.TEMPORAL_NAMESPACE);
+  return `${base}/namespaces/${ns}/workflows/${encodeURIComponent(workflowId)}`;
 }
 
 /** The Web UI origins the codec server answers (CORS): configured, or the local dev server's UI. */

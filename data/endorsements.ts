@@ -59,6 +59,7 @@ export async function readEndorsementCandidates(
 ): Promise<CandidatePolicy[]> {
   return scope.sql<CandidatePolicy>(
     `select p.id, p.policy_number, p.status, p.start_date::text as start_date, p.end_date::text as end_date,
+            emp.employee_code, (select i.code from insurers i where i.id = p.insurer_id) as insurer_code,
             p.slabs, p.default_sum_insured::text as default_sum_insured,
             m.policy_id is not null as employee_active,
             m.sum_insured::text as member_sum_insured,

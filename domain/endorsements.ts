@@ -37,12 +37,22 @@ export class EndorsementRefused extends Error {
 }
 
 /** The stored row the workflow start needs: ids only. */
+/** The codes an operator knows an endorsement by: never names or other personal data. */
+export interface EndorsementCodes {
+  policyNumber: string;
+  insurerCode: string | null;
+  /** The client's own employee identifier (`employee_id` in the spec's create). */
+  employeeCode: string;
+}
+
 export interface CreatedEndorsement {
   id: string;
   clientId: string;
   policyId: string;
   employeeId: string;
   type: EndorsementType;
+  /** Policy number, insurer and employee code when the create read them (the Web UI's summary). */
+  codes?: EndorsementCodes;
 }
 
 /** Relationships a policy's coverage_type covers besides the employee (P: parents only). */
@@ -79,6 +89,9 @@ export interface CandidatePolicy {
   member_sum_insured: string | null;
   member_start: string | null;
   member_end: string | null;
+  /** Codes for the Web UI's summary (ids and codes only). */
+  employee_code?: string;
+  insurer_code?: string | null;
 }
 
 interface MemberRow {

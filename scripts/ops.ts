@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { AdminError } from '../admin/clients.js';
 import { cancelAsOperator, findStuckEndorsements, formatAge, type StuckEndorsement } from '../admin/stuck.js';
-import { ConfigError, requireDatabaseUrl } from '../config/index.js';
+import { ConfigError, requireDatabaseUrl, workflowUiUrl } from '../config/index.js';
 import { SystemScope } from '../data/scope.js';
 import { initOrm } from '../db/orm.js';
 import { systemClock, today } from '../domain/clock.js';
@@ -38,6 +38,7 @@ const COLUMNS: [keyof StuckEndorsement | 'age', string][] = [
   ['employee_id', 'EMPLOYEE'],
   ['policy_number', 'POLICY'],
   ['client_id', 'CLIENT'],
+  ['web_ui', 'WEB UI'],
 ];
 
 /** A plain table for a terminal; ids and statuses only (no personal data). */
@@ -51,7 +52,14 @@ function table(rows: StuckEndorsement[]): string {
   const cells = rows.map((r) => COLUMNS.map(([key]) => cell(r, key)));
   const header = COLUMNS.map(([, title]) => title);
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
-  return [header, ...cells].map((line) => line.map((c, i) => c.padEnd(widths[i]!)).join('  ')).join('\n');
+  return [header, ...cells]
+    .map((line) =>
+      line
+        .map((c, i) => c.padEnd(widths[i]!))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
 function scheduleLines(rows: Awaited<ReturnType<typeof describePeriodicSchedules>>): string {
@@ -152,6 +160,7 @@ async function main(argv: string[]): Promise<string> {
       clientId: values.client,
       policyId: values.policy,
       now: new Date(),
+      webUi: (workflowId) => workflowUiUrl(config, workflowId),
     });
     return values.json ? JSON.stringify(rows, null, 2) : table(rows);
   } finally {

@@ -68,15 +68,24 @@ export async function createEndorsement(
   actor: { tokenId: string | null },
   today: string,
 ): Promise<CreatedEndorsement> {
-  const decision = decideEndorsement(await readEndorsementCandidates(scope, req, today), req);
+  const candidates = await readEndorsementCandidates(scope, req, today);
+  const decision = decideEndorsement(candidates, req);
   const stored = await insertEndorsement(scope, req, decision, actor);
   if (!stored.inserted) throw endorsementInProgress(stored.openId);
+  const chosen = candidates.find((c) => c.id === decision.policyId);
   return {
     id: stored.id,
     clientId: scope.clientId,
     policyId: decision.policyId,
     employeeId: req.employeeId,
     type: req.type,
+    ...(chosen?.employee_code && {
+      codes: {
+        policyNumber: chosen.policy_number,
+        insurerCode: chosen.insurer_code ?? null,
+        employeeCode: chosen.employee_code,
+      },
+    }),
   };
 }
 
@@ -89,6 +98,7 @@ export function workflowInput(e: CreatedEndorsement, config: Config): Endorsemen
     type: e.type,
     stuckAfterMs: durationMs(config.ENDORSEMENT_STUCK_AFTER),
     slaAfterMs: durationMs(config.INSURER_SLA_DEFAULT),
+    ...(e.codes && { codes: e.codes }),
   };
 }
 

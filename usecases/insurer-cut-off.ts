@@ -16,6 +16,7 @@ import {
   type CutOffInput,
   type CutOffResult,
 } from '../workflows/insurer-cut-off/contract.js';
+import { cutOffMetadata } from '../workflows/user-metadata.js';
 
 /** An insurer code with no `file` insurer row in any client: nothing to cut off. */
 export class NotAFileInsurer extends Error {}
@@ -95,6 +96,7 @@ export async function flushInsurer(
       args: [{ insurerCode: code, cutOff: cutOff.toISOString() } satisfies CutOffInput],
       workflowIdConflictPolicy: 'USE_EXISTING',
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      ...cutOffMetadata(code, cutOff.toISOString()),
     });
   } catch (err) {
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;

@@ -7,6 +7,9 @@ import {
   INSURER_INBOX_PASS,
   INSURER_INBOX_SCHEDULE_ID,
 } from '../workflows/insurer-inbox/contract.js';
+import { passMetadata } from '../workflows/user-metadata.js';
+
+const NOTE = "Ingests file insurers' response files from their inboxes (D14)";
 
 /** Every insurer code loaded with the `file` adapter: the inboxes a poll reads. */
 export function listFileInsurerCodes(em: EntityManager): Promise<string[]> {
@@ -23,6 +26,7 @@ function inboxScheduleOptions(taskQueue: string, intervalMs: number): Omit<Sched
       taskQueue,
       args: [],
       workflowRunTimeout: '1 hour',
+      ...passMetadata(INSURER_INBOX_SCHEDULE_ID, NOTE),
     },
     // One poll at a time; after downtime one catch-up poll, not one per missed tick.
     policies: { overlap: 'SKIP', catchupWindow: '1 minute', pauseOnFailure: false },
@@ -44,7 +48,7 @@ export async function ensureInsurerInboxSchedule(
     await temporal.schedule.create({
       scheduleId: INSURER_INBOX_SCHEDULE_ID,
       ...options,
-      state: { note: "Ingests file insurers' response files from their inboxes (D14)" },
+      state: { note: NOTE },
     });
   } catch (err) {
     if (!(err instanceof ScheduleAlreadyRunning)) throw err;

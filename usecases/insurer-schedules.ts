@@ -14,6 +14,7 @@ import {
   type CutOffInput,
 } from '../workflows/insurer-cut-off/contract.js';
 import { CUT_OFF_TIME_ZONE } from './insurer-files.js';
+import { cutOffMetadata } from '../workflows/user-metadata.js';
 
 const PREFIX = cutOffScheduleId('');
 
@@ -39,6 +40,7 @@ function scheduleOptions(code: string, cutOffTime: string, taskQueue: string) {
       workflowId: cutOffScheduleId(code),
       taskQueue,
       args: [{ insurerCode: code } satisfies CutOffInput],
+      ...cutOffMetadata(code, null),
     },
     // Cut-offs claim disjoint endorsements, so one still retrying a down SFTP server never blocks
     // the next day's. After downtime, a cut-off missed within the hour still runs.

@@ -12,6 +12,7 @@ import {
   type PassInput,
   type PeriodicSchedule,
 } from '../workflows/periodic/contract.js';
+import { passMetadata } from '../workflows/user-metadata.js';
 import { ensureInsurerInboxSchedule } from './insurer-inbox-schedule.js';
 
 export interface Cadence {
@@ -46,6 +47,7 @@ function scheduleOptions(
       args: [{ graceMs: cadence.graceMs } satisfies PassInput],
       // A pass that hangs (Temporal or the database gone) ends, and the next tick starts afresh.
       workflowRunTimeout: '5 minutes',
+      ...passMetadata(s.scheduleId, s.note),
     },
     // One pass at a time; after downtime, one catch-up pass rather than one per missed tick.
     policies: { overlap: 'SKIP', catchupWindow: '1 minute', pauseOnFailure: false },

@@ -1,4 +1,11 @@
-import { ActivityFailure, ApplicationFailure, type ActivityOptions } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  type ActivityFunctionWithOptions,
+  type ActivityInterfaceFor,
+  type ActivityOptions,
+} from '@temporalio/workflow';
+import type { ActivityFunction } from '@temporalio/common';
 
 /**
  * Database activities: short, idempotent, retried until the database answers. The given failure
@@ -19,3 +26,23 @@ export const failureType = (err: unknown): string | undefined =>
   err instanceof ActivityFailure && err.cause instanceof ApplicationFailure
     ? (err.cause.type ?? undefined)
     : undefined;
+
+/**
+ * Activities whose calls carry a summary (what the Web UI's timeline shows for each): `summaryOf`
+ * names the call from the activity's name and arguments. A summary is user metadata of the
+ * ScheduleActivityTask command, not part of what replay compares, so adding it needs no patch.
+ */
+export function withSummaries<A extends object>(
+  activities: ActivityInterfaceFor<A>,
+  summaryOf: (name: string, args: unknown[]) => string | undefined,
+): ActivityInterfaceFor<A> {
+  return new Proxy(activities, {
+    get(target, name) {
+      const activity = Reflect.get(target, name) as ActivityFunctionWithOptions<ActivityFunction>;
+      return (...args: unknown[]) => {
+        const summary = summaryOf(String(name), args);
+        return summary ? activity.executeWithOptions({ summary }, args) : activity(...args);
+      };
+    },
+  });
+}

@@ -16,6 +16,8 @@ export const EndorsementSlaBreached = defineSearchAttributeKey(
 export const InsurerId = defineSearchAttributeKey('InsurerId', SearchAttributeType.KEYWORD);
 export const SubmittedAt = defineSearchAttributeKey('SubmittedAt', SearchAttributeType.DATETIME);
 export const SlaDueAt = defineSearchAttributeKey('SlaDueAt', SearchAttributeType.DATETIME);
+/** An endorsement waiting for funds: its policy's CD balance does not yet cover the premium. */
+export const AwaitingFunds = defineSearchAttributeKey('AwaitingFunds', SearchAttributeType.BOOL);
 export const GrantStatus = defineSearchAttributeKey('GrantStatus', SearchAttributeType.KEYWORD);
 
 export const SEARCH_ATTRIBUTES = [
@@ -29,5 +31,6 @@ export const SEARCH_ATTRIBUTES = [
   InsurerId,
   SubmittedAt,
   SlaDueAt,
+  AwaitingFunds,
   GrantStatus,
 ] as const;

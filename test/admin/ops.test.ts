@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { findStuckEndorsements, formatAge, stuckVisibilityQuery } from '../../admin/stuck.js';
+import { workflowUiUrl } from '../../config/index.js';
 import { newId } from '../../domain/ids.js';
 import { makeEmployee, sql } from '../support/factories.js';
 import { deletePeriodicSchedules } from '../support/schedules.js';
@@ -42,6 +43,7 @@ describe('ops: stuck endorsements from Temporal visibility joined with PostgreSQ
     findStuckEndorsements(stack().temporal, stack().orm.em.fork(), {
       clientId: world.client.clientId,
       now: new Date(),
+      webUi: (workflowId) => workflowUiUrl(stack().config, workflowId),
       ...o,
     });
 
@@ -62,6 +64,7 @@ describe('ops: stuck endorsements from Temporal visibility joined with PostgreSQ
       status: 'ENDORSEMENT_STATUS_SENT_TO_INSURER',
       stuck: true,
       workflow: 'RUNNING',
+      web_ui: `http://localhost:${stack().config.TEMPORAL_UI_PORT}/namespaces/${stack().config.TEMPORAL_NAMESPACE}/workflows/endorsement-${stuckId}`,
     });
     expect(rows[0]!.age_seconds).to.be.within(0, 60);
   });
@@ -94,7 +97,9 @@ describe('ops: stuck endorsements from Temporal visibility joined with PostgreSQ
 
   it('builds the visibility query the operators guide shows', () => {
     const now = new Date('2026-11-22T06:00:00Z');
-    expect(stuckVisibilityQuery({ now, olderThanMs: 3 * 24 * HOUR_MS, policyId: 'pol_x' })).to.equal(
+    expect(
+      stuckVisibilityQuery({ now, olderThanMs: 3 * 24 * HOUR_MS, policyId: 'pol_x', webUi: String }),
+    ).to.equal(
       "WorkflowType = 'endorsementWorkflow' AND ExecutionStatus = 'Running' AND PolicyId = 'pol_x' AND " +
         "(EndorsementStuck = true OR (EndorsementStatus IN ('ENDORSEMENT_STATUS_PENDING', " +
         "'ENDORSEMENT_STATUS_SENT_TO_INSURER') AND StartTime < '2026-11-19T06:00:00.000Z'))",
@@ -113,10 +118,14 @@ describe('ops: stuck endorsements from Temporal visibility joined with PostgreSQ
     expect(text.code, text.err).to.equal(0);
     const lines = text.out.trim().split('\n');
     expect(lines[0]).to.match(
-      /^ENDORSEMENT\s+STATUS\s+AGE\s+STUCK\s+WORKFLOW\s+TYPE\s+EMPLOYEE\s+POLICY\s+CLIENT/,
+      /^ENDORSEMENT\s+STATUS\s+AGE\s+STUCK\s+WORKFLOW\s+TYPE\s+EMPLOYEE\s+POLICY\s+CLIENT\s+WEB UI$/,
     );
     expect(lines.find((l) => l.startsWith(stuckId))).to.match(
       /SENT_TO_INSURER\s+\S+( \S+)?\s+yes\s+RUNNING\s+ADDITION/,
+    );
+    // Each row ends with the workflow's Web UI page (TEMPORAL_UI_URL, else the local UI).
+    expect(lines.find((l) => l.startsWith(stuckId))).to.match(
+      new RegExp(`\\shttp://localhost:\\d+/namespaces/[^/]+/workflows/endorsement-${stuckId}$`),
     );
     expect(lines.find((l) => l.startsWith(openId))).to.match(/\sno\s+RUNNING\s/);
 

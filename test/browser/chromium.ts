@@ -8,11 +8,13 @@ export const CHROMIUM = '/usr/bin/chromium';
 
 /** Where screenshots go for a person to look at (gitignored). */
 export const OUTPUT_DIR = path.resolve(import.meta.dirname, '..', '..', 'test-output', 'browser');
+/** Screenshots the operators' guide shows (committed): docs/screenshots. */
+export const DOCS_SCREENSHOTS = path.resolve(import.meta.dirname, '..', '..', 'docs', 'screenshots');
 
 export interface Browser {
   page: Page;
-  /** Saves a full-page screenshot as test-output/browser/<name>.png and returns its path. */
-  screenshot(name: string): Promise<string>;
+  /** Saves a full-page screenshot as <dir>/<name>.png (test-output/browser by default), returns its path. */
+  screenshot(name: string, dir?: string): Promise<string>;
   /** Console errors and uncaught page errors seen so far. */
   errors: string[];
   close(): Promise<void>;
@@ -60,8 +62,9 @@ export async function openBrowser(executablePath = CHROMIUM): Promise<Browser> {
   return {
     page,
     errors,
-    async screenshot(name) {
-      const file = path.join(OUTPUT_DIR, `${name}.png`);
+    async screenshot(name, dir = OUTPUT_DIR) {
+      await fs.mkdir(dir, { recursive: true });
+      const file = path.join(dir, `${name}.png`);
       await page.screenshot({ path: file, fullPage: true });
       return file;
     },

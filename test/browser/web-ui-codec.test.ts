@@ -1,11 +1,9 @@
 import type { Server } from 'node:http';
-import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
-import { createCodecServer, listenCodecServer } from '../../infra/codec-server.js';
-import { AesGcmPayloadCodec } from '../../infra/payload-codec.js';
 import { stack } from '../support/stack.js';
 import { createEndorsement, makeWorld, waitForStatus } from '../workflows/endorsement-support.js';
 import { openBrowser, type Browser } from './chromium.js';
+import { startCodecServer, textShowing, useCodecEndpoint } from './codec.js';
 
 /**
  * An operator opens an endorsement in the Temporal Web UI: through the codec server its input reads as
@@ -25,17 +23,7 @@ describe('Temporal Web UI with and without the codec server', function () {
     const { temporalUiUrl, config } = stack();
     if (!temporalUiUrl)
       throw new Error('the browser test needs the stack to run its own Temporal dev server');
-    const token = randomBytes(24).toString('base64url');
-    codecServer = await listenCodecServer(
-      createCodecServer({
-        codec: new AesGcmPayloadCodec(config.PAYLOAD_ENCRYPTION_KEYS!),
-        token,
-        allowedOrigins: [temporalUiUrl],
-      }),
-      0,
-      '127.0.0.1',
-    );
-    codecEndpoint = `http://127.0.0.1:${(codecServer.address() as { port: number }).port}/${token}`;
+    ({ server: codecServer, endpoint: codecEndpoint } = await startCodecServer());
     const world = await makeWorld({ adapter: 'manual' });
     employeeId = world.employee.id;
     const id = await createEndorsement(world);
@@ -52,22 +40,12 @@ describe('Temporal Web UI with and without the codec server', function () {
   /** The workflow's page with the UI given this codec endpoint; its text once `shown` is on screen. */
   async function openInput(endpoint: string, shown: string): Promise<string> {
     const { page } = browser;
-    await page.route('**/api/v1/settings**', async (route) => {
-      const settings = (await (await route.fetch()).json()) as Record<string, any>;
-      settings.Codec = { ...settings.Codec, Endpoint: endpoint };
-      await route.fulfill({ json: settings });
-    });
+    const undo = await useCodecEndpoint(page, endpoint);
     try {
       await page.goto(workflowUrl);
-      const deadline = Date.now() + 30_000;
-      let text = await page.innerText('body');
-      while (!text.includes(shown) && Date.now() < deadline) {
-        await page.waitForTimeout(250);
-        text = await page.innerText('body');
-      }
-      return text;
+      return await textShowing(page, [shown]);
     } finally {
-      await page.unroute('**/api/v1/settings**');
+      await undo();
     }
   }
 

@@ -14,6 +14,7 @@ import {
   EndorsementType,
   PolicyId,
 } from '../search-attributes.js';
+import { endorsementMetadata, type EndorsementCodes } from '../user-metadata.js';
 
 /**
  * The endorsement workflow's contract (D7, D8), shared by the API, the worker, the insurer adapters
@@ -36,6 +37,8 @@ export interface EndorsementWorkflowInput {
    * in runs started before it existed (the default then applies).
    */
   slaAfterMs?: number;
+  /** Policy number, insurer and employee code for the Web UI's summary (starts that read them). */
+  codes?: EndorsementCodes;
 }
 
 /** D8: what an insurer sends (domain/insurer-decisions.ts); exported here for adapter code. */
@@ -99,7 +102,8 @@ export const isOpenStatus = (status: Status): boolean => OPEN_STATUSES.includes(
 /**
  * Start options that make a start idempotent: the workflow id is derived from the endorsement id,
  * a start while one runs returns the running one (USE_EXISTING), and a start after it closed is
- * refused (REJECT_DUPLICATE) rather than running the endorsement twice.
+ * refused (REJECT_DUPLICATE) rather than running the endorsement twice. The Web UI's summary and
+ * details come with them (workflows/user-metadata.ts), so every start path carries them.
  */
 export function endorsementStartOptions(input: EndorsementWorkflowInput, taskQueue: string) {
   return {
@@ -108,6 +112,7 @@ export function endorsementStartOptions(input: EndorsementWorkflowInput, taskQue
     args: [input] as [EndorsementWorkflowInput],
     workflowIdConflictPolicy: 'USE_EXISTING' as WorkflowIdConflictPolicy,
     workflowIdReusePolicy: 'REJECT_DUPLICATE' as WorkflowIdReusePolicy,
+    ...endorsementMetadata(input),
     typedSearchAttributes: new TypedSearchAttributes([
       { key: EndorsementStatus, value: 'ENDORSEMENT_STATUS_PENDING' },
       { key: EndorsementType, value: input.type },

@@ -1,9 +1,10 @@
 import { condition, log, proxyActivities, upsertSearchAttributes } from '@temporalio/workflow';
 import type { Activities } from '../../activities/index.js';
 import { DEFAULT_SLA_DAYS } from '../../domain/insurer-decisions.js';
-import { databaseActivity } from '../activity-options.js';
+import { databaseActivity, withSummaries } from '../activity-options.js';
 import { EndorsementSlaBreached, InsurerId, SlaDueAt, SubmittedAt } from '../search-attributes.js';
 import { ENDORSEMENT_GONE } from './contract.js';
+import { duration, stepSummary } from './details.js';
 
 /**
  * The patch that adds the insurer SLA's second tier (D14) and the backlog search attributes
@@ -11,7 +12,7 @@ import { ENDORSEMENT_GONE } from './contract.js';
  */
 export const INSURER_SLA = 'insurer-sla-second-tier';
 
-const db = proxyActivities<Activities>(databaseActivity([ENDORSEMENT_GONE]));
+const db = withSummaries(proxyActivities<Activities>(databaseActivity([ENDORSEMENT_GONE])), stepSummary);
 
 const DAY_MS = 86_400_000;
 
@@ -26,12 +27,13 @@ const parseInstant = (iso: string): number => Date.parse(iso);
  * Starts watching the insurer's SLA from now (the endorsement is SENT_TO_INSURER): records who has
  * it and when it is due, and past the due time without a decision or a cancel (`settled`) marks it
  * EndorsementSlaBreached and announces `endorsement.sla_breached`, once. It never decides: the
- * insurer may already have enrolled the person. The returned promise ends when the watch has.
+ * insurer may already have enrolled the person. `onBreach` runs once the breach is recorded.
  */
 export async function watchInsurerSla(
   endorsementId: string,
   slaAfterMs: number | undefined,
   settled: () => boolean,
+  onBreach: () => void = () => undefined,
 ): Promise<SlaWatch> {
   // The submission time comes from the activity (the database's clock), recorded in the history.
   const assignment = await db.readEndorsementInsurer(endorsementId);
@@ -47,9 +49,10 @@ export async function watchInsurerSla(
     { key: EndorsementSlaBreached, value: false },
   ]);
   const watching = (async () => {
-    if (await condition(settled, slaMs)) return;
+    if (await condition(settled, slaMs, { summary: `insurer SLA breaches after ${duration(slaMs)}` })) return;
     await db.recordSlaBreach(endorsementId, dueAt.toISOString());
     upsertSearchAttributes([{ key: EndorsementSlaBreached, value: true }]);
+    onBreach();
     log.warn('endorsement past the insurer SLA', { endorsementId, insurerId, slaMs });
   })();
   // Settles either way, so a failure surfaces where the workflow awaits the watch, not unhandled.
@@ -58,6 +61,7 @@ export async function watchInsurerSla(
     (failure: unknown) => failure,
   );
   return {
+    dueAt: dueAt.getTime(),
     async ended() {
       const failure = await outcome;
       if (failure) throw failure as Error;
@@ -66,6 +70,8 @@ export async function watchInsurerSla(
 }
 
 export interface SlaWatch {
+  /** When the SLA breaches (epoch milliseconds). */
+  dueAt: number;
   /** Resolves once the watch is over (decision, cancel, or the breach recorded). */
   ended(): Promise<void>;
 }

@@ -14,12 +14,14 @@ import {
   type ActivityOptions,
 } from '@temporalio/workflow';
 import type { Activities } from '../../activities/index.js';
-import { databaseActivity, failureType } from '../activity-options.js';
+import { databaseActivity, failureType, withSummaries } from '../activity-options.js';
 import type { EndorsementStatus as Status } from '../../domain/enums.js';
 import { INSURER_REFUSED } from '../../domain/insurer-failures.js';
 import { EndorsementStatus, EndorsementStuck } from '../search-attributes.js';
 import { decisionVerdict } from '../../domain/insurer-decisions.js';
 import { INSURER_SLA, watchInsurerSla, type SlaWatch } from './insurer-sla.js';
+import { stepSummary } from './details.js';
+import { EndorsementProgress } from './progress.js';
 import {
   CANCEL_REFUSED,
   cancelEndorsementSignal,
@@ -39,8 +41,11 @@ import {
   type InsurerDecision,
 } from './contract.js';
 
-const db = proxyActivities<Activities>(
-  databaseActivity([REVIEW_REJECTED, ENDORSEMENT_GONE, ENDORSEMENT_STATE_CONFLICT]),
+const db = withSummaries(
+  proxyActivities<Activities>(
+    databaseActivity([REVIEW_REJECTED, ENDORSEMENT_GONE, ENDORSEMENT_STATE_CONFLICT]),
+  ),
+  stepSummary,
 );
 
 /** Insurer calls: an insurer may be down for a while; keep trying with a longer back-off. */
@@ -64,16 +69,21 @@ const legacyInsurer = proxyActivities<Activities>(INSURER_CALL);
  */
 export const CANCEL_SAFE_INSURER_CALLS = 'cancel-safe-insurer-calls';
 
-function insurerCalls(stuckAfterMs: number) {
+function insurerCalls(stuckAfterMs: number, progress: EndorsementProgress) {
   const options: ActivityOptions = {
     ...INSURER_CALL,
     heartbeatTimeout: '5 seconds',
     cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
   };
+  const summaries = (name: string) =>
+    name === 'submitToInsurer' ? progress.insurerCall('submit to') : progress.insurerCall('withdraw from');
   return {
-    submit: proxyActivities<Activities>({ ...options, scheduleToCloseTimeout: stuckAfterMs }).submitToInsurer,
+    submit: withSummaries(
+      proxyActivities<Activities>({ ...options, scheduleToCloseTimeout: stuckAfterMs }),
+      summaries,
+    ).submitToInsurer,
     // A withdraw keeps trying: the endorsement is already CANCELLED for the client.
-    withdraw: proxyActivities<Activities>(options).withdrawFromInsurer,
+    withdraw: withSummaries(proxyActivities<Activities>(options), summaries).withdrawFromInsurer,
   };
 }
 
@@ -132,7 +142,8 @@ export async function endorsementWorkflow(input: EndorsementWorkflowInput): Prom
     discarded: false,
   };
   let decision: InsurerDecision | null = null;
-  const insurer = patched(CANCEL_SAFE_INSURER_CALLS) ? insurerCalls(input.stuckAfterMs) : null;
+  const progress = new EndorsementProgress(input, state);
+  const insurer = patched(CANCEL_SAFE_INSURER_CALLS) ? insurerCalls(input.stuckAfterMs, progress) : null;
   const cancellable = () =>
     isOpenStatus(state.status) && !state.discarded && (state.cancelRequested || !decision);
 
@@ -142,6 +153,7 @@ export async function endorsementWorkflow(input: EndorsementWorkflowInput): Prom
     if (decision || state.cancelRequested || !isOpenStatus(state.status) || !isDecision(d)) return;
     decision = cleanDecision(d);
     state.decision = d.decision;
+    progress.decided(d.decision, 'signal');
   });
   // D14: the same first-decision-counts rule, answered synchronously. The validator runs before
   // anything is recorded, so a refused or duplicate decision leaves no trace in the history.
@@ -150,6 +162,7 @@ export async function endorsementWorkflow(input: EndorsementWorkflowInput): Prom
     (d) => {
       decision = cleanDecision(d);
       state.decision = d.decision;
+      progress.decided(d.decision, 'decision update');
       return { result: 'accepted', detail: `${d.decision} recorded` };
     },
     {
@@ -163,8 +176,10 @@ export async function endorsementWorkflow(input: EndorsementWorkflowInput): Prom
   );
   // D14: the cut-off's bulk statement already moved the row; a late one after a cancel is ignored.
   let delivered = false;
-  setHandler(cutOffDeliveredSignal, () => {
-    if (!state.cancelRequested && state.status === 'ENDORSEMENT_STATUS_PENDING') delivered = true;
+  setHandler(cutOffDeliveredSignal, (d) => {
+    if (state.cancelRequested || state.status !== 'ENDORSEMENT_STATUS_PENDING') return;
+    delivered = true;
+    progress.fileDelivered(d?.cutOff);
   });
   let fileInsurer = false;
   setHandler(cancelEndorsementSignal, () => {
@@ -192,6 +207,7 @@ export async function endorsementWorkflow(input: EndorsementWorkflowInput): Prom
     upsertSearchAttributes([{ key: EndorsementStatus, value: status }]);
     // The workflow logger adds workflowId and runId; ids only, no personal data.
     log.info('endorsement status changed', { endorsementId: id, status });
+    progress.show();
   };
   let sla: SlaWatch | null = null;
   const finish = async () => {
@@ -210,6 +226,7 @@ export async function endorsementWorkflow(input: EndorsementWorkflowInput): Prom
     return finish();
   };
 
+  progress.waitingFor('review');
   try {
     await db.reviewEndorsement(id);
   } catch (err) {
@@ -229,37 +246,50 @@ export async function endorsementWorkflow(input: EndorsementWorkflowInput): Prom
   // Since the patch one activity routes: a file insurer's endorsement is queued for the cut-off,
   // any other is marked SENT_TO_INSURER by the same activity (no separate markSentToInsurer).
   const route = patched(FILE_INSURER_CUT_OFF) ? await db.routeAfterReview(id) : null;
+  progress.routed(route);
+  const watchSla = async () => {
+    const settled = () => decision !== null || state.cancelRequested;
+    const watch = await watchInsurerSla(id, input.slaAfterMs, settled, () => progress.show());
+    progress.slaDue(watch.dueAt);
+    return watch;
+  };
   if (route?.adapter === 'file') {
     fileInsurer = true;
     // The stuck timer counts from review (D14): an SFTP server down at the cut-off makes it stuck.
     const reviewedAt = workflowNow();
-    await waitForCutOff(input.stuckAfterMs, state, () => delivered);
+    progress.waitingFor('cut-off', reviewedAt + input.stuckAfterMs);
+    await waitForCutOff(input.stuckAfterMs, state, () => delivered, progress);
     if (state.cancelRequested) return cancel();
     setStatus('ENDORSEMENT_STATUS_SENT_TO_INSURER');
     state.submitted = true;
-    sla = await watchInsurerSla(id, input.slaAfterMs, () => decision !== null || state.cancelRequested);
+    sla = await watchSla();
     const left = input.stuckAfterMs - (workflowNow() - reviewedAt);
+    progress.waitingFor('decision', reviewedAt + input.stuckAfterMs);
     await waitForDecision(
       Math.max(left, 0),
       state,
       () => decision !== null,
+      progress,
       left <= 0 || state.stuck,
       'its insurer file was delivered after the SLA and no decision came yet',
     );
   } else {
     if (!route) await db.markSentToInsurer(id);
     setStatus('ENDORSEMENT_STATUS_SENT_TO_INSURER');
-    if (patched(INSURER_SLA)) {
-      sla = await watchInsurerSla(id, input.slaAfterMs, () => decision !== null || state.cancelRequested);
-    }
+    if (patched(INSURER_SLA)) sla = await watchSla();
     if (state.cancelRequested) return cancel();
 
+    progress.waitingFor('submission');
     const reached = insurer
       ? await submitCancelSafe(insurer.submit, id, state)
       : await legacySubmit(id, state);
     if (state.cancelRequested) return cancel();
 
-    await waitForDecision(input.stuckAfterMs, state, () => decision !== null, !reached);
+    progress.insurerSaid(
+      reached ? 'submission received' : 'submission not received (refused or unreachable)',
+    );
+    progress.waitingFor('decision', reached ? workflowNow() + input.stuckAfterMs : workflowNow());
+    await waitForDecision(input.stuckAfterMs, state, () => decision !== null, progress, !reached);
   }
   if (state.cancelRequested || !decision) return cancel();
 
@@ -340,11 +370,17 @@ async function submitCancelSafe(
  * flags EndorsementStuck when that takes longer than the stuck timer (from review), and keeps the
  * flag on: the endorsement is still not with the insurer, and then waits for its decision.
  */
-async function waitForCutOff(stuckAfterMs: number, state: EndorsementState, delivered: () => boolean) {
+async function waitForCutOff(
+  stuckAfterMs: number,
+  state: EndorsementState,
+  delivered: () => boolean,
+  progress: EndorsementProgress,
+) {
   const settled = () => delivered() || state.cancelRequested;
-  if (await condition(settled, stuckAfterMs)) return;
+  if (await condition(settled, stuckAfterMs, progress.stuckTimer(stuckAfterMs, 'the cut-off'))) return;
   state.stuck = true;
   upsertSearchAttributes([{ key: EndorsementStuck, value: true }]);
+  progress.show();
   log.warn('endorsement stuck: its insurer file was not delivered within the SLA', {
     endorsementId: state.endorsementId,
     stuckAfterMs,
@@ -360,17 +396,21 @@ async function waitForDecision(
   stuckAfterMs: number,
   state: EndorsementState,
   decided: () => boolean,
+  progress: EndorsementProgress,
   stuckNow = false,
   whyNow = 'the insurer could not be reached within the SLA',
 ) {
   const settled = () => decided() || state.cancelRequested;
-  if (!stuckNow && (await condition(settled, stuckAfterMs))) return;
+  const timer = progress.stuckTimer(stuckAfterMs, 'a decision');
+  if (!stuckNow && (await condition(settled, stuckAfterMs, timer))) return;
   state.stuck = true;
   upsertSearchAttributes([{ key: EndorsementStuck, value: true }]);
+  progress.show();
   const why = stuckNow ? whyNow : 'no insurer decision within the SLA';
   log.warn(`endorsement stuck: ${why}`, { endorsementId: state.endorsementId, stuckAfterMs });
   await condition(settled);
   state.stuck = false;
   upsertSearchAttributes([{ key: EndorsementStuck, value: false }]);
+  progress.show();
   log.info('endorsement no longer stuck', { endorsementId: state.endorsementId });
 }

@@ -7,6 +7,7 @@ import { defineQuery } from '@temporalio/workflow';
 import type { GrantItemOutcome, GrantStatus as Status } from '../../domain/enums.js';
 import type { EndorsementWorkflowInput } from '../endorsement/contract.js';
 import { ClientId, EmployeeId, GrantStatus } from '../search-attributes.js';
+import { grantMetadata } from '../user-metadata.js';
 
 /**
  * The grant workflow's contract (D9): one workflow per grant request, enrolling the employee into
@@ -59,6 +60,7 @@ export function grantStartOptions(input: GrantWorkflowInput, taskQueue: string) 
     args: [input] as [GrantWorkflowInput],
     workflowIdConflictPolicy: 'USE_EXISTING' as WorkflowIdConflictPolicy,
     workflowIdReusePolicy: 'REJECT_DUPLICATE' as WorkflowIdReusePolicy,
+    ...grantMetadata(input),
     typedSearchAttributes: new TypedSearchAttributes([
       { key: GrantStatus, value: 'GRANT_STATUS_PENDING' },
       { key: ClientId, value: input.clientId },

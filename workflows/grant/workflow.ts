@@ -2,6 +2,7 @@ import {
   ChildWorkflowCancellationType,
   ParentClosePolicy,
   proxyActivities,
+  setCurrentDetails,
   setHandler,
   sleep,
   startChild,
@@ -46,7 +47,9 @@ export async function grantWorkflow(input: GrantWorkflowInput): Promise<GrantSta
   const setStatus = (status: Status) => {
     state.status = status;
     upsertSearchAttributes([{ key: GrantStatus, value: status }]);
+    setCurrentDetails(grantDetails(state));
   };
+  setCurrentDetails(grantDetails(state));
 
   let policyIds: string[];
   try {
@@ -87,10 +90,8 @@ export async function grantWorkflow(input: GrantWorkflowInput): Promise<GrantSta
  */
 async function runEndorsement(item: GrantItem): Promise<void> {
   // The endorsement's own start options, less the task queue: a child runs on its parent's.
-  const { workflowId, args, workflowIdReusePolicy, typedSearchAttributes } = endorsementStartOptions(
-    item.child!,
-    '',
-  );
+  const { workflowId, args, workflowIdReusePolicy, typedSearchAttributes, staticSummary, staticDetails } =
+    endorsementStartOptions(item.child!, '');
   let child;
   try {
     child = await startChild(endorsementWorkflow, {
@@ -98,6 +99,8 @@ async function runEndorsement(item: GrantItem): Promise<void> {
       args,
       workflowIdReusePolicy,
       typedSearchAttributes,
+      staticSummary,
+      staticDetails,
       parentClosePolicy: ParentClosePolicy.ABANDON,
       cancellationType: ChildWorkflowCancellationType.ABANDON,
     });
@@ -107,6 +110,16 @@ async function runEndorsement(item: GrantItem): Promise<void> {
   }
   // A child that failed or was terminated leaves its row as it was: completeGrant reads the row.
   await child.result().catch(() => undefined);
+}
+
+/** The Web UI's current details: the grant's status and each target policy's outcome (ids only). */
+function grantDetails(state: GrantState): string {
+  const items = state.items.map(
+    (i) => `\`${i.policyId}\`: ${i.outcome}${i.endorsementId ? ` \`${i.endorsementId}\`` : ''}`,
+  );
+  const waiting =
+    state.status === 'GRANT_STATUS_IN_PROGRESS' ? ["waiting for its endorsements' workflows to close"] : [];
+  return [`**${state.status.replace('GRANT_STATUS_', '')}**`, ...waiting, ...items].join('\n\n');
 }
 
 async function followStoredStatus(endorsementId: string): Promise<void> {

@@ -1,5 +1,5 @@
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
-import { ActivityFailure, log, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, log, proxyActivities, setCurrentDetails, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../../activities/index.js';
 import { databaseActivity } from '../activity-options.js';
 import {
@@ -71,6 +71,7 @@ function scheduledCutOff(): string {
 export async function insurerCutOffWorkflow(input: CutOffInput): Promise<CutOffResult> {
   const insurerCode = input.insurerCode;
   const cutOff = input.cutOff ?? scheduledCutOff();
+  setCurrentDetails(`**planning** the cut-off of \`${insurerCode}\` at ${cutOff}`);
   const plan = await db.planInsurerCutOff({ insurerCode, cutOff });
   const files: DeliveredFile[] = [];
   const delivered: string[] = [];
@@ -78,8 +79,15 @@ export async function insurerCutOffWorkflow(input: CutOffInput): Promise<CutOffR
   let failure: ActivityFailure | null = null;
   for (const policy of plan) {
     try {
-      for (const { format } of policy.files) {
-        files.push(await delivery.deliverInsurerFile({ insurerCode, cutOff, policy, format }));
+      for (const { format, file_name } of policy.files) {
+        const what = `${file_name} (${policy.endorsement_ids.length} endorsements)`;
+        setCurrentDetails(`**delivering** ${what}; ${files.length} files delivered so far`);
+        files.push(
+          await delivery.deliverInsurerFile.executeWithOptions(
+            { summary: `deliver ${what} to ${insurerCode}` },
+            [{ insurerCode, cutOff, policy, format }],
+          ),
+        );
       }
       delivered.push(...policy.endorsement_ids);
       withdrawn.push(...(policy.withdrawal_ids ?? []));
@@ -90,6 +98,7 @@ export async function insurerCutOffWorkflow(input: CutOffInput): Promise<CutOffR
       await db.releaseCutOffClaim({ cutOff, endorsementIds: policy.endorsement_ids, withdrawalIds });
     }
   }
+  setCurrentDetails(`**marking** ${delivered.length} endorsements SENT_TO_INSURER`);
   const mark = await marking.markCutOffSent({ cutOff, endorsementIds: delivered, withdrawalIds: withdrawn });
   const told = new Set([...mark.moved, ...mark.already]);
   const result: CutOffResult = {
@@ -108,6 +117,9 @@ export async function insurerCutOffWorkflow(input: CutOffInput): Promise<CutOffR
     cancelledMeanwhile: result.cancelled_meanwhile.length,
     withdrawn: result.withdrawn.length,
   });
+  setCurrentDetails(
+    `**done**: ${files.length} files, ${result.sent} sent${failure ? '; a delivery was refused (see the failure)' : ''}`,
+  );
   if (failure) throw failure;
   return result;
 }

@@ -20,7 +20,8 @@ import { report } from '../support/report.js';
  * data: a database trigger fails the approval's insert (the statement holds the member's name)
  * until the activity has retried, and fails an employee update in the API (a 500 whose statement
  * holds the new address). Pass: no seeded name, email, phone, date of birth or address in any event
- * history of the run (read through the Temporal client), in the API's log (pino on a captured
+ * history of the run (read through the Temporal client), in any workflow's user metadata (summaries
+ * and details the Web UI shows, decoded), in the API's log (pino on a captured
  * stream, debug level) or in the worker's output (debug level, SDK lines included).
  */
 const PEOPLE = 5;
@@ -199,9 +200,14 @@ describe('resilience: personal data stays out of Temporal and the logs', () => {
       apiLogLines: apiLog.length,
       workerLogBytes: workerText.length,
       injectedActivityFailure: lastFailure.slice(0, 120),
+      userMetadataTexts: histories.userMetadata.length,
       hits: histories.hits.length + logHits.length + workerHits.length,
     });
     expect(histories.workflows).to.be.greaterThan(PEOPLE);
+    // The sweep read the user metadata: every endorsement's summary names its employee by code.
+    const metadata = histories.userMetadata.join('\n');
+    for (const p of people) expect(metadata, 'user metadata read').to.contain(`employee ${p.employeeCode}`);
+    expect(metadata, 'current details read').to.contain('insurer last said:');
     expect(workerText, 'the worker logged the failed attempts').to.contain('Activity failed');
     expect(logText, 'the API logged the failed request').to.contain('request failed');
     expect(histories.hits, 'Temporal histories').to.deep.equal([]);

@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Client } from '@temporalio/client';
+import { decodeOptionalSinglePayload } from '@temporalio/common/lib/internal-non-workflow/index.js';
+import type { temporal as proto } from '@temporalio/proto';
 
 /**
  * Personal data seeded for the data-protection test: values found nowhere else, in the forms they
@@ -64,19 +66,53 @@ export interface HistoryScan {
   events: number;
   bytes: number;
   hits: string[];
+  /** The user metadata read, decoded: static summaries and details, timer and activity summaries, current details. */
+  userMetadata: string[];
+}
+
+/**
+ * What the Web UI shows of one workflow beyond its payloads, decoded through the client's codec:
+ * its static summary and details, every event's summary (activities, timers, children) and its
+ * current details (the SDK's metadata query; a workflow nobody can answer for has none).
+ */
+async function userMetadataOf(
+  temporal: Client,
+  wf: { workflowId: string; runId: string },
+  history: proto.api.history.v1.IHistory,
+): Promise<string[]> {
+  const converter = temporal.options.loadedDataConverter;
+  const decode = (p: proto.api.common.v1.IPayload | null | undefined) =>
+    decodeOptionalSinglePayload<string>(converter, p);
+  const handle = temporal.workflow.getHandle(wf.workflowId, wf.runId);
+  const described = await handle.describe();
+  const texts: (string | null | undefined)[] = [
+    await described.staticSummary(),
+    await described.staticDetails(),
+  ];
+  for (const event of history.events ?? []) {
+    if (event.userMetadata)
+      texts.push(await decode(event.userMetadata.summary), await decode(event.userMetadata.details));
+  }
+  const metadata = await handle
+    .query<{ currentDetails?: string }>('__temporal_workflow_metadata')
+    .catch(() => undefined);
+  texts.push(metadata?.currentDetails);
+  return texts.filter((t): t is string => typeof t === 'string' && t.length > 0);
 }
 
 /**
  * Every workflow started since `since` in the namespace, read through the Temporal client: its
  * full event history (inputs, results, signals, updates, activity inputs and failures, search
- * attributes), searched for each needle.
+ * attributes) and its decoded user metadata (what the Web UI shows), searched for each needle.
  */
 export async function scanHistories(temporal: Client, since: Date, search: string[]): Promise<HistoryScan> {
-  const scan: HistoryScan = { workflows: 0, events: 0, bytes: 0, hits: [] };
+  const scan: HistoryScan = { workflows: 0, events: 0, bytes: 0, hits: [], userMetadata: [] };
   const query = `StartTime >= '${since.toISOString()}'`;
   for await (const wf of temporal.workflow.list({ query })) {
     const history = await temporal.workflow.getHandle(wf.workflowId, wf.runId).fetchHistory();
-    const text = textOf(history);
+    const metadata = await userMetadataOf(temporal, wf, history);
+    scan.userMetadata.push(...metadata);
+    const text = `${textOf(history)}\n${metadata.join('\n')}`;
     scan.workflows++;
     scan.events += history.events?.length ?? 0;
     scan.bytes += text.length;

@@ -1,0 +1,82 @@
+import { expect } from 'chai';
+import { endorsementDetails, type EndorsementView } from '../../workflows/endorsement/details.js';
+import { endorsementMetadata } from '../../workflows/user-metadata.js';
+
+const T0 = Date.parse('2026-11-23T10:00:00Z');
+const DAY = 86_400_000;
+
+const view = (o: Partial<EndorsementView> = {}): EndorsementView => ({
+  endorsementId: 'end_1',
+  type: 'ENDORSEMENT_TYPE_ADDITION',
+  status: 'ENDORSEMENT_STATUS_SENT_TO_INSURER',
+  stuck: false,
+  waiting: 'decision',
+  since: T0,
+  stuckAt: T0 + 7 * DAY,
+  slaDueAt: T0 + 14 * DAY,
+  insurerCode: 'CARE',
+  adapter: 'file',
+  insurerSaid: null,
+  ...o,
+});
+
+/** The Markdown operators read in the Web UI (pure: no workflow, no clock). */
+describe('endorsement details for the Web UI', () => {
+  it('says what it waits for, since when, when it turns stuck and breaches, and what to do', () => {
+    const md = endorsementDetails(view(), T0 + DAY);
+    expect(md).to.contain('**waiting for:** the decision of insurer CARE since 2026-11-23 10:00 UTC');
+    expect(md).to.contain('**stuck at:** 2026-11-30 10:00 UTC · **SLA breaches at:** 2026-12-07 10:00 UTC');
+    expect(md).to.contain('**insurer last said:** nothing yet');
+    expect(md).to.contain('`npm run -s insurer -- approve end_1');
+    expect(md).to.contain('`npm run -s ops -- cancel end_1`');
+    expect(md).to.not.contain('STUCK');
+  });
+
+  it('turns the times into facts once past them, and flags STUCK', () => {
+    const md = endorsementDetails(view({ stuck: true }), T0 + 15 * DAY);
+    expect(md).to.contain('· **STUCK**');
+    expect(md).to.contain(
+      '**stuck since:** 2026-11-30 10:00 UTC · **SLA breached at:** 2026-12-07 10:00 UTC',
+    );
+  });
+
+  it('names each wait: the cut-off offers a flush, funds a top-up, a recorded decision no cancel', () => {
+    const cutOff = endorsementDetails(view({ waiting: 'cut-off', slaDueAt: null }), T0);
+    expect(cutOff).to.contain('the next cut-off of insurer CARE');
+    expect(cutOff).to.contain('`npm run -s insurer -- flush CARE`');
+    const funds = endorsementDetails(view({ waiting: 'funds', stuckAt: null, slaDueAt: null }), T0);
+    expect(funds).to.contain('**waiting for:** funds: the CD balance of the policy');
+    expect(funds).to.contain('top up the CD balance');
+    const recording = endorsementDetails(
+      view({ waiting: 'recording', insurerSaid: 'APPROVED (signal)' }),
+      T0,
+    );
+    expect(recording).to.contain('**insurer last said:** APPROVED (signal)');
+    expect(recording).to.not.contain('ops -- cancel');
+  });
+
+  it('has nothing to wait for once closed', () => {
+    const md = endorsementDetails(view({ status: 'ENDORSEMENT_STATUS_APPROVED', waiting: null }), T0);
+    expect(md).to.contain('APPROVED');
+    expect(md).to.contain('**nothing to wait for**');
+    expect(md).to.not.contain('waiting for:');
+  });
+
+  it('summarises with codes when the start read them, else with ids', () => {
+    const base = {
+      endorsementId: 'end_1',
+      clientId: 'cli_1',
+      policyId: 'pol_1',
+      employeeId: 'emp_1',
+      type: 'ENDORSEMENT_TYPE_DELETION' as const,
+    };
+    const codes = { policyNumber: 'CARE/GH/1', insurerCode: 'CARE', employeeCode: 'E-7' };
+    expect(endorsementMetadata({ ...base, codes }).staticSummary).to.equal(
+      'DELETION end_1 · policy CARE/GH/1 · insurer CARE · employee E-7',
+    );
+    expect(endorsementMetadata(base).staticSummary).to.equal(
+      'DELETION end_1 · policy pol_1 · employee emp_1',
+    );
+    expect(endorsementMetadata(base).staticDetails).to.contain('`GET /v1/policy/endorsements/end_1`');
+  });
+});

@@ -1,0 +1,92 @@
+import { setCurrentDetails } from '@temporalio/workflow';
+import { isOpenStatus, type EndorsementState, type EndorsementWorkflowInput } from './contract.js';
+import { duration, endorsementDetails, type EndorsementView, type WaitingReason } from './details.js';
+
+/** Workflow time (deterministic: the time of the current workflow task, from history). */
+// eslint-disable-next-line no-restricted-globals -- workflow time, not the host clock
+const workflowNow = (): number => Date.now();
+
+/**
+ * Keeps the endorsement workflow's current details (what the Web UI shows on its page) true: the
+ * workflow says what it waits for and what the insurer said; status and the stuck flag are read
+ * from its state. Setting details records nothing in the history (it is served by a query), so
+ * none of these calls changes the command sequence.
+ */
+export class EndorsementProgress {
+  private readonly view: Omit<EndorsementView, 'status' | 'stuck'>;
+
+  constructor(
+    input: EndorsementWorkflowInput,
+    private readonly state: EndorsementState,
+  ) {
+    this.view = {
+      endorsementId: input.endorsementId,
+      type: input.type,
+      waiting: null,
+      since: null,
+      stuckAt: null,
+      slaDueAt: null,
+      insurerCode: input.codes?.insurerCode ?? null,
+      adapter: null,
+      insurerSaid: null,
+    };
+  }
+
+  /** From now on it waits for `reason`; `stuckAt` is when its stuck timer fires (if one runs). */
+  waitingFor(reason: WaitingReason, stuckAt: number | null = null): void {
+    Object.assign(this.view, { waiting: reason, since: workflowNow(), stuckAt });
+    this.show();
+  }
+
+  routed(route: { insurerCode: string; adapter: string } | null): void {
+    if (route) Object.assign(this.view, { insurerCode: route.insurerCode, adapter: route.adapter });
+  }
+
+  slaDue(at: number): void {
+    this.view.slaDueAt = at;
+    this.show();
+  }
+
+  /** The insurer decided: the decision is recorded next (status, members, ledger). */
+  decided(decision: string, how: string): void {
+    this.view.waiting = 'recording';
+    this.view.since = workflowNow();
+    this.view.stuckAt = null;
+    this.insurerSaid(`${decision} (${how})`);
+  }
+
+  insurerSaid(what: string): void {
+    this.view.insurerSaid = what;
+    this.show();
+  }
+
+  /** The cut-off delivered the file carrying it (`cutOff`: its ISO instant). */
+  fileDelivered(cutOff: string | undefined): void {
+    const at = cutOff ? ` of the cut-off at ${cutOff.slice(0, 16).replace('T', ' ')} UTC` : '';
+    this.insurerSaid(`nothing yet: our file${at} was delivered`);
+  }
+
+  /** Shows the details again (after a status or stuck-flag change). */
+  show(): void {
+    const open = isOpenStatus(this.state.status) && !this.state.discarded;
+    const view: EndorsementView = {
+      ...this.view,
+      ...(open ? {} : { waiting: null }),
+      status: this.state.status,
+      stuck: this.state.stuck,
+    };
+    setCurrentDetails(endorsementDetails(view, workflowNow()));
+  }
+
+  /** The summary of a timer or activity, in the endorsement's words (the history's timeline). */
+  stuckTimer(ms: number, without: string): { summary: string } {
+    return { summary: `stuck after ${duration(ms)} without ${without}` };
+  }
+
+  /** "submit to insurer CARE (api adapter): end_…" */
+  insurerCall(verb: 'submit to' | 'withdraw from'): string {
+    const { insurerCode, adapter, endorsementId } = this.view;
+    const who = insurerCode ? `insurer ${insurerCode}` : 'the insurer';
+    return `${verb} ${who}${adapter ? ` (${adapter} adapter)` : ''}: ${endorsementId}`;
+  }
+}
