@@ -80,8 +80,10 @@ export async function enrolMembers(tx: TenantScope, e: LockedEndorsement, ids: I
     member_rank: dependentId ? 1 : 0,
   });
   const rows = [person(null), ...dependents.map((d) => person(d.id))];
+  // A dependent's row enrolled with its own UHID gets an audit entry `policy_member` / `uhid`.
   await tx.sql(
-    `insert into policy_members (id, client_id, policy_id, employee_id, dependent_id, endorsement_id,
+    `with enrolled as (
+     insert into policy_members (id, client_id, policy_id, employee_id, dependent_id, endorsement_id,
        insurer_member_id, uhid, coverage_start_date, coverage_end_date, premium_amount, sum_insured,
        remaining_sum_insured, status, employee_name, member_rank)
      select id, client_id, policy_id, employee_id, dependent_id, endorsement_id, insurer_member_id, uhid,
@@ -91,7 +93,11 @@ export async function enrolMembers(tx: TenantScope, e: LockedEndorsement, ids: I
             dependent_id text, endorsement_id text, insurer_member_id text, uhid text, coverage_start_date date,
             coverage_end_date date, premium_amount numeric, sum_insured numeric, remaining_sum_insured numeric,
             employee_name text, member_rank smallint)
-     on conflict do nothing`,
+     on conflict do nothing
+     returning id, client_id, dependent_id, uhid)
+     insert into audit_events (client_id, entity, entity_id, action, changed_fields, actor_token_id)
+     select client_id, 'policy_member', id, 'uhid', '{uhid}'::text[], null
+       from enrolled where dependent_id is not null and uhid is not null`,
     [JSON.stringify(rows)],
   );
 }

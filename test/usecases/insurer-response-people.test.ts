@@ -110,6 +110,12 @@ describe("use case: a response file's rows per covered person (D14)", function (
       [family],
     );
     expect(audit.changed_fields).to.deep.equal(['status', 'insurer_member_id', 'uhid', 'member_uhids']);
+    const perMember = await sql(
+      `select count(*)::int as n from audit_events a join policy_members m on m.id = a.entity_id
+        where m.endorsement_id = ? and a.entity = 'policy_member' and a.action = 'uhid'`,
+      [family],
+    );
+    expect(perMember[0].n).to.equal(3);
   });
 
   it('still approves an endorsement whose persons could not be matched, writing no UHID for them', async () => {
