@@ -11,6 +11,7 @@ import {
   type InsurerAssignment,
 } from '../data/endorsement-sla.js';
 import { queueWithdrawal, routeToInsurer, type InsurerRoute } from '../data/insurer-cut-off.js';
+import type { InsurerIds } from '../data/endorsement-approval.js';
 import { SystemScope } from '../data/scope.js';
 import { today } from '../domain/clock.js';
 import { reviewRejection } from '../domain/endorsements.js';
@@ -166,10 +167,7 @@ export function createEndorsementActivities(deps: ActivityDeps) {
      * the insurer's ids. The endorsement and policy rows are locked first; an endorsement already
      * APPROVED means a previous attempt committed.
      */
-    async applyApproval(
-      id: string,
-      ids: { insurerMemberId: string | null; uhid: string | null },
-    ): Promise<void> {
+    async applyApproval(id: string, ids: InsurerIds): Promise<void> {
       const outcome = await applyEndorsementApproval(system(), id, ids, today(deps.clock));
       if (outcome.kind === 'gone') throw gone(id);
       if (outcome.kind === 'conflict') {

@@ -1,6 +1,7 @@
 import { coveredRelationships } from '../domain/endorsements.js';
 import type { CoverageType } from '../domain/enums.js';
 import { newId } from '../domain/ids.js';
+import type { MemberUhid } from '../domain/insurer-decisions.js';
 import type { EndorsementRow } from './endorsements.js';
 import type { SystemScope, TenantScope } from './scope.js';
 
@@ -42,6 +43,8 @@ export async function lockEndorsementForApproval(
 export interface InsurerIds {
   insurerMemberId: string | null;
   uhid: string | null;
+  /** The dependents' own UHIDs (by dependent id), when the insurer sent them. */
+  members?: MemberUhid[];
 }
 
 /**
@@ -57,6 +60,7 @@ export async function enrolMembers(tx: TenantScope, e: LockedEndorsement, ids: I
         [tx.clientId, e.employee_id, ...relationships],
       )
     : [];
+  const uhidOf = new Map((ids.members ?? []).map((m) => [m.dependent_id, m.uhid]));
   const person = (dependentId: string | null) => ({
     id: newId('member'),
     client_id: tx.clientId,
@@ -65,8 +69,8 @@ export async function enrolMembers(tx: TenantScope, e: LockedEndorsement, ids: I
     dependent_id: dependentId,
     endorsement_id: e.id,
     insurer_member_id: ids.insurerMemberId,
-    // The insurer's UHID identifies the employee; dependents get theirs when the insurer sends them.
-    uhid: dependentId ? null : ids.uhid,
+    // The decision's UHID identifies the employee; a dependent's comes by its id in `members`.
+    uhid: dependentId ? (uhidOf.get(dependentId) ?? null) : ids.uhid,
     coverage_start_date: e.coverage_start_date,
     coverage_end_date: e.coverage_end_date,
     premium_amount: dependentId ? null : e.premium_impact,
@@ -76,8 +80,10 @@ export async function enrolMembers(tx: TenantScope, e: LockedEndorsement, ids: I
     member_rank: dependentId ? 1 : 0,
   });
   const rows = [person(null), ...dependents.map((d) => person(d.id))];
+  // A dependent's row enrolled with its own UHID gets an audit entry `policy_member` / `uhid`.
   await tx.sql(
-    `insert into policy_members (id, client_id, policy_id, employee_id, dependent_id, endorsement_id,
+    `with enrolled as (
+     insert into policy_members (id, client_id, policy_id, employee_id, dependent_id, endorsement_id,
        insurer_member_id, uhid, coverage_start_date, coverage_end_date, premium_amount, sum_insured,
        remaining_sum_insured, status, employee_name, member_rank)
      select id, client_id, policy_id, employee_id, dependent_id, endorsement_id, insurer_member_id, uhid,
@@ -87,7 +93,11 @@ export async function enrolMembers(tx: TenantScope, e: LockedEndorsement, ids: I
             dependent_id text, endorsement_id text, insurer_member_id text, uhid text, coverage_start_date date,
             coverage_end_date date, premium_amount numeric, sum_insured numeric, remaining_sum_insured numeric,
             employee_name text, member_rank smallint)
-     on conflict do nothing`,
+     on conflict do nothing
+     returning id, client_id, dependent_id, uhid)
+     insert into audit_events (client_id, entity, entity_id, action, changed_fields, actor_token_id)
+     select client_id, 'policy_member', id, 'uhid', '{uhid}'::text[], null
+       from enrolled where dependent_id is not null and uhid is not null`,
     [JSON.stringify(rows)],
   );
 }
@@ -122,8 +132,12 @@ export async function changeMemberSumInsured(tx: TenantScope, e: LockedEndorseme
   );
 }
 
-/** The endorsement APPROVED with the insurer's ids, and its audit entry, in one statement. */
+/**
+ * The endorsement APPROVED with the insurer's ids, and its audit entry, in one statement. The entry
+ * names `member_uhids` when dependents' UHIDs were written on their member rows with it.
+ */
 export async function markEndorsementApproved(tx: TenantScope, id: string, ids: InsurerIds): Promise<void> {
+  const fields = ['status', 'insurer_member_id', 'uhid', ...(ids.members?.length ? ['member_uhids'] : [])];
   await tx.sql(
     `with approved as (
        update endorsements set status = 'ENDORSEMENT_STATUS_APPROVED', insurer_member_id = ?, uhid = ?,
@@ -131,8 +145,8 @@ export async function markEndorsementApproved(tx: TenantScope, id: string, ids: 
         where client_id = ? and id = ?
         returning id, client_id)
      insert into audit_events (client_id, entity, entity_id, action, changed_fields, actor_token_id)
-     select client_id, 'endorsement', id, 'approve', '{status,insurer_member_id,uhid}'::text[], null
+     select client_id, 'endorsement', id, 'approve', array[?]::text[], null
        from approved`,
-    [ids.insurerMemberId, ids.uhid, tx.clientId, id],
+    [ids.insurerMemberId, ids.uhid, tx.clientId, id, fields],
   );
 }

@@ -1,4 +1,5 @@
 import { InsurerPrincipalSchema } from '../db/entities/insurer-principal.js';
+import type { CoverageType, Relationship } from '../domain/enums.js';
 import type { InsurerScope } from './insurer-scope.js';
 import type { SystemScope } from './scope.js';
 
@@ -57,4 +58,34 @@ export async function endorsementsRoutedTo(
     [ids, scope.insurerId],
   );
   return new Set(rows.map((r) => r.id));
+}
+
+/** A dependent the endorsement's employee has, as a response row is matched to it (D14). */
+export interface EndorsementDependent {
+  endorsement_id: string;
+  dependent_id: string;
+  relationship: Relationship;
+  date_of_birth: string;
+  coverage_type: CoverageType;
+}
+
+/**
+ * The dependents of the employees of the given endorsements routed to the scope's insurer, with
+ * the policy's coverage type (which of them the approval enrols). One statement for the batch.
+ */
+export async function dependentsOfRoutedEndorsements(
+  scope: InsurerScope,
+  ids: readonly string[],
+): Promise<EndorsementDependent[]> {
+  if (ids.length === 0) return [];
+  return scope.sql<EndorsementDependent>(
+    `select e.id as endorsement_id, d.id as dependent_id, d.relationship,
+            d.date_of_birth::text as date_of_birth, p.coverage_type
+       from endorsements e
+       join policies p on p.id = e.policy_id
+       join dependents d on d.client_id = e.client_id and d.employee_id = e.employee_id
+      where e.id in (?) and p.insurer_id = ?
+      order by e.id, d.id`,
+    [ids, scope.insurerId],
+  );
 }

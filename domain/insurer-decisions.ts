@@ -1,11 +1,22 @@
 import type { EndorsementStatus } from './enums.js';
 
+/** The UHID an insurer gave one covered dependent of the endorsement (ids only, no personal data). */
+export interface MemberUhid {
+  dependent_id: string;
+  uhid: string;
+}
+
+/** An endorsement's family is small; more entries than this is not a real answer. */
+export const MAX_MEMBER_UHIDS = 20;
+
 /** D8: what an insurer (adapter, operator command, decisions API) sends about one endorsement. */
 export interface InsurerDecision {
   decision: 'APPROVED' | 'REJECTED';
   insurer_member_id?: string;
   uhid?: string;
   rejection_reason?: string;
+  /** An approval's per-dependent UHIDs (file insurers' response rows, matched at ingest). */
+  members?: MemberUhid[];
 }
 
 /** D14: an insurer's SLA from submission when its reference data names none. */
@@ -42,7 +53,42 @@ export function malformedDecision(d: unknown): string | null {
       return `malformed decision: ${name} must be text of at most ${MAX_TEXT[name]} characters`;
     }
   }
+  return malformedMembers(fields.members, fields.decision);
+}
+
+/** ids.ts's shape check, inline: this module runs in workflows, which cannot load node:crypto. */
+const looksLikeDependentId = (id: string) => id.length <= 64 && id.startsWith('dep_');
+
+const isMemberUhid = (m: unknown): m is MemberUhid => {
+  const { dependent_id: id, uhid } = (m ?? {}) as Record<string, unknown>;
+  return (
+    typeof id === 'string' &&
+    looksLikeDependentId(id) &&
+    typeof uhid === 'string' &&
+    uhid.trim().length > 0 &&
+    uhid.length <= MAX_TEXT.uhid
+  );
+};
+
+function malformedMembers(members: unknown, decision: unknown): string | null {
+  if (members === undefined || members === null) return null;
+  const why = `malformed decision: members must be at most ${MAX_MEMBER_UHIDS} {dependent_id, uhid} of an approval`;
+  if (decision !== 'APPROVED' || !Array.isArray(members) || members.length > MAX_MEMBER_UHIDS) return why;
+  if (!members.every(isMemberUhid)) return why;
+  if (new Set(members.map((m) => m.dependent_id)).size !== members.length) return why;
   return null;
+}
+
+/** The well-formed per-dependent UHIDs of a decision (the signal's path keeps only these), or none. */
+export function cleanMemberUhids(members: unknown): MemberUhid[] | undefined {
+  if (!Array.isArray(members)) return undefined;
+  const seen = new Set<string>();
+  const clean = members
+    .filter(isMemberUhid)
+    .filter((m) => !seen.has(m.dependent_id) && seen.add(m.dependent_id))
+    .slice(0, MAX_MEMBER_UHIDS)
+    .map((m) => ({ dependent_id: m.dependent_id, uhid: m.uhid.trim() }));
+  return clean.length > 0 ? clean : undefined;
 }
 
 export const isDecision = (d: unknown): d is InsurerDecision => malformedDecision(d) === null;

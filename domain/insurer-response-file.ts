@@ -2,9 +2,10 @@ import { z } from 'zod';
 import type { InsurerDecision } from './insurer-decisions.js';
 
 /**
- * An insurer's response file (D14): the answer to our endorsement file, one row per endorsement,
- * naming it by our endorsement id (the reference of the file we sent). Its layout is template data
- * beside the endorsement file's: column headers and the words for approved and rejected.
+ * An insurer's response file (D14): the answer to our endorsement file, one row per covered person
+ * (the employee, each dependent), naming the endorsement by our id (the reference of the file we
+ * sent) and the person by relationship and date of birth. Its layout is template data beside the
+ * endorsement file's: column headers and the words for approved and rejected.
  */
 export const RESPONSE_FIELDS = [
   'reference',
@@ -12,8 +13,13 @@ export const RESPONSE_FIELDS = [
   'uhid',
   'insurer_member_id',
   'rejection_reason',
+  'relationship',
+  'date_of_birth',
 ] as const;
 export type ResponseField = (typeof RESPONSE_FIELDS)[number];
+
+/** A template may leave these out: its rows then answer for the employee alone, one per endorsement. */
+const PERSON_FIELDS: readonly ResponseField[] = ['relationship', 'date_of_birth'];
 
 /** Without these a file cannot be read at all; the other columns may be absent. */
 export const REQUIRED_RESPONSE_FIELDS: readonly ResponseField[] = ['reference', 'decision'];
@@ -30,8 +36,12 @@ export const responseLayoutSchema = z.strictObject({
   columns: z
     .array(z.strictObject({ header: word, field: z.enum(RESPONSE_FIELDS) }))
     .refine(
-      (cols) => RESPONSE_FIELDS.every((f) => cols.filter((c) => c.field === f).length === 1),
-      'must name each response field exactly once',
+      (cols) =>
+        RESPONSE_FIELDS.every((f) => {
+          const n = cols.filter((c) => c.field === f).length;
+          return n === 1 || (n === 0 && PERSON_FIELDS.includes(f));
+        }),
+      'must name each response field exactly once (relationship and date_of_birth at most once)',
     )
     .refine(
       (cols) => new Set(cols.map((c) => headerKey(c.header))).size === cols.length,
@@ -48,9 +58,18 @@ export interface ResponseTableRow {
   cells: readonly string[];
 }
 
-/** One data row, read: a decision for the endorsement its reference names, or why it cannot be. */
+/** Who a row is about, as the insurer wrote it (template codes and date format; matched at ingest). */
+export interface ResponsePerson {
+  relationship: string;
+  date_of_birth: string;
+}
+
+/**
+ * One data row, read: a decision for the endorsement its reference names, or why it cannot be.
+ * `person` only when the row names a relationship or a date of birth.
+ */
 export type ResponseRow =
-  | { rowNumber: number; reference: string; decision: InsurerDecision }
+  | { rowNumber: number; reference: string; decision: InsurerDecision; person?: ResponsePerson }
   | { rowNumber: number; reference: string; malformed: string };
 
 export type ParsedResponseFile = { ok: true; rows: ResponseRow[] } | { ok: false; error: string };
@@ -60,6 +79,8 @@ const LIMITS: Partial<Record<ResponseField, number>> = {
   uhid: 100,
   insurer_member_id: 100,
   rejection_reason: 1000,
+  relationship: 60,
+  date_of_birth: 30,
 };
 
 /** Where each field sits in the header row, or the whole-file error. */
@@ -99,6 +120,9 @@ function readRow(layout: ResponseLayout, at: Map<ResponseField, number>, row: Re
   for (const [field, max] of Object.entries(LIMITS) as [ResponseField, number][]) {
     if (value(field).length > max) return bad(`${field} is longer than ${max} characters`);
   }
+  const person = { relationship: value('relationship'), date_of_birth: value('date_of_birth') };
+  const withPerson = (r: ResponseRow): ResponseRow =>
+    person.relationship || person.date_of_birth ? { ...r, person } : r;
   const word = headerKey(value('decision'));
   const { APPROVED, REJECTED } = layout.decisions;
   if (!word) return bad('decision is empty');
@@ -106,16 +130,16 @@ function readRow(layout: ResponseLayout, at: Map<ResponseField, number>, row: Re
     const decision: InsurerDecision = { decision: 'APPROVED' };
     if (value('uhid')) decision.uhid = value('uhid');
     if (value('insurer_member_id')) decision.insurer_member_id = value('insurer_member_id');
-    return { rowNumber: row.rowNumber, reference, decision };
+    return withPerson({ rowNumber: row.rowNumber, reference, decision });
   }
   if (word === headerKey(REJECTED)) {
     const reason = value('rejection_reason');
     if (!reason) return bad('a rejection needs a rejection reason');
-    return {
+    return withPerson({
       rowNumber: row.rowNumber,
       reference,
       decision: { decision: 'REJECTED', rejection_reason: reason },
-    };
+    });
   }
   return bad(`decision must be ${APPROVED} or ${REJECTED}`);
 }
@@ -165,6 +189,16 @@ export function rowOutcome(
     return { ...base, result: 'refused', detail: UNKNOWN_REFERENCE };
   }
   return { ...base, result: answer.result, detail: answer.detail };
+}
+
+/**
+ * A row whose person could not be matched: refused with why, the endorsement's answer beside it
+ * (its decision applies without this person's UHID); a row the reference's answer already refuses
+ * keeps that answer.
+ */
+export function personOutcome(outcome: ResponseRowOutcome, problem: string | null): ResponseRowOutcome {
+  if (!problem || outcome.result === 'refused') return outcome;
+  return { ...outcome, result: 'refused', detail: `${problem}; the endorsement's answer: ${outcome.detail}` };
 }
 
 export type ResultCounts = Record<ResponseRowOutcome['result'], number>;

@@ -5,6 +5,7 @@ import { acknowledgementCsv } from '../adapters/file/acknowledgement.js';
 import { NotASpreadsheetError, readResponseTable } from '../adapters/file/reader.js';
 import { transportFor } from '../adapters/file/settings.js';
 import type { InboxFolder, InsurerExchange } from '../adapters/file/transport.js';
+import { dependentsOfRoutedEndorsements } from '../data/insurer-principals.js';
 import { InsurerScope } from '../data/insurer-scope.js';
 import {
   findResponseFile,
@@ -15,12 +16,17 @@ import {
 import { SystemScope } from '../data/scope.js';
 import { storedAdapterConfig, type FileAdapterSettings } from '../domain/insurer-adapter-settings.js';
 import type { DecisionAnswer } from '../domain/insurer-decisions.js';
+import { coveredRelationships } from '../domain/endorsements.js';
+import { looksLikeId } from '../domain/ids.js';
+import type { FileTemplate } from '../domain/insurer-file.js';
 import { fileTemplate } from '../domain/insurer-file-templates/index.js';
+import { planResponseRows, type CandidateDependent } from '../domain/insurer-response-people.js';
 import {
   acknowledgementName,
   acknowledgementTable,
   countResults,
   parseResponseTable,
+  personOutcome,
   rowOutcome,
   type ParsedResponseFile,
   type ResponseLayout,
@@ -92,26 +98,52 @@ async function fileInsurer(system: SystemScope, code: string): Promise<FileInsur
 }
 
 /**
- * Sends each well-formed row's decision through the decision Update, through the same use case as
+ * Sends each reference's decision through the decision Update, through the same use case as
  * `POST /v1/insurer/decisions` (so an insurer reaches only endorsements routed to it): once per
  * insurer row of the code, each answering only its own endorsements and "not found" for the rest.
  * A row no insurer row claims is an unknown reference, another insurer's endorsement included.
+ * The rows of one reference are one decision (domain/insurer-response-people.ts): persons are
+ * matched to dependent ids here, so the workflow receives ids and UHIDs only.
  */
 async function decideRows(
   deps: IngestDeps,
-  insurer: FileInsurer,
+  ctx: { insurer: FileInsurer; template: FileTemplate },
   rows: readonly ResponseRow[],
 ): Promise<ResponseRowOutcome[]> {
-  const decided = rows.filter((r): r is Extract<ResponseRow, { decision: unknown }> => 'decision' in r);
-  const items = decided.map((r) => ({ endorsementId: r.reference, decision: r.decision }));
+  const dependents = await coveredDependents(deps, ctx.insurer, rows);
+  const plan = planResponseRows(ctx.template, rows, (id) => dependents.get(id) ?? []);
+  const items = plan.sent.map((s) => ({ endorsementId: s.row.reference, decision: s.decision }));
   const answers = new Map<ResponseRow, DecisionAnswer>();
-  for (const insurerId of insurer.insurerIds) {
+  for (const insurerId of ctx.insurer.insurerIds) {
     const results = await submitInsurerDecisions(deps, InsurerScope.of(deps.em, insurerId), items);
     results.forEach((a, i) => {
-      if (a.result !== 'refused' || a.detail !== 'not found') answers.set(decided[i]!, a);
+      if (a.result !== 'refused' || a.detail !== 'not found') answers.set(plan.sent[i]!.row, a);
     });
   }
-  return rows.map((r) => rowOutcome(r, answers.get(r) ?? null));
+  return rows.map((r) =>
+    personOutcome(rowOutcome(r, answers.get(plan.leadOf.get(r) ?? r) ?? null), plan.problems.get(r) ?? null),
+  );
+}
+
+/** The covered dependents of the endorsements the rows name, by endorsement id. */
+async function coveredDependents(
+  deps: IngestDeps,
+  insurer: FileInsurer,
+  rows: readonly ResponseRow[],
+): Promise<Map<string, CandidateDependent[]>> {
+  const ids = [...new Set(rows.filter((r) => 'person' in r).map((r) => r.reference))].filter((id) =>
+    looksLikeId('endorsement', id),
+  );
+  const byEndorsement = new Map<string, CandidateDependent[]>();
+  for (const insurerId of insurer.insurerIds) {
+    for (const d of await dependentsOfRoutedEndorsements(InsurerScope.of(deps.em, insurerId), ids)) {
+      if (!coveredRelationships(d.coverage_type).includes(d.relationship)) continue;
+      const list = byEndorsement.get(d.endorsement_id) ?? [];
+      list.push(d);
+      byEndorsement.set(d.endorsement_id, list);
+    }
+  }
+  return byEndorsement;
 }
 
 async function parseFile(layout: ResponseLayout, name: string, content: Buffer): Promise<ParsedResponseFile> {
@@ -135,7 +167,7 @@ async function parseFile(layout: ResponseLayout, name: string, content: Buffer):
  */
 async function ingestOne(
   deps: IngestDeps,
-  ctx: { insurer: FileInsurer; layout: ResponseLayout; transport: InsurerExchange },
+  ctx: { insurer: FileInsurer; template: FileTemplate; transport: InsurerExchange },
   file: { name: string; content: Buffer; folder: InboxFolder },
 ): Promise<IngestedFile> {
   const system = SystemScope.of(deps.em);
@@ -148,13 +180,13 @@ async function ingestOne(
   let record: RecordedResponseFile;
   if (seen) record = seen;
   else {
-    const parsed = await parseFile(ctx.layout, file.name, file.content);
+    const parsed = await parseFile(ctx.template.response, file.name, file.content);
     record = parsed.ok
       ? await recordResponseFile(system, {
           ...key,
           status: 'applied',
           error: null,
-          rows: await decideRows(deps, ctx.insurer, parsed.rows),
+          rows: await decideRows(deps, ctx, parsed.rows),
         })
       : await recordResponseFile(system, { ...key, status: 'refused', error: parsed.error, rows: [] });
   }
@@ -233,7 +265,7 @@ export async function ingestResponses(
     dataDir: deps.dataDir,
     insurerCode: insurer.code,
   });
-  const ctx = { insurer, layout: fileTemplate(insurer.settings.template).response, transport };
+  const ctx = { insurer, template: fileTemplate(insurer.settings.template), transport };
   if (q.fileName !== undefined) {
     return [await ingestOne(deps, ctx, await namedFile(transport, insurer.code, q.fileName))];
   }

@@ -39,6 +39,9 @@ export const generic: FileTemplate = {
       { header: 'uhid', field: 'uhid' },
       { header: 'insurer_member_id', field: 'insurer_member_id' },
       { header: 'rejection_reason', field: 'rejection_reason' },
+      // Which covered person the row answers for, in this template's relationship codes and dates.
+      { header: 'relationship', field: 'relationship' },
+      { header: 'date_of_birth', field: 'date_of_birth' },
     ],
     decisions: { APPROVED: 'APPROVED', REJECTED: 'REJECTED' },
   },

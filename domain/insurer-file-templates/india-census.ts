@@ -40,6 +40,9 @@ export const indiaCensus: FileTemplate = {
       { header: 'UHID', field: 'uhid' },
       { header: 'Member ID', field: 'insurer_member_id' },
       { header: 'Rejection Remarks', field: 'rejection_reason' },
+      // Which covered person the row answers for, in this template's relationship codes and dates.
+      { header: 'Relationship', field: 'relationship' },
+      { header: 'DOB (DD/MM/YYYY)', field: 'date_of_birth' },
     ],
     decisions: { APPROVED: 'Endorsed', REJECTED: 'Rejected' },
   },

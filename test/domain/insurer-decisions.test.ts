@@ -1,5 +1,10 @@
 import { expect } from 'chai';
-import { closedVerdict, decisionVerdict, type DecisionTarget } from '../../domain/insurer-decisions.js';
+import {
+  cleanMemberUhids,
+  closedVerdict,
+  decisionVerdict,
+  type DecisionTarget,
+} from '../../domain/insurer-decisions.js';
 
 const sent: DecisionTarget = {
   status: 'ENDORSEMENT_STATUS_SENT_TO_INSURER',
@@ -48,6 +53,25 @@ describe('insurer decision verdict (D14)', () => {
       'malformed decision: uhid must be text of at most 100 characters',
     );
     expect(decisionVerdict(sent, null, null).detail).to.equal('malformed decision: not an object');
+  });
+
+  it('takes per-dependent UHIDs on an approval only, by dependent id, each person once', () => {
+    const members = [{ dependent_id: 'dep_a', uhid: 'UH-S' }];
+    expect(decisionVerdict(sent, null, { decision: 'APPROVED', members }).result).to.equal('accepted');
+    const refused = 'malformed decision: members must be at most 20 {dependent_id, uhid} of an approval';
+    for (const bad of [
+      { decision: 'REJECTED', rejection_reason: 'r', members },
+      { decision: 'APPROVED', members: [{ dependent_id: 'emp_a', uhid: 'U' }] },
+      { decision: 'APPROVED', members: [{ dependent_id: 'dep_a', uhid: '' }] },
+      { decision: 'APPROVED', members: [...members, ...members] },
+      { decision: 'APPROVED', members: 'dep_a' },
+    ]) {
+      expect(decisionVerdict(sent, null, bad).detail).to.equal(refused);
+    }
+    expect(cleanMemberUhids([...members, { dependent_id: 'dep_a', uhid: 'X' }, { uhid: 'Y' }])).to.deep.equal(
+      members,
+    );
+    expect(cleanMemberUhids(undefined)).to.equal(undefined);
   });
 
   it('answers a closed endorsement from its final status', () => {

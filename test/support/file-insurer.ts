@@ -8,6 +8,7 @@ import {
 } from '../workflows/endorsement-support.js';
 import {
   makeClient,
+  makeDependent,
   makeEmployee,
   makePolicy,
   makeReferenceData,
@@ -45,6 +46,8 @@ export async function sentFileInsurerEndorsements(o: {
   /** An API (and the task queue its workflows and the cut-off run on) other than the run's own. */
   api?: HttpClient;
   taskQueue?: string;
+  /** Dependents each employee has before the addition (covered per the policy's coverage type). */
+  family?: (index: number) => Parameters<typeof makeDependent>[2][];
 }): Promise<FileInsurerEndorsements> {
   const code = o.code ?? `FILE${randomBytes(3).toString('hex').toUpperCase()}`;
   const client = await makeClient();
@@ -59,6 +62,7 @@ export async function sentFileInsurerEndorsements(o: {
   const endorsements: { id: string; employeeId: string }[] = [];
   for (let i = 0; i < o.count; i++) {
     const employee = await makeEmployee(client.clientId);
+    for (const d of o.family?.(i) ?? []) await makeDependent(client.clientId, employee.id, d);
     const world = { client, token, api, policy, employee };
     endorsements.push({ id: await createEndorsement(world), employeeId: employee.id });
   }

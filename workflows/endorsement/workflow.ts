@@ -18,7 +18,7 @@ import { databaseActivity, failureType, withSummaries } from '../activity-option
 import type { EndorsementStatus as Status } from '../../domain/enums.js';
 import { INSURER_REFUSED } from '../../domain/insurer-failures.js';
 import { EndorsementStatus, EndorsementStuck } from '../search-attributes.js';
-import { decisionVerdict } from '../../domain/insurer-decisions.js';
+import { cleanMemberUhids, decisionVerdict } from '../../domain/insurer-decisions.js';
 import { INSURER_SLA, watchInsurerSla, type SlaWatch } from './insurer-sla.js';
 import { stepSummary } from './details.js';
 import { EndorsementProgress } from './progress.js';
@@ -122,6 +122,8 @@ function cleanDecision(d: InsurerDecision): InsurerDecision {
   if (memberId) clean.insurer_member_id = memberId;
   if (uhid) clean.uhid = uhid;
   if (reason) clean.rejection_reason = reason;
+  const members = d.decision === 'APPROVED' ? cleanMemberUhids(d.members) : undefined;
+  if (members) clean.members = members;
   return clean;
 }
 
@@ -295,7 +297,10 @@ export async function endorsementWorkflow(input: EndorsementWorkflowInput): Prom
 
   const d: InsurerDecision = decision;
   if (d.decision === 'APPROVED') {
-    await db.applyApproval(id, { insurerMemberId: d.insurer_member_id ?? null, uhid: d.uhid ?? null });
+    // The dependents' UHIDs ride in the same activity's input only when the decision has them, so a
+    // run recorded before them schedules the very same command (activity inputs are not replayed).
+    const ids = { insurerMemberId: d.insurer_member_id ?? null, uhid: d.uhid ?? null };
+    await db.applyApproval(id, d.members ? { ...ids, members: d.members } : ids);
     setStatus('ENDORSEMENT_STATUS_APPROVED');
   } else {
     await db.rejectEndorsement(id, d.rejection_reason ?? 'Rejected by insurer');
