@@ -107,4 +107,12 @@ describe('Temporal cluster: mTLS on the frontend', () => {
     expect(withCert.code, withCert.output).to.equal(0);
     expect(withCert.output).to.match(/SERVING/);
   });
+
+  it('npm run temporal:setup registers the search attributes over mTLS with the service environment', async function () {
+    this.timeout(120_000);
+    const env = { ...process.env, TEMPORAL_ADDRESS: runCluster().address, LOG_LEVEL: 'silent' };
+    const run = await runCapturing([process.execPath, '--import', 'tsx', 'scripts/temporal-setup.ts'], env);
+    expect(run.code, run.output).to.equal(0);
+    expect(run.output).to.match(/namespace default: \d+ search attributes registered \(.*EndorsementStatus/);
+  });
 });
