@@ -37,7 +37,6 @@ async function listEndorsements(tls: TLSConfig | undefined): Promise<string> {
       await connection.close();
     }
   } catch (err) {
-    console.log('DEBUG', (err as Error).message);
     return `refused: ${(err as Error).message}`;
   }
 }
