@@ -31,7 +31,7 @@ import { startBackingServices } from './stack.js';
  * Writes bench/results/cut-off-latest.*.
  */
 const ENDORSEMENTS = Number(process.env.BENCH_CUT_OFF_ENDORSEMENTS ?? 5_000);
-const ROUNDS = 3;
+const ROUNDS = Number(process.env.BENCH_CUT_OFF_ROUNDS ?? 3);
 const RESULTS = path.resolve(import.meta.dirname, 'results');
 
 async function main(): Promise<void> {
