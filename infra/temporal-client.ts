@@ -2,7 +2,7 @@ import { Client, Connection } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import { NativeConnection } from '@temporalio/worker';
 import { fileURLToPath } from 'node:url';
-import { payloadEncryptionKeys, type Config } from '../config/index.js';
+import { payloadEncryptionKeys, temporalTls, type Config } from '../config/index.js';
 import { AesGcmPayloadCodec } from './payload-codec.js';
 
 export function requireTemporalAddress(config: Config): string {
@@ -26,9 +26,18 @@ export function payloadDataConverter(config: Config): DataConverter {
   };
 }
 
+/** Where and how every connection of this process reaches Temporal: the address and its TLS (mTLS). */
+export function temporalConnectionOptions(config: Config): {
+  address: string;
+  tls?: ReturnType<typeof temporalTls>;
+} {
+  const tls = temporalTls(config);
+  return { address: requireTemporalAddress(config), ...(tls ? { tls } : {}) };
+}
+
 /** The client the API and the command-line tools use. Connects lazily so the API starts while Temporal is down. */
 export function createTemporalClient(config: Config): Client {
-  const connection = Connection.lazy({ address: requireTemporalAddress(config), connectTimeout: 3_000 });
+  const connection = Connection.lazy({ ...temporalConnectionOptions(config), connectTimeout: 3_000 });
   return new Client({
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
@@ -37,5 +46,5 @@ export function createTemporalClient(config: Config): Client {
 }
 
 export async function connectWorkerConnection(config: Config): Promise<NativeConnection> {
-  return NativeConnection.connect({ address: requireTemporalAddress(config) });
+  return NativeConnection.connect(temporalConnectionOptions(config));
 }

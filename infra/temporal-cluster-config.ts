@@ -1,4 +1,5 @@
 import YAML from 'yaml';
+import type { ClusterTls } from './temporal-cluster-tls.js';
 
 /**
  * A Temporal server node's static config, shaped like the release's
@@ -32,6 +33,7 @@ export interface NodeConfigInput {
   frontendAddress: string;
   dynamicConfigFile: string;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
+  tls: ClusterTls;
 }
 
 /**
@@ -83,7 +85,10 @@ export function nodeConfig(input: NodeConfigInput): string {
         'postgres-visibility': datastore(input, input.visibilityDb, POOLS.visibility),
       },
     },
-    global: { membership: { maxJoinDuration: '30s', broadcastAddress: '127.0.0.1' } },
+    global: {
+      membership: { maxJoinDuration: '30s', broadcastAddress: '127.0.0.1' },
+      tls: tlsConfig(input.tls),
+    },
     services,
     clusterMetadata: {
       enableGlobalNamespace: false,
@@ -105,6 +110,22 @@ export function nodeConfig(input: NodeConfigInput): string {
     dynamicConfigClient: { filepath: input.dynamicConfigFile, pollInterval: '10s' },
   };
   return YAML.stringify(config);
+}
+
+/**
+ * mTLS everywhere: the frontend (clients) and internode (history, matching, the system worker's calls to
+ * the frontend) require a client certificate of the cluster's CA, and nodes verify each other's
+ * certificate against it under the cluster's server name.
+ */
+function tlsConfig(tls: ClusterTls) {
+  const server = {
+    certFile: tls.serverCert,
+    keyFile: tls.serverKey,
+    requireClientAuth: true,
+    clientCaFiles: [tls.ca],
+  };
+  const client = { serverName: tls.serverName, rootCaFiles: [tls.ca] };
+  return { internode: { server, client }, frontend: { server, client } };
 }
 
 /**

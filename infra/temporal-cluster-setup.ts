@@ -1,10 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Connection } from '@temporalio/client';
+import { Connection, type TLSConfig } from '@temporalio/client';
 import { dropDatabase, ensureDatabase } from '../db/databases.js';
 import { SEARCH_ATTRIBUTES } from '../workflows/search-attributes.js';
 import type { ClusterOptions, RunningCluster } from './temporal-cluster.js';
 import type { PostgresTarget } from './temporal-cluster-config.js';
 import { ensureSearchAttributes, runCapturing } from './temporal.js';
+import { clientTlsOptions, cliTlsFlags } from './temporal-cluster-tls.js';
 
 /** The cluster's setup around its nodes: the databases and their schemas before, the namespace after. */
 
@@ -88,6 +89,7 @@ export async function registerNamespace(
         opts.namespace,
         '--address',
         cluster.address,
+        ...cliTlsFlags(cluster.tls),
       ],
       process.env,
     );
@@ -95,19 +97,24 @@ export async function registerNamespace(
       throw new Error(`namespace create failed (${created.code}): ${created.output}`);
     }
   }, 60_000);
-  const connection = await Connection.connect({ address: cluster.address });
+  const connection = await Connection.connect({
+    address: cluster.address,
+    tls: clientTlsOptions(cluster.tls),
+  });
   try {
     await retrying(() => ensureSearchAttributes(connection, opts.namespace), 30_000);
   } finally {
     await connection.close();
   }
-  for (const node of cluster.nodes) await waitForSearchAttributes(node.frontendAddress, opts.namespace);
+  for (const node of cluster.nodes) {
+    await waitForSearchAttributes(node.frontendAddress, clientTlsOptions(cluster.tls), opts.namespace);
+  }
   // History and matching refresh their namespace cache every 2 s (system.namespaceCacheRefreshInterval).
   await sleep(4_000);
 }
 
-async function waitForSearchAttributes(address: string, namespace: string): Promise<void> {
-  const connection = await Connection.connect({ address });
+async function waitForSearchAttributes(address: string, tls: TLSConfig, namespace: string): Promise<void> {
+  const connection = await Connection.connect({ address, tls });
   try {
     const deadline = Date.now() + 30_000;
     for (;;) {

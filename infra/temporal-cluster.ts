@@ -12,6 +12,7 @@ import {
 } from './temporal-cluster-config.js';
 import type { ServerBinaries } from './temporal-server-binaries.js';
 import { createSchemas, postgresTarget, registerNamespace } from './temporal-cluster-setup.js';
+import { clientTlsOptions, createClusterTls, type ClusterTls } from './temporal-cluster-tls.js';
 import { stopChild, waitForTemporal } from './temporal.js';
 import { startTcpBalancer, type TcpBalancer } from './tcp-balancer.js';
 
@@ -55,6 +56,8 @@ export interface RunningCluster {
   namespace: string;
   nodes: ClusterNode[];
   databases: { persistence: string; visibility: string };
+  /** The cluster's CA and certificates (under `dir`/tls): every client needs one of its client certificates. */
+  tls: ClusterTls;
   balancer: TcpBalancer;
   isRunning(node: ClusterNode): boolean;
   /** SIGKILL: no shutdown, shards and task queues are taken over by the other nodes. */
@@ -73,6 +76,8 @@ export async function startTemporalCluster(opts: ClusterOptions): Promise<Runnin
   const databases = { persistence: opts.name, visibility: `${opts.name}_visibility` };
   const postgres = postgresTarget(opts.serverUrl);
   await createSchemas(opts, postgres, databases, log);
+  log('creating the cluster CA and its node and client certificates (mTLS)');
+  const tls = await createClusterTls(path.join(opts.dir, 'tls'));
 
   const nodes: ClusterNode[] = [];
   for (let i = 1; i <= (opts.nodes ?? 2); i++) {
@@ -89,13 +94,16 @@ export async function startTemporalCluster(opts: ClusterOptions): Promise<Runnin
     nodes.map((n) => ({ name: n.name, host: '127.0.0.1', port: n.ports.frontend.grpc })),
     opts.port ?? 0,
   );
-  writeConfigs(opts, postgres, databases, nodes, balancer.address);
+  writeConfigs(opts, { postgres, databases, tls }, nodes, balancer.address);
 
   const startNode = async (node: ClusterNode): Promise<void> => {
     node.process = spawnNode(opts, node);
     const child = node.process;
-    await waitForTemporal(node.frontendAddress, NODE_START_MS, () =>
-      child.exitCode !== null ? `${node.name} exited: ${tail(node.logFile)}` : null,
+    await waitForTemporal(
+      node.frontendAddress,
+      NODE_START_MS,
+      () => (child.exitCode !== null ? `${node.name} exited: ${tail(node.logFile)}` : null),
+      clientTlsOptions(tls),
     );
   };
   const killAll = () => nodes.forEach((n) => n.process?.kill('SIGKILL'));
@@ -106,6 +114,7 @@ export async function startTemporalCluster(opts: ClusterOptions): Promise<Runnin
     namespace: opts.namespace,
     nodes,
     databases,
+    tls,
     balancer,
     isRunning: (node) => !!node.process && node.process.exitCode === null && node.process.signalCode === null,
     async killNode(node) {
@@ -168,8 +177,11 @@ async function lowFreePort(): Promise<number> {
 
 function writeConfigs(
   opts: ClusterOptions,
-  postgres: PostgresTarget,
-  databases: RunningCluster['databases'],
+  {
+    postgres,
+    databases,
+    tls,
+  }: { postgres: PostgresTarget; databases: RunningCluster['databases']; tls: ClusterTls },
   nodes: ClusterNode[],
   frontendAddress: string,
 ): void {
@@ -187,6 +199,7 @@ function writeConfigs(
       frontendAddress,
       dynamicConfigFile,
       logLevel: opts.logLevel ?? 'warn',
+      tls,
     });
     // The config may hold the database password: readable by its owner only.
     fs.writeFileSync(path.join(configDir, `${node.name}.yaml`), yaml, { mode: 0o600 });

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { Connection } from '@temporalio/client';
+import { Connection, type TLSConfig } from '@temporalio/client';
 import proto from '@temporalio/proto';
 import { SEARCH_ATTRIBUTES } from '../workflows/search-attributes.js';
 
@@ -186,13 +186,14 @@ export async function waitForTemporal(
   address: string,
   timeoutMs: number,
   failed?: () => string | null,
+  tls?: TLSConfig,
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const why = failed?.();
     if (why) throw new Error(why);
     try {
-      const connection = await Connection.connect({ address, connectTimeout: 1_000 });
+      const connection = await Connection.connect({ address, tls, connectTimeout: 1_000 });
       try {
         await connection.healthService.check({});
         return;

@@ -3,13 +3,15 @@ import path from 'node:path';
 import { loadConfig } from '../config/index.js';
 import { startEmbeddedPostgres, type RunningPostgres } from '../infra/postgres.js';
 import { startTemporalCluster, type RunningCluster } from '../infra/temporal-cluster.js';
+import { clientTlsEnv } from '../infra/temporal-cluster-tls.js';
 import { resolveServerBinaries } from '../infra/temporal-server-binaries.js';
 import { freePort, resolveTemporalCli } from '../infra/temporal.js';
 
 /**
  * `npm run cluster`: the production shape of Temporal on this machine, two release server nodes on
  * PostgreSQL (DATABASE_URL's server, else an embedded one under DATA_DIR) behind a front door on
- * TEMPORAL_CLUSTER_PORT. Its databases are recreated at each start and kept after Ctrl-C for a look.
+ * TEMPORAL_CLUSTER_PORT, mTLS required (CA and certificates made at each start, printed for the
+ * TEMPORAL_TLS_* settings). Its databases are recreated at each start and kept after Ctrl-C for a look.
  */
 const config = loadConfig();
 let pg: RunningPostgres | null = null;
@@ -48,14 +50,19 @@ async function main(): Promise<void> {
     log,
   });
   const db = new URL(serverUrl);
+  const tlsEnv = Object.entries(clientTlsEnv(cluster.tls))
+    .map(([k, v]) => `${k}=${v}`)
+    .join(' ');
   console.log(
     [
       '',
       `Temporal cluster   ${cluster.address} (front door; namespace ${cluster.namespace})`,
       ...cluster.nodes.map((n) => `  ${n.name}           frontend ${n.frontendAddress}, log ${n.logFile}`),
       `Databases          ${cluster.databases.persistence}, ${cluster.databases.visibility} on ${db.host}`,
-      `Use it             TEMPORAL_ADDRESS=${cluster.address} npm start   (in another terminal)`,
-      `CLI                temporal workflow list --address ${cluster.address}`,
+      `mTLS               CA and certificates under ${cluster.tls.ca.replace(/\/[^/]+$/, '')}; clients need:`,
+      `  ${tlsEnv}`,
+      `Use it             TEMPORAL_ADDRESS=${cluster.address} <the TEMPORAL_TLS_* above> npm start   (in another terminal)`,
+      `CLI                <the TEMPORAL_TLS_* above> temporal workflow list --address ${cluster.address}`,
       'Ctrl-C stops both nodes.',
       '',
     ].join('\n'),

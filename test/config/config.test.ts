@@ -1,4 +1,6 @@
 import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import {
@@ -7,6 +9,7 @@ import {
   ConfigError,
   loadConfig,
   payloadEncryptionKeys,
+  temporalTls,
 } from '../../config/index.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
@@ -113,5 +116,36 @@ describe('configuration', () => {
     expect(run.status).to.not.equal(0);
     expect(run.stderr).to.match(/JWT_SIGNING_KEYS: is required/);
     expect(run.stderr).to.match(/LINK_SIGNING_KEY: is required/);
+  });
+
+  it('reads Temporal mTLS files, refusing a certificate without its key and an unreadable file', () => {
+    expect(temporalTls(loadConfig({}))).to.equal(undefined);
+    expect(() => loadConfig({ TEMPORAL_TLS_CERT: '/tmp/c.pem' })).to.throw(
+      ConfigError,
+      'TEMPORAL_TLS_KEY: is required with TEMPORAL_TLS_CERT',
+    );
+    expect(() => loadConfig({ TEMPORAL_TLS_KEY: '/tmp/k.pem' })).to.throw(ConfigError, 'TEMPORAL_TLS_CERT');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ghi-tls-config-'));
+    try {
+      for (const name of ['cert', 'key', 'ca']) fs.writeFileSync(path.join(dir, name), `${name} pem`);
+      const files = {
+        TEMPORAL_TLS_CERT: path.join(dir, 'cert'),
+        TEMPORAL_TLS_KEY: path.join(dir, 'key'),
+        TEMPORAL_TLS_CA: path.join(dir, 'ca'),
+        TEMPORAL_TLS_SERVER_NAME: 'temporal.internal',
+      };
+      expect(temporalTls(loadConfig(files))).to.deep.equal({
+        serverNameOverride: 'temporal.internal',
+        serverRootCACertificate: Buffer.from('ca pem'),
+        clientCertPair: { crt: Buffer.from('cert pem'), key: Buffer.from('key pem') },
+      });
+      const missing = loadConfig({ ...files, TEMPORAL_TLS_CA: path.join(dir, 'nope') });
+      expect(() => temporalTls(missing)).to.throw(
+        ConfigError,
+        /TEMPORAL_TLS_CA: cannot read .*nope \(ENOENT\)/,
+      );
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

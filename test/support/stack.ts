@@ -22,7 +22,7 @@ import {
   type RunningDevServer,
 } from '../../infra/temporal.js';
 import { newLocalKeys } from '../../infra/local-keys.js';
-import { payloadDataConverter } from '../../infra/temporal-client.js';
+import { payloadDataConverter, temporalConnectionOptions } from '../../infra/temporal-client.js';
 import { createWorker } from '../../worker/create-worker.js';
 import { createWebhookWorker } from '../../worker/webhook-worker.js';
 import { defaultAdapterRegistry, type AdapterRegistry } from '../../adapters/registry.js';
@@ -52,6 +52,8 @@ export interface TestStack {
   temporalUiUrl: string | null;
   /** The Temporal cluster of this run with TEST_TEMPORAL=cluster (its nodes can be killed), else null. */
   cluster: RunningCluster | null;
+  /** The cluster's own PostgreSQL server with TEST_TEMPORAL=cluster (it can be restarted), else null. */
+  clusterPostgres: RunningPostgres | null;
   taskQueue: string;
   worker: Worker;
   /** The worker's insurer adapters; tests register recording doubles here (and restore them). */
@@ -131,15 +133,16 @@ export async function startStack(): Promise<TestStack> {
   let temporalAddress = base.TEMPORAL_ADDRESS;
   let temporalUiUrl: string | null = null;
   let cluster: RunningCluster | null = null;
+  let clusterPostgres: RunningPostgres | null = null;
   if (!temporalAddress && testTemporal() === 'cluster') {
     const started = await startTestCluster({
-      serverUrl,
       runId,
       namespace: base.TEMPORAL_NAMESPACE,
       cliPath: base.TEMPORAL_CLI_PATH,
     });
     cleanups.push(() => started.stop());
     cluster = started.cluster;
+    clusterPostgres = started.postgres;
     temporalAddress = cluster.address;
   }
   if (!temporalAddress) {
@@ -173,7 +176,8 @@ export async function startStack(): Promise<TestStack> {
   const serviceOrm = await initOrm({ databaseUrl, poolMax: 20 });
   cleanups.push(() => serviceOrm.close());
 
-  const connection = await Connection.connect({ address: temporalAddress });
+  // With the cluster, TEMPORAL_TLS_* (set by startTestCluster) make these mTLS connections.
+  const connection = await Connection.connect(temporalConnectionOptions(config));
   cleanups.push(() => connection.close());
   if (base.TEMPORAL_ADDRESS) await ensureSearchAttributes(connection, config.TEMPORAL_NAMESPACE);
   // Encrypted payloads with this run's key (TEST_KEYS), as the API and the worker write them.
@@ -184,7 +188,7 @@ export async function startStack(): Promise<TestStack> {
   });
 
   const logger = createLogger(config.LOG_LEVEL);
-  const workerConnection = await NativeConnection.connect({ address: temporalAddress });
+  const workerConnection = await NativeConnection.connect(temporalConnectionOptions(config));
   const adapters = defaultAdapterRegistry({ temporal, config });
   const clock = workerClock();
   const workerDeps = {
@@ -224,6 +228,7 @@ export async function startStack(): Promise<TestStack> {
     temporalAddress,
     temporalUiUrl,
     cluster,
+    clusterPostgres,
     taskQueue,
     worker,
     adapters,

@@ -1,0 +1,71 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect } from 'chai';
+import YAML from 'yaml';
+import { TEMPORAL_SERVER_VERSION } from '../../infra/temporal-server-binaries.js';
+
+/**
+ * docker-compose.yml cannot run here (no Docker engine); what it promises is read from the file: the
+ * Temporal release the cluster tests run, mTLS settings on every client of the frontend, nothing that
+ * reaches Temporal published, and the UI only behind the authenticating proxy.
+ */
+interface Service {
+  image?: string;
+  ports?: string[];
+  environment?: Record<string, string>;
+  depends_on?: Record<string, { condition: string }> | string[];
+  command?: string[];
+}
+const ROOT = path.resolve(import.meta.dirname, '..', '..');
+const compose = YAML.parse(fs.readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8'), {
+  merge: true,
+}) as { services: Record<string, Service> };
+const services = compose.services;
+
+describe('docker-compose.yml', () => {
+  it('runs the Temporal release the cluster tests run, on PostgreSQL for visibility too, with mTLS required', () => {
+    const temporal = services.temporal!;
+    expect(temporal.image).to.equal(`temporalio/auto-setup:${TEMPORAL_SERVER_VERSION.slice(1)}`);
+    expect(temporal.environment).to.include({
+      DB: 'postgres12',
+      ENABLE_ES: 'false',
+      TEMPORAL_TLS_REQUIRE_CLIENT_AUTH: 'true',
+    });
+  });
+
+  it('gives API, worker, setup step and Web UI a client certificate, the CA and the server name', () => {
+    for (const name of ['api', 'worker', 'temporal-setup', 'temporal-ui']) {
+      const env = services[name]!.environment!;
+      for (const key of [
+        'TEMPORAL_TLS_CERT',
+        'TEMPORAL_TLS_KEY',
+        'TEMPORAL_TLS_CA',
+        'TEMPORAL_TLS_SERVER_NAME',
+      ])
+        expect(env[key], `${name} ${key}`).to.be.a('string').and.not.equal('');
+    }
+  });
+
+  it('registers the search attributes in a setup step that API and worker wait for', () => {
+    expect(services['temporal-setup']!.command).to.deep.equal(['npm', 'run', 'temporal:setup']);
+    for (const name of ['api', 'worker']) {
+      expect(services[name]!.depends_on).to.deep.include({
+        'temporal-setup': { condition: 'service_completed_successfully' },
+      });
+    }
+  });
+
+  it('publishes neither the frontend nor the UI itself; the UI only through the authenticating proxy', () => {
+    const published = Object.entries(services).flatMap(([name, s]) => (s.ports ?? []).map((p) => [name, p]));
+    expect(published.filter(([, p]) => /7233/.test(p!))).to.deep.equal([]);
+    expect(services['temporal-ui']!.ports).to.equal(undefined);
+    expect(services['ui-proxy']!.ports).to.deep.equal(['127.0.0.1:8233:8080']);
+    const caddyfile = fs.readFileSync(path.join(ROOT, 'deploy', 'Caddyfile'), 'utf8');
+    expect(caddyfile).to.match(/basic_auth \{\s*\{\$UI_PROXY_USER\} \{\$UI_PROXY_PASSWORD_HASH\}/);
+    expect(caddyfile).to.match(/reverse_proxy temporal-ui:8080/);
+  });
+
+  it('publishes no host port on the worker, the service meant to be scaled', () => {
+    expect(services.worker!.ports).to.equal(undefined);
+  });
+});
