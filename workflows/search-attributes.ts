@@ -16,6 +16,8 @@ export const EndorsementSlaBreached = defineSearchAttributeKey(
 export const InsurerId = defineSearchAttributeKey('InsurerId', SearchAttributeType.KEYWORD);
 export const SubmittedAt = defineSearchAttributeKey('SubmittedAt', SearchAttributeType.DATETIME);
 export const SlaDueAt = defineSearchAttributeKey('SlaDueAt', SearchAttributeType.DATETIME);
+/** The CD account: reviewed, waiting in PENDING until the policy's available balance covers it. */
+export const AwaitingFunds = defineSearchAttributeKey('AwaitingFunds', SearchAttributeType.BOOL);
 export const GrantStatus = defineSearchAttributeKey('GrantStatus', SearchAttributeType.KEYWORD);
 
 export const SEARCH_ATTRIBUTES = [
@@ -30,4 +32,5 @@ export const SEARCH_ATTRIBUTES = [
   SubmittedAt,
   SlaDueAt,
   GrantStatus,
+  AwaitingFunds,
 ] as const;

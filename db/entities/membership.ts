@@ -67,6 +67,13 @@ export const EndorsementSchema = defineEntity({
       expression:
         'create index endorsements_cut_off on endorsements (cut_off_at) where cut_off_at is not null',
     },
+    // The CD account: endorsements waiting for funds, oldest first per policy.
+    {
+      name: 'endorsements_awaiting_funds',
+      expression:
+        'create index endorsements_awaiting_funds on endorsements (policy_id, awaiting_funds_since, id) ' +
+        'where awaiting_funds_since is not null',
+    },
   ],
   properties: {
     id: text().primary(),
@@ -90,6 +97,8 @@ export const EndorsementSchema = defineEntity({
     cutOffQueuedAt: p.datetime().nullable(),
     /** D14: the cut-off whose file carries it (its claim; the file's name derives from it). */
     cutOffAt: p.datetime().nullable(),
+    /** The CD account: reviewed, waiting until the policy's available balance covers it. */
+    awaitingFundsSince: p.datetime().nullable(),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

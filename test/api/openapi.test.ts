@@ -87,6 +87,7 @@ describe('OpenAPI document (GET /openapi.json)', () => {
       'GET /v1/policy/': 'listPolicies',
       'GET /v1/policy/{policy_id}': 'getPolicy',
       'GET /v1/policy/{policy_id}/members': 'listPolicyMembers',
+      'GET /v1/policy/{policy_id}/cd-ledger': 'listPolicyCdLedger',
       'POST /v1/client/employees': 'createEmployee',
       'GET /v1/client/employees/profile': 'getEmployeeProfile',
       'PUT /v1/client/employees/{employee_id}': 'updateEmployee',
@@ -110,6 +111,7 @@ describe('OpenAPI document (GET /openapi.json)', () => {
     expect(limits.map((p) => p.key).sort()).to.deep.equal([
       'GET /v1/audit',
       'GET /v1/policy/',
+      'GET /v1/policy/{policy_id}/cd-ledger',
       'GET /v1/policy/{policy_id}/members',
     ]);
     for (const p of limits) {
