@@ -299,6 +299,7 @@ describe('endorsements API', () => {
           premium_impact: 1820,
           sum_insured: 300000,
           rejection_reason: null,
+          awaiting_funds_reason: null,
         },
         message: 'Endorsement fetched successfully',
         success: true,

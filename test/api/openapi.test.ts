@@ -234,6 +234,7 @@ describe('OpenAPI document (GET /openapi.json)', () => {
       [
         'GET /v1/policy/{policy_id}',
         'GET /v1/policy/{policy_id}/members',
+        'GET /v1/policy/{policy_id}/cd-ledger',
         'POST /v1/policy/endorsements',
         'POST /v1/policy/grant',
       ],
@@ -385,6 +386,7 @@ describe('responses validate against the OpenAPI document: one success per route
       ['GET /v1/policy/', () => http.get(`/v1/policy/?client_id=${c.clientId}`, auth)],
       ['GET /v1/policy/{policy_id}', () => http.get(`/v1/policy/${policy.id}`, auth)],
       ['GET /v1/policy/{policy_id}/members', () => http.get(`/v1/policy/${policy.id}/members`, auth)],
+      ['GET /v1/policy/{policy_id}/cd-ledger', () => http.get(`/v1/policy/${policy.id}/cd-ledger`, auth)],
       [
         'POST /v1/client/employees',
         () =>
