@@ -20,12 +20,18 @@ import type { EndorsementStatus } from '../domain/enums.js';
 import type { InsurerSubmission } from '../adapters/types.js';
 import { applyEndorsementApproval, reconcileUnstartedEndorsements } from '../usecases/endorsements.js';
 import {
+  holdEndorsementFunds,
+  releaseEndorsementHold,
+  wakeFundedEndorsements,
+  type CdAftermath,
+} from '../usecases/cd-account.js';
+import {
   ENDORSEMENT_GONE,
   ENDORSEMENT_STATE_CONFLICT,
   REVIEW_REJECTED,
 } from '../workflows/endorsement/contract.js';
 import { sendInsurerDecision } from '../adapters/decisions.js';
-import type { DecisionAnswer, InsurerDecision } from '../workflows/endorsement/contract.js';
+import type { CdHoldAnswer, DecisionAnswer, InsurerDecision } from '../workflows/endorsement/contract.js';
 import { heartbeating } from './heartbeat.js';
 import type { ActivityDeps } from './index.js';
 
@@ -66,6 +72,18 @@ export function createEndorsementActivities(deps: ActivityDeps) {
   /** Starts the webhook deliveries a committed change wrote (best effort; the sweeper backs it up). */
   const deliver = (deliveryIds: readonly string[]) => startDeliveries(deps, deps.orm.em, deliveryIds);
 
+  /** After a CD change committed: wakes the endorsements it funded, starts its webhooks. */
+  async function settle(aftermath: CdAftermath): Promise<void> {
+    await wakeFundedEndorsements(deps.temporal, aftermath.funded);
+    await deliver(aftermath.deliveries);
+  }
+
+  /** A closed endorsement's hold goes back (once; after the status change, so a retry still releases). */
+  async function close(id: string, to: EndorsementStatus, action: string, reason: string | null = null) {
+    await transition(id, to, action, reason);
+    await settle(await releaseEndorsementHold(system(), id));
+  }
+
   /**
    * A guarded status change with its audit entry and webhook event, in one statement (see
    * transitionEndorsement). Nothing moved: already there is done (a retry of an attempt that
@@ -98,19 +116,33 @@ export function createEndorsementActivities(deps: ActivityDeps) {
 
   return {
     /**
-     * D7 automated review: the employee is ACTIVE (for an addition) and the policy's CD balance
-     * covers the premium. Fails with a non-retryable ReviewRejected whose message starts `Review:`.
+     * D7 automated review: the employee is ACTIVE (for an addition) and, in runs without CD holds
+     * (`cdHold` false), the policy's CD balance covers the premium. Fails with a non-retryable ReviewRejected whose message starts `Review:`.
      * Writes the "workflow runs" mark and, with it, the endorsement's creation event (none ->
      * PENDING): recorded here rather than at the API's insert because from this mark on the
      * endorsement stands (an unstarted one may still be discarded). A retry records nothing new.
      */
-    async reviewEndorsement(id: string): Promise<void> {
+    async reviewEndorsement(id: string, cdHold = false): Promise<void> {
       const row = await markEndorsementUnderReview(system(), id);
       if (row) await deliver(row.deliveries);
       if (!row) throw gone(id);
       if (row.status !== 'ENDORSEMENT_STATUS_PENDING') return;
-      const rejection = reviewRejection(row);
+      const rejection = reviewRejection(row, cdHold);
       if (rejection) throw reviewRejected(rejection);
+    },
+
+    /**
+     * The CD account, right after review: holds what the endorsement will cost, or marks it waiting
+     * for funds (the answer says why). Idempotent: the hold is keyed by the endorsement, and one
+     * placed meanwhile by a top-up counts.
+     */
+    async holdEndorsementFunds(id: string): Promise<CdHoldAnswer> {
+      const outcome = await holdEndorsementFunds(system(), id);
+      if (outcome.kind === 'gone') throw gone(id);
+      await deliver(outcome.deliveries);
+      if (outcome.kind === 'held') return { held: true };
+      note('endorsement waiting for funds', { endorsementId: id });
+      return { held: false, reason: outcome.reason };
     },
 
     /**
@@ -132,11 +164,11 @@ export function createEndorsementActivities(deps: ActivityDeps) {
     },
 
     async rejectEndorsement(id: string, reason: string): Promise<void> {
-      await transition(id, 'ENDORSEMENT_STATUS_REJECTED', 'reject', reason.slice(0, 1000));
+      await close(id, 'ENDORSEMENT_STATUS_REJECTED', 'reject', reason.slice(0, 1000));
     },
 
     async cancelEndorsement(id: string): Promise<void> {
-      await transition(id, 'ENDORSEMENT_STATUS_CANCELLED', 'cancel');
+      await close(id, 'ENDORSEMENT_STATUS_CANCELLED', 'cancel');
     },
 
     /**
@@ -177,7 +209,7 @@ export function createEndorsementActivities(deps: ActivityDeps) {
         });
       }
       note('endorsement approval applied', { endorsementId: id });
-      await deliver(outcome.deliveries);
+      await settle(outcome);
     },
 
     /**

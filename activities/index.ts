@@ -9,6 +9,7 @@ import { createWebhookActivities } from './webhook.js';
 import { createGrantActivities } from './grant.js';
 import { pingDatabase } from '../data/health.js';
 import { SystemScope } from '../data/scope.js';
+import { createCdAccountActivities } from './cd-account.js';
 import { createMemberCoverActivities } from './member-cover.js';
 import { createInsurerInboxActivities } from './insurer-inbox.js';
 import { createInsurerCutOffActivities } from './insurer-cut-off.js';
@@ -31,6 +32,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createWebhookActivities(deps),
     ...createGrantActivities(deps),
     ...createMemberCoverActivities(deps),
+    ...createCdAccountActivities(deps),
     ...createInsurerInboxActivities(deps),
     ...createInsurerCutOffActivities(deps),
     async ping(name: string): Promise<string> {

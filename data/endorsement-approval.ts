@@ -11,7 +11,10 @@ import type { SystemScope, TenantScope } from './scope.js';
  */
 
 /** The stored endorsement with what its approval needs of the policy and the employee. */
-export interface LockedEndorsement extends Omit<EndorsementRow, 'rejection_reason'> {
+export interface LockedEndorsement extends Omit<
+  EndorsementRow,
+  'rejection_reason' | 'awaiting_funds_available'
+> {
   coverage_type: CoverageType;
   cd_balance: string;
   employee_name: string;

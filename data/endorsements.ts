@@ -21,7 +21,10 @@ const OPEN_STATUS_SQL = `(${OPEN_ENDORSEMENT_STATUSES.map((s) => `'${s}'`).join(
 /** Columns of spec 2.5 as stored; dates and money as text so no time zone or float shifts them. */
 const ENDORSEMENT_COLUMNS = `e.id, e.client_id, e.policy_id, e.employee_id, e.type, e.status,
   e.coverage_start_date::text as coverage_start_date, e.coverage_end_date::text as coverage_end_date,
-  e.premium_impact::text as premium_impact, e.sum_insured::text as sum_insured, e.rejection_reason`;
+  e.premium_impact::text as premium_impact, e.sum_insured::text as sum_insured, e.rejection_reason,
+  case when e.awaiting_funds_since is not null and e.status = 'ENDORSEMENT_STATUS_PENDING'
+       then (select (p.cd_balance - p.cd_held)::text from policies p where p.id = e.policy_id)
+  end as awaiting_funds_available`;
 
 export interface EndorsementRow {
   id: string;
@@ -35,6 +38,8 @@ export interface EndorsementRow {
   premium_impact: string;
   sum_insured: string;
   rejection_reason: string | null;
+  /** Waiting for funds (the CD account): the policy's available balance; null otherwise. */
+  awaiting_funds_available: string | null;
 }
 
 /** One of the scope's endorsements as stored, or undefined. */

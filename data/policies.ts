@@ -20,7 +20,8 @@ const POLICY_LIST_COLUMNS = `pol.id, pol.client_id, pol.policy_number, pol.insur
 /** Detail-only columns (spec 2.2, second group); the insurer's lists stand in for a policy without its own. */
 const POLICY_DETAIL_COLUMNS = `${POLICY_LIST_COLUMNS}, pol.inclusions, pol.exclusions, pol.terms_conditions,
   pol.policy_document_url, coalesce(pol.network_hospital_url, i.network_hospital_url, '') as network_hospital_url,
-  coalesce(pol.daycare_url, i.daycare_url, '') as daycare_url, pol.cd_balance`;
+  coalesce(pol.daycare_url, i.daycare_url, '') as daycare_url, pol.cd_balance, pol.cd_held,
+  pol.cd_balance - pol.cd_held as cd_available_balance`;
 
 /** A row as PostgreSQL returns it: numeric as exact strings, dates as YYYY-MM-DD. */
 export interface PolicyListRow {
@@ -53,6 +54,9 @@ export interface PolicyDetailRow extends PolicyListRow {
   network_hospital_url: string;
   daycare_url: string;
   cd_balance: string;
+  /** The CD account: held for endorsements under way, and what is left to hold (balance − held). */
+  cd_held: string;
+  cd_available_balance: string;
 }
 
 export interface PolicyFilter {

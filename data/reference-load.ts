@@ -1,3 +1,5 @@
+import { postCdEntry } from './cd-ledger.js';
+import { toPaise } from '../domain/premium.js';
 import type { TenantScope } from './scope.js';
 
 /**
@@ -111,16 +113,20 @@ export async function upsertProduct(tx: TenantScope, p: ProductRow): Promise<str
   return row!.id;
 }
 
-/** A re-load updates the policy's status, slabs and dates; premiums and texts keep their first values. */
+/**
+ * A re-load updates the policy's status, slabs and dates; premiums, texts and the CD balance keep
+ * their first values. The balance is the CD ledger's opening entry (an adjustment, reference
+ * `opening-balance`), posted with the policy's insert only.
+ */
 export async function upsertPolicy(tx: TenantScope, p: PolicyRow): Promise<string> {
-  const [row] = await tx.sql<{ id: string }>(
+  const [row] = await tx.sql<{ id: string; inserted: boolean }>(
     `insert into policies (id, client_id, policy_number, insurer_id, product_id, tpa_id, net_premium, gross_premium,
        coverage_type, type, status, start_date, end_date, slabs, default_sum_insured, inclusions, exclusions,
        terms_conditions, policy_document_url, network_hospital_url, daycare_url, cd_balance)
      values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?, ?, ?, ?)
      on conflict (client_id, policy_number) do update set status = excluded.status, slabs = excluded.slabs,
        default_sum_insured = excluded.default_sum_insured, start_date = excluded.start_date, end_date = excluded.end_date
-     returning id`,
+     returning id, xmax = 0 as inserted`,
     [
       p.id,
       tx.clientId,
@@ -143,9 +149,19 @@ export async function upsertPolicy(tx: TenantScope, p: PolicyRow): Promise<strin
       p.policyDocumentUrl,
       p.networkHospitalUrl,
       p.daycareUrl,
-      p.cdBalance,
+      '0',
     ],
   );
+  if (!row!.inserted) return row!.id;
+  await postCdEntry(tx, {
+    policyId: row!.id,
+    kind: 'adjustment',
+    reference: 'opening-balance',
+    amount: toPaise(p.cdBalance),
+    held: 0n,
+    guarded: false,
+    reason: 'opening balance',
+  });
   return row!.id;
 }
 

@@ -5,7 +5,6 @@ import {
   amountAtLeast,
   deletionRefund,
   findSlab,
-  formatPaise,
   modificationPremium,
   normaliseAmount,
   toPaise,
@@ -270,27 +269,17 @@ export interface ReviewSubject {
 }
 
 /**
- * D7 automated review: the employee is ACTIVE (for an addition) and the policy's CD balance covers
- * the premium. Returns the rejection reason (starting `Review:`), or null when the review passes.
+ * D7 automated review: the employee is ACTIVE (for an addition) and, for runs started before the CD
+ * account's holds (`cdHold` false), the policy's CD balance covers the premium; with holds an
+ * endorsement the balance cannot cover waits for funds instead. Returns the rejection reason
+ * (starting `Review:`), or null when the review passes.
  */
-export function reviewRejection(e: ReviewSubject): string | null {
+export function reviewRejection(e: ReviewSubject, cdHold = false): string | null {
   if (e.type === 'ENDORSEMENT_TYPE_ADDITION' && e.employee_status !== 'ACTIVE') {
     return `Review: the employee is not active (${e.employee_status})`;
   }
-  if (toPaise(e.premium_impact) > 0n && !amountAtLeast(e.cd_balance, e.premium_impact)) {
+  if (!cdHold && toPaise(e.premium_impact) > 0n && !amountAtLeast(e.cd_balance, e.premium_impact)) {
     return `Review: the policy's CD balance ${e.cd_balance} does not cover the premium ${e.premium_impact}`;
   }
   return null;
-}
-
-/**
- * The CD movement of an approved endorsement: the balance moves by exactly premium_impact (an
- * addition's premium is debited, a deletion's refund credited). Exact, in paise.
- */
-export function cdMovement(
-  premiumImpact: string,
-  cdBalance: string,
-): { amount: string; balanceAfter: string } {
-  const impact = toPaise(premiumImpact);
-  return { amount: formatPaise(-impact), balanceAfter: formatPaise(toPaise(cdBalance) - impact) };
 }

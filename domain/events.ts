@@ -4,5 +4,7 @@ export const EVENT_TYPES = [
   'grant.status_changed',
   /** D14: an endorsement past its insurer's SLA without a decision (announced once; never auto-rejected). */
   'endorsement.sla_breached',
+  /** The CD account fell below its threshold (forecast included): once per crossing. */
+  'policy.cd_balance_low',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];

@@ -10,6 +10,7 @@ import {
   resealWebhookSecrets,
 } from '../admin/webhooks.js';
 import { createInsurerClient } from '../admin/insurer-clients.js';
+import { topUp } from '../admin/cd-account.js';
 import { loadReferenceData } from '../admin/load.js';
 import { loadFileSchema } from '../admin/load-schema.js';
 import { describeIssues } from '../domain/schemas/issues.js';
@@ -31,6 +32,7 @@ const USAGE = `usage:
   admin webhook:reseal [--json]              # after a new key is put first in WEBHOOK_SECRET_KEYS
   admin webhook:remove WEBHOOK_ID [--json]
   admin webhook:deliveries CLIENT_ID [--event EVENT_ID] [--json]
+  admin cd:topup POLICY_ID AMOUNT --reference REF [--json]   # rupees, paise exact: 1234.56
   admin migrate`;
 
 /**
@@ -54,6 +56,9 @@ async function syncCutOffSchedules(config: Config, em: EntityManager): Promise<I
 
 /** Operator commands against the same database as a running API (D3, D12). */
 async function main(argv: string[]): Promise<unknown> {
+  // A negative amount would read as an option; name it for what it is.
+  const negative = argv[0] === 'cd:topup' ? argv.find((a) => /^-\d/.test(a)) : undefined;
+  if (negative) throw new AdminError(`amount must be positive: ${negative}`);
   const { positionals, values } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -63,6 +68,7 @@ async function main(argv: string[]): Promise<unknown> {
       client: { type: 'string' },
       events: { type: 'string' },
       event: { type: 'string' },
+      reference: { type: 'string' },
       json: { type: 'boolean', default: false },
     },
   });
@@ -106,6 +112,8 @@ async function main(argv: string[]): Promise<unknown> {
       case 'webhook:deliveries':
         if (!arg) throw new AdminError('CLIENT_ID is required');
         return await listDeliveries(em, arg, values.event);
+      case 'cd:topup':
+        return await topUp(em, config, arg, arg2, values.reference);
       case 'migrate':
         return { migrated: true };
       default:

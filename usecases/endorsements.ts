@@ -15,13 +15,12 @@ import {
   markEndorsementWorkflowStarted,
   readEndorsementCandidates,
 } from '../data/endorsements.js';
-import { postEndorsementLedgerEntry } from '../data/ledger.js';
 import { endLapsedCoverOf } from '../data/member-cover.js';
 import { recordStatusEvent } from '../data/outbox.js';
+import { settleApprovedEndorsement } from './cd-account.js';
 import type { SystemScope } from '../data/scope.js';
 import { TenantScope } from '../data/scope.js';
 import {
-  cdMovement,
   decideEndorsement,
   endorsementInProgress,
   type CreatedEndorsement,
@@ -191,13 +190,13 @@ export async function reconcileUnstartedEndorsements(
 
 /** How an approval ended: applied now or before (deliveries to start), or why it could not be. */
 export type ApprovalOutcome =
-  | { kind: 'applied'; deliveries: string[] }
+  | { kind: 'applied'; deliveries: string[]; funded: string[] }
   | { kind: 'gone' }
   | { kind: 'conflict'; status: EndorsementStatus };
 
 /**
  * The insurer approved on `today` (business date): in ONE transaction, the member rows (D10: cover
- * ends on its date), the CD ledger entry and balance, the
+ * ends on its date), the CD posting (its hold debited, a refund credited), the
  * endorsement's APPROVED status with the insurer's ids, its audit entry and its webhook event.
  * Concurrency: the endorsement and policy rows are locked first. Idempotent: an endorsement already
  * APPROVED means a previous attempt committed, and nothing is written again.
@@ -211,7 +210,7 @@ export async function applyEndorsementApproval(
   return system.transaction(async (tx): Promise<ApprovalOutcome> => {
     const e = await approval.lockEndorsementForApproval(tx, id);
     if (!e) return { kind: 'gone' };
-    if (e.status === 'ENDORSEMENT_STATUS_APPROVED') return { kind: 'applied', deliveries: [] };
+    if (e.status === 'ENDORSEMENT_STATUS_APPROVED') return { kind: 'applied', deliveries: [], funded: [] };
     if (e.status !== 'ENDORSEMENT_STATUS_SENT_TO_INSURER') return { kind: 'conflict', status: e.status };
     const tenant = TenantScope.of(tx.em, e.client_id);
     if (e.type === 'ENDORSEMENT_TYPE_DELETION') await approval.endMemberCover(tenant, e);
@@ -220,12 +219,7 @@ export async function applyEndorsementApproval(
     await endLapsedCoverOf(tenant, e.policy_id, e.employee_id, today);
     if (e.type === 'ENDORSEMENT_TYPE_ADDITION') await approval.enrolMembers(tenant, e, ids);
     else if (e.type === 'ENDORSEMENT_TYPE_MODIFICATION') await approval.changeMemberSumInsured(tenant, e);
-    await postEndorsementLedgerEntry(tenant, {
-      policyId: e.policy_id,
-      endorsementId: e.id,
-      reason: e.type,
-      ...cdMovement(e.premium_impact, e.cd_balance),
-    });
+    const funded = await settleApprovedEndorsement(tenant, e);
     await approval.markEndorsementApproved(tenant, id, ids);
     const deliveries = await recordStatusEvent(tenant, {
       type: 'endorsement.status_changed',
@@ -239,6 +233,6 @@ export async function applyEndorsementApproval(
         new_status: 'ENDORSEMENT_STATUS_APPROVED',
       },
     });
-    return { kind: 'applied', deliveries };
+    return { kind: 'applied', deliveries, funded };
   });
 }

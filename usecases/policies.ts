@@ -8,6 +8,7 @@ import {
   type PolicyListRow,
 } from '../data/policies.js';
 import type { TenantScope } from '../data/scope.js';
+import { listCdLedger, type CdLedgerRow } from '../data/cd-ledger.js';
 import { looksLikeId } from '../domain/ids.js';
 
 /** Spec 4.2: one page of the client's policies. */
@@ -32,5 +33,17 @@ export async function memberPage(
 ): Promise<Page<MemberRow> | null> {
   if (!looksLikeId('policy', policyId)) return null;
   const found = await listPolicyMembers(scope, cursors, policyId, filter, page);
+  return found.policyFound ? found.page : null;
+}
+
+/** The policy's CD ledger in posting order, or null when the policy is not the client's. */
+export async function cdLedgerPage(
+  scope: TenantScope,
+  cursors: CursorCodec,
+  policyId: string,
+  page: PageRequest,
+): Promise<Page<CdLedgerRow> | null> {
+  if (!looksLikeId('policy', policyId)) return null;
+  const found = await listCdLedger(scope, cursors, policyId, page);
   return found.policyFound ? found.page : null;
 }

@@ -9,6 +9,7 @@ export {
   endorsementReconcilePassWorkflow,
   grantReconcilePassWorkflow,
   memberCoverEndPassWorkflow,
+  cdBalanceCheckPassWorkflow,
   webhookSweepPassWorkflow,
 } from './periodic/workflow.js';
 export { insurerInboxPassWorkflow } from './insurer-inbox/workflow.js';

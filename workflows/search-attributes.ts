@@ -16,7 +16,7 @@ export const EndorsementSlaBreached = defineSearchAttributeKey(
 export const InsurerId = defineSearchAttributeKey('InsurerId', SearchAttributeType.KEYWORD);
 export const SubmittedAt = defineSearchAttributeKey('SubmittedAt', SearchAttributeType.DATETIME);
 export const SlaDueAt = defineSearchAttributeKey('SlaDueAt', SearchAttributeType.DATETIME);
-/** An endorsement waiting for funds: its policy's CD balance does not yet cover the premium. */
+/** The CD account: reviewed, waiting in PENDING until the policy's available balance covers it. */
 export const AwaitingFunds = defineSearchAttributeKey('AwaitingFunds', SearchAttributeType.BOOL);
 export const GrantStatus = defineSearchAttributeKey('GrantStatus', SearchAttributeType.KEYWORD);
 

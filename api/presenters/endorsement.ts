@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { EndorsementRow } from '../../data/endorsements.js';
+import { awaitingFundsReason } from '../../domain/cd-account.js';
 import { ENDORSEMENT_STATUSES, ENDORSEMENT_TYPES } from '../../domain/enums.js';
 import { dateOut, idOut, moneyOut, outcome } from '../schemas/responses.js';
 
@@ -22,6 +23,14 @@ export const endorsementSchema = z
       .string()
       .nullable()
       .meta({ description: 'Set only when status is ENDORSEMENT_STATUS_REJECTED' }),
+    awaiting_funds_reason: z
+      .string()
+      .nullable()
+      .meta({
+        description:
+          "Set only while the endorsement waits in PENDING for the policy's CD balance to cover it " +
+          '(it goes on by itself when a top-up does)',
+      }),
   })
   .meta({ id: 'Endorsement', description: 'An endorsement (spec 2.5); statuses per spec 3.1 and D7.' });
 export type EndorsementOut = z.infer<typeof endorsementSchema>;
@@ -40,6 +49,10 @@ export function presentEndorsement(row: EndorsementRow): EndorsementOut {
     premium_impact: Number(row.premium_impact),
     sum_insured: Number(row.sum_insured),
     rejection_reason: row.status === 'ENDORSEMENT_STATUS_REJECTED' ? row.rejection_reason : null,
+    awaiting_funds_reason:
+      row.awaiting_funds_available === null
+        ? null
+        : awaitingFundsReason(row.awaiting_funds_available, row.premium_impact),
   };
 }
 

@@ -47,6 +47,10 @@ export const policyDetailSchema = policyListItemSchema
     network_hospital_url: z.string(),
     daycare_url: z.string(),
     cd_balance: moneyOut.meta({ description: 'Current CD (credit deposit) balance, INR' }),
+    cd_held: moneyOut.meta({ description: 'Held for endorsements under review or with the insurer, INR' }),
+    cd_available_balance: moneyOut.meta({
+      description: 'cd_balance less cd_held: what new endorsements can hold, INR',
+    }),
   })
   .meta({ id: 'Policy', description: 'A policy with its detail fields (spec 2.2).' });
 export type PolicyDetail = z.infer<typeof policyDetailSchema>;
@@ -85,6 +89,8 @@ export function presentPolicyDetail(row: PolicyDetailRow): PolicyDetail {
     network_hospital_url: row.network_hospital_url,
     daycare_url: row.daycare_url,
     cd_balance: money(row.cd_balance),
+    cd_held: money(row.cd_held),
+    cd_available_balance: money(row.cd_available_balance),
   };
 }
 

@@ -1,4 +1,5 @@
-import { memberPage, policyDetail, policyPage } from '../../usecases/policies.js';
+import { cdLedgerPage, memberPage, policyDetail, policyPage } from '../../usecases/policies.js';
+import { listCdLedgerPayload, presentCdLedgerEntry } from '../presenters/cd-ledger.js';
 import type { AppDeps } from '../deps.js';
 import { forbidden, notFound } from '../errors.js';
 import { cursorsFor, withCursorErrors, type Page } from '../paging.js';
@@ -10,8 +11,13 @@ import {
   presentPolicyListItem,
 } from '../presenters/policy.js';
 import { route, type Handler } from '../route.js';
-import { listMembersQuery, listPoliciesQuery, policyParams } from '../schemas/policies.js';
-import type { ListMembersQuery, ListPoliciesQuery, PolicyParams } from '../schemas/policies.js';
+import { cdLedgerQuery, listMembersQuery, listPoliciesQuery, policyParams } from '../schemas/policies.js';
+import type {
+  CdLedgerQuery,
+  ListMembersQuery,
+  ListPoliciesQuery,
+  PolicyParams,
+} from '../schemas/policies.js';
 import type { Auth } from '../auth/tokens.js';
 import { today } from '../../domain/clock.js';
 
@@ -93,6 +99,30 @@ export const policyRoutes = [
         members: page.rows.map(presentMember),
         ...pagingFields(page),
         message: 'Policy members fetched successfully',
+        success: true,
+      };
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/policy/:policy_id/cd-ledger',
+    operationId: 'listPolicyCdLedger',
+    summary: "List the policy's CD account entries",
+    description:
+      'Top-ups, holds, releases, debits, credits and adjustments in posting order, each with the running ' +
+      'balance and held sum; keyset paging (D5).',
+    scopes: ['policy.get', 'policy.all'],
+    params: policyParams,
+    query: cdLedgerQuery,
+    response: listCdLedgerPayload,
+    errors: [policyNotFound()],
+    handler: async ({ params, query, scope, deps }: Req<PolicyParams, CdLedgerQuery>) => {
+      const page = await withCursorErrors(cdLedgerPage(scope, cursors(deps), params.policy_id, query));
+      if (!page) throw policyNotFound();
+      return {
+        entries: page.rows.map(presentCdLedgerEntry),
+        ...pagingFields(page),
+        message: 'CD ledger fetched successfully',
         success: true,
       };
     },

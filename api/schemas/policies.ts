@@ -64,6 +64,10 @@ export const listMembersQuery = z
   .superRefine(oneDirection);
 export type ListMembersQuery = z.output<typeof listMembersQuery>;
 
+/** The CD ledger's paging (D5): posting order, oldest first. */
+export const cdLedgerQuery = z.object({ ...pageQueryFields }).superRefine(oneDirection);
+export type CdLedgerQuery = z.output<typeof cdLedgerQuery>;
+
 /** Any string; an id that cannot be a policy is answered like an unknown one (404). */
 export const policyParams = z.object({
   policy_id: z.string().meta({ description: 'The policy id, as List policies answers it' }),

@@ -80,6 +80,13 @@ export const EndorsementSchema = defineEntity({
         'create index endorsements_withdrawal_cut_off on endorsements (withdrawal_cut_off_at) ' +
         'where withdrawal_cut_off_at is not null',
     },
+    // The CD account: endorsements waiting for funds, oldest first per policy.
+    {
+      name: 'endorsements_awaiting_funds',
+      expression:
+        'create index endorsements_awaiting_funds on endorsements (policy_id, awaiting_funds_since, id) ' +
+        'where awaiting_funds_since is not null',
+    },
   ],
   properties: {
     id: text().primary(),
@@ -109,6 +116,8 @@ export const EndorsementSchema = defineEntity({
     withdrawalCutOffAt: p.datetime().nullable(),
     /** When that file was delivered. */
     withdrawalSentAt: p.datetime().nullable(),
+    /** The CD account: reviewed, waiting until the policy's available balance covers it. */
+    awaitingFundsSince: p.datetime().nullable(),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

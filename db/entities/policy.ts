@@ -25,7 +25,10 @@ export const PolicySchema = defineEntity({
         'create index policies_status_page on policies (client_id, status, start_date desc, id desc)',
     },
   ],
-  checks: [{ name: 'policies_check', expression: 'end_date > start_date' }],
+  checks: [
+    { name: 'policies_check', expression: 'end_date > start_date' },
+    { name: 'policies_cd_held_check', expression: 'cd_held >= 0' },
+  ],
   properties: {
     id: text().primary(),
     clientId: clientRef(),
@@ -49,6 +52,12 @@ export const PolicySchema = defineEntity({
     networkHospitalUrl: text().nullable(),
     daycareUrl: text().nullable(),
     cdBalance: money().default(0),
+    /** The CD account: held for endorsements under way, the number of ledger entries, low balance. */
+    cdHeld: money().default(0),
+    cdEntries: p.bigint('number').default(0),
+    cdLowThreshold: money().nullable(),
+    cdLow: p.boolean().default(false),
+    cdLowCrossings: p.integer().default(0),
     createdAt: createdAt(),
   },
 });

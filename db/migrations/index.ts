@@ -10,6 +10,7 @@ import { Migration0008InsurerPrincipals } from './0008-insurer-principals.js';
 import { Migration0009RowLevelSecurity } from './0009-row-level-security.js';
 import { Migration0010InsurerResponseFiles } from './0010-insurer-response-files.js';
 import { Migration0011EndorsementCutOff } from './0011-endorsement-cut-off.js';
+import { Migration0012CdAccount } from './0012-cd-account.js';
 import { Migration0016FileInsurerWithdrawals } from './0016-file-insurer-withdrawals.js';
 
 /** Listed explicitly so migrations run the same under tsx, compiled JS and bundlers. */
@@ -25,5 +26,6 @@ export const migrationsList: MigrationObject[] = [
   { name: '0009-row-level-security', class: Migration0009RowLevelSecurity },
   { name: '0010-insurer-response-files', class: Migration0010InsurerResponseFiles },
   { name: '0011-endorsement-cut-off', class: Migration0011EndorsementCutOff },
+  { name: '0012-cd-account', class: Migration0012CdAccount },
   { name: '0016-file-insurer-withdrawals', class: Migration0016FileInsurerWithdrawals },
 ];

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { verifySecret } from '../../domain/credentials.js';
-import { sql } from '../support/factories.js';
+import { makeClient, makePolicy, sql } from '../support/factories.js';
 import { stack } from '../support/stack.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
@@ -140,5 +140,40 @@ describe('admin command', function () {
     expect(row.secret_version).to.equal(2);
     expect(await verifySecret(res.out.client_secret, row.secret_hash)).to.equal(true);
     expect((await admin('client:rotate-secret', 'cli_unknown')).err).to.contain('no client cli_unknown');
+  });
+
+  it('tops up a CD account in rupees with paise exact, once per reference, and refuses bad amounts', async function () {
+    this.timeout(240_000); // eight runs of the command
+    const { clientId: owner } = await makeClient();
+    const policy = await makePolicy(owner, { cdBalance: '100.00' });
+    const first = await admin('cd:topup', policy.id, '1234.56', '--reference', 'NEFT-77');
+    expect(first.code, first.err).to.equal(0);
+    expect(first.out).to.include({
+      duplicate: false,
+      amount: '1234.56',
+      cd_balance: '1334.56',
+      cd_available_balance: '1334.56',
+    });
+    const again = await admin('cd:topup', policy.id, '1234.56', '--reference', 'NEFT-77');
+    expect(again.out).to.include({ duplicate: true, cd_balance: '1334.56' });
+    const reused = await admin('cd:topup', policy.id, '5', '--reference', 'NEFT-77');
+    expect([reused.code, reused.err]).to.deep.equal([
+      2,
+      'reference NEFT-77 is already recorded as top_up 1234.56',
+    ]);
+    for (const [amount, says] of [
+      ['1.234', 'more than two decimals'],
+      ['-5', 'must be positive'],
+      ['12abc', 'not an amount in rupees'],
+    ]) {
+      const res = await admin('cd:topup', policy.id, amount!, '--reference', 'X');
+      expect([res.code, res.err], amount).to.satisfy(
+        ([code, err]: [number, string]) => code === 2 && err.includes(says!),
+      );
+    }
+    const missing = await admin('cd:topup', policy.id, '5');
+    expect(missing.err).to.contain('--reference is required');
+    const [row] = await sql('select cd_balance::text as b from policies where id = ?', [policy.id]);
+    expect(row.b).to.equal('1334.56');
   });
 });

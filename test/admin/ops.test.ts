@@ -171,7 +171,14 @@ describe('ops schedules: the reconcilers and the sweeper as Temporal Schedules',
     expect(before.code, before.err).to.equal(0);
     const periodic = (out: string) =>
       JSON.parse(out).filter((r: any) => !r.schedule_id.startsWith('insurer-cut-off-'));
-    expect(periodic(before.out).map((r: any) => r.missing)).to.deep.equal([true, true, true, true, true]);
+    expect(periodic(before.out).map((r: any) => r.missing)).to.deep.equal([
+      true,
+      true,
+      true,
+      true,
+      true,
+      true,
+    ]);
 
     const created = await ops('schedules', '--create', '--json');
     expect(created.code, created.err).to.equal(0);
@@ -183,6 +190,7 @@ describe('ops schedules: the reconcilers and the sweeper as Temporal Schedules',
       ['grant-reconciler', 'grantReconcilePassWorkflow', stack().taskQueue, false, 30],
       ['webhook-sweeper', 'webhookSweepPassWorkflow', stack().taskQueue, false, 30],
       ['member-cover-end', 'memberCoverEndPassWorkflow', stack().taskQueue, false, null],
+      ['cd-balance-check', 'cdBalanceCheckPassWorkflow', stack().taskQueue, false, null],
       ['insurer-inbox', 'insurerInboxPassWorkflow', stack().taskQueue, false, 300],
     ]);
 

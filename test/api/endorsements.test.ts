@@ -11,6 +11,7 @@ import {
   type CreateBody,
   type World,
 } from '../workflows/endorsement-support.js';
+import { checkCdLedgersAfterEachTest } from '../support/cd-ledger-check.js';
 
 const PATH = '/v1/policy/endorsements';
 
@@ -30,6 +31,7 @@ const countEndorsements = async (employeeId: string): Promise<number> =>
   Number((await sql('select count(*)::int as n from endorsements where employee_id = ?', [employeeId]))[0].n);
 
 describe('endorsements API', () => {
+  checkCdLedgersAfterEachTest();
   describe('POST /v1/policy/endorsements', () => {
     it('accepts an addition, starts its workflow and answers the id', async () => {
       const world = await makeWorld();
@@ -297,6 +299,7 @@ describe('endorsements API', () => {
           premium_impact: 1820,
           sum_insured: 300000,
           rejection_reason: null,
+          awaiting_funds_reason: null,
         },
         message: 'Endorsement fetched successfully',
         success: true,

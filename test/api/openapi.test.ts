@@ -87,6 +87,7 @@ describe('OpenAPI document (GET /openapi.json)', () => {
       'GET /v1/policy/': 'listPolicies',
       'GET /v1/policy/{policy_id}': 'getPolicy',
       'GET /v1/policy/{policy_id}/members': 'listPolicyMembers',
+      'GET /v1/policy/{policy_id}/cd-ledger': 'listPolicyCdLedger',
       'POST /v1/client/employees': 'createEmployee',
       'GET /v1/client/employees/profile': 'getEmployeeProfile',
       'PUT /v1/client/employees/{employee_id}': 'updateEmployee',
@@ -110,6 +111,7 @@ describe('OpenAPI document (GET /openapi.json)', () => {
     expect(limits.map((p) => p.key).sort()).to.deep.equal([
       'GET /v1/audit',
       'GET /v1/policy/',
+      'GET /v1/policy/{policy_id}/cd-ledger',
       'GET /v1/policy/{policy_id}/members',
     ]);
     for (const p of limits) {
@@ -232,6 +234,7 @@ describe('OpenAPI document (GET /openapi.json)', () => {
       [
         'GET /v1/policy/{policy_id}',
         'GET /v1/policy/{policy_id}/members',
+        'GET /v1/policy/{policy_id}/cd-ledger',
         'POST /v1/policy/endorsements',
         'POST /v1/policy/grant',
       ],
@@ -383,6 +386,7 @@ describe('responses validate against the OpenAPI document: one success per route
       ['GET /v1/policy/', () => http.get(`/v1/policy/?client_id=${c.clientId}`, auth)],
       ['GET /v1/policy/{policy_id}', () => http.get(`/v1/policy/${policy.id}`, auth)],
       ['GET /v1/policy/{policy_id}/members', () => http.get(`/v1/policy/${policy.id}/members`, auth)],
+      ['GET /v1/policy/{policy_id}/cd-ledger', () => http.get(`/v1/policy/${policy.id}/cd-ledger`, auth)],
       [
         'POST /v1/client/employees',
         () =>

@@ -118,6 +118,7 @@ describe('GET /v1/policy/ (list policies)', () => {
       const f = await fixture(11);
       const expected = [...f.policies].sort(byListOrder).map((p) => p.id);
       const first = await list(f, { limit: '5' });
+      await sql('delete from cd_ledger_entries where policy_id = ?', [first.ids[4]]);
       await sql('delete from policies where id = ?', [first.ids[4]]);
       const next = await list(f, { limit: '5', start_cursor: first.end_cursor });
       expect(next.ids).to.deep.equal(expected.slice(5, 10));
@@ -409,6 +410,8 @@ describe('GET /v1/policy/{policy_id} (get policy)', () => {
       'network_hospital_url',
       'daycare_url',
       'cd_balance',
+      'cd_held',
+      'cd_available_balance',
     );
     expect(policy).to.include({
       id: p.id,
@@ -423,6 +426,8 @@ describe('GET /v1/policy/{policy_id} (get policy)', () => {
       network_hospital_url: 'https://net.example.com',
       daycare_url: 'https://daycare.example.com',
       cd_balance: 1234567.89,
+      cd_held: 0,
+      cd_available_balance: 1234567.89,
       net_premium: 100000,
       gross_premium: 118000,
     });

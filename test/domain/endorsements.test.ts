@@ -1,6 +1,5 @@
 import { expect } from 'chai';
 import {
-  cdMovement,
   decideEndorsement,
   EndorsementRefused,
   reviewRejection,
@@ -106,13 +105,14 @@ describe('endorsement rules (D7)', () => {
     expect(same.detail).to.equal("sum_insured: must differ from the member's current sum insured");
   });
 
+  const subject = {
+    type: 'ENDORSEMENT_TYPE_ADDITION' as const,
+    premium_impact: '3650.00',
+    employee_status: 'ACTIVE',
+    cd_balance: '3650.00',
+  };
+
   it('review rejects an inactive employee and a CD balance short of the premium', () => {
-    const subject = {
-      type: 'ENDORSEMENT_TYPE_ADDITION' as const,
-      premium_impact: '3650.00',
-      employee_status: 'ACTIVE',
-      cd_balance: '3650.00',
-    };
     expect(reviewRejection(subject)).to.equal(null);
     expect(reviewRejection({ ...subject, employee_status: 'INACTIVE' })).to.equal(
       'Review: the employee is not active (INACTIVE)',
@@ -131,8 +131,8 @@ describe('endorsement rules (D7)', () => {
     ).to.equal(null);
   });
 
-  it('moves the CD balance by exactly the premium impact, in paise', () => {
-    expect(cdMovement('3650.10', '10000.00')).to.deep.equal({ amount: '-3650.10', balanceAfter: '6349.90' });
-    expect(cdMovement('-0.01', '0.00')).to.deep.equal({ amount: '0.01', balanceAfter: '0.01' });
+  it('leaves the CD balance to the hold (waiting for funds) in runs with CD holds', () => {
+    expect(reviewRejection({ ...subject, cd_balance: '0.00' }, true)).to.equal(null);
+    expect(reviewRejection({ ...subject, employee_status: 'INACTIVE' }, true)).to.contain('not active');
   });
 });

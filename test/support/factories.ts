@@ -108,6 +108,8 @@ export interface PolicyOverrides {
   slabs?: { sum_insured: string; annual_premium: string }[];
   defaultSumInsured?: string;
   cdBalance?: string;
+  /** The low-balance threshold (default: 10 % of the gross premium, 118000.00 here). */
+  cdLowThreshold?: string;
   reference?: ReferenceData;
 }
 
@@ -125,8 +127,9 @@ export async function makePolicy(
   await sql(
     `insert into policies (id, client_id, policy_number, insurer_id, product_id, tpa_id, net_premium, gross_premium,
        coverage_type, type, status, start_date, end_date, slabs, default_sum_insured, inclusions, exclusions,
-       terms_conditions, policy_document_url, network_hospital_url, daycare_url, cd_balance)
-     values (?, ?, ?, ?, ?, ?, 100000, 118000, ?, ?, ?, ?, ?, ?::jsonb, ?, 'Hospitalisation', 'Cosmetic', 'Terms', 'https://doc.example.com/p.pdf', 'https://net.example.com', 'https://daycare.example.com', ?)`,
+       terms_conditions, policy_document_url, network_hospital_url, daycare_url, cd_balance, cd_entries,
+       cd_low_threshold)
+     values (?, ?, ?, ?, ?, ?, 100000, 118000, ?, ?, ?, ?, ?, ?::jsonb, ?, 'Hospitalisation', 'Cosmetic', 'Terms', 'https://doc.example.com/p.pdf', 'https://net.example.com', 'https://daycare.example.com', ?, 1, ?)`,
     [
       id,
       clientId,
@@ -142,7 +145,14 @@ export async function makePolicy(
       JSON.stringify(slabs),
       o.defaultSumInsured ?? slabs[0]!.sum_insured,
       o.cdBalance ?? '1000000.00',
+      o.cdLowThreshold ?? null,
     ],
+  );
+  // The opening balance is the ledger's first entry, as a load writes it.
+  await sql(
+    `insert into cd_ledger_entries (id, client_id, policy_id, kind, amount, balance_after, reference, seq, reason)
+     values (?, ?, ?, 'adjustment', ?, ?, 'opening-balance', 1, 'opening balance')`,
+    [newId('ledger'), clientId, id, o.cdBalance ?? '1000000.00', o.cdBalance ?? '1000000.00'],
   );
   return { id, policyNumber, ...ref };
 }

@@ -22,6 +22,7 @@ import {
   workflowHandle,
   workflowState,
 } from './endorsement-support.js';
+import { checkCdLedgersAfterEachTest } from '../support/cd-ledger-check.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 
@@ -81,6 +82,7 @@ function slowAdapter(o: {
 }
 
 describe('insurer adapters and the insurer command', () => {
+  checkCdLedgersAfterEachTest();
   describe('simulated adapter', () => {
     it('approves end to end with a generated insurer member id and UHID', async () => {
       const world = await makeWorld({ adapter: 'simulated' });

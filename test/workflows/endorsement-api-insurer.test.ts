@@ -15,6 +15,7 @@ import {
   workflowHandle,
   workflowState,
 } from './endorsement-support.js';
+import { checkCdLedgersAfterEachTest } from '../support/cd-ledger-check.js';
 
 const SECRET_ENV = `TEST_API_INSURER_SECRET_${randomBytes(4).toString('hex').toUpperCase()}`;
 const SECRET = `whsec_${randomBytes(32).toString('base64url')}`;
@@ -65,6 +66,7 @@ employees:
 `;
 
 describe('an api insurer end to end', function () {
+  checkCdLedgersAfterEachTest();
   this.timeout(60_000);
   let insurer: InsurerServer;
 

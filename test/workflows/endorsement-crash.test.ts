@@ -16,6 +16,7 @@ import {
   waitForStatus,
   workflowHandle,
 } from './endorsement-support.js';
+import { checkCdLedgersAfterEachTest } from '../support/cd-ledger-check.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 
@@ -59,6 +60,7 @@ async function stop(child: ChildProcess): Promise<void> {
 }
 
 describe('endorsement workflow across a worker crash', () => {
+  checkCdLedgersAfterEachTest();
   it('completes once when the worker dies after the approval commits and before it reports', async function () {
     this.timeout(180_000);
     const taskQueue = `crash-${stack().runId}`;

@@ -35,6 +35,7 @@ import {
   workflowHandle,
   workflowState,
 } from './endorsement-support.js';
+import { checkCdLedgersAfterEachTest } from '../support/cd-ledger-check.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const POLICY = 'FILE/GH/2026/0001';
@@ -113,6 +114,7 @@ const auditActions = async (id: string): Promise<string[]> =>
   );
 
 describe('a file insurer end to end (D14)', function () {
+  checkCdLedgersAfterEachTest();
   this.timeout(120_000);
   let server: SftpServer;
   let keyDir: string;

@@ -153,12 +153,13 @@ export async function cdBalance(policyId: string): Promise<string> {
   return row.cd_balance;
 }
 
+/** The policy's endorsement postings (debits and credits; holds and the opening entry left out). */
 export async function ledger(
   policyId: string,
 ): Promise<{ endorsement_id: string; amount: string; balance_after: string }[]> {
   return sql(
     `select endorsement_id, amount::text as amount, balance_after::text as balance_after
-       from cd_ledger_entries where policy_id = ? order by created_at`,
+       from cd_ledger_entries where policy_id = ? and kind in ('debit', 'credit') order by seq`,
     [policyId],
   );
 }

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { EndorsementStatus, EndorsementStuck } from '../../workflows/search-attributes.js';
+import { AwaitingFunds, EndorsementStatus, EndorsementStuck } from '../../workflows/search-attributes.js';
 import { cancelEndorsementSignal, insurerDecisionSignal } from '../../workflows/endorsement/contract.js';
 import { TenantScope } from '../../data/scope.js';
 import { systemClock, today } from '../../domain/clock.js';
@@ -21,8 +21,10 @@ import {
   workflowHandle,
   workflowState,
 } from './endorsement-support.js';
+import { checkCdLedgersAfterEachTest } from '../support/cd-ledger-check.js';
 
 describe('endorsement workflow', () => {
+  checkCdLedgersAfterEachTest();
   describe('approval', () => {
     it('enrols the employee and the dependents the coverage type covers, and moves the CD balance by premium_impact', async () => {
       const world = await makeWorld({ policy: { coverageType: 'COVERAGE_TYPE_ESC', cdBalance: '50000.00' } });
@@ -127,17 +129,21 @@ describe('endorsement workflow', () => {
       });
     });
 
-    it('rejects in review when the CD balance does not cover the premium', async () => {
+    it('waits for funds, not rejected, when the CD balance does not cover the premium', async () => {
       const { adapter, restore } = recordManualAdapter();
       try {
         const world = await makeWorld({ policy: { cdBalance: '100.00' } });
         const id = await createEndorsement(world);
-        const row = await waitForStatus(id, 'ENDORSEMENT_STATUS_REJECTED');
-        expect(row.rejection_reason).to.match(/^Review: /);
-        expect(row.rejection_reason).to.contain('CD balance');
+        await waitFor(
+          () => workflowHandle(id).describe(),
+          (d) => d.typedSearchAttributes.get(AwaitingFunds) === true,
+          'AwaitingFunds',
+        );
+        const res = await world.api.get(`/v1/policy/endorsements/${id}`, { token: world.token });
+        expect(res.body.payload.endorsement).to.include({ status: 'ENDORSEMENT_STATUS_PENDING' });
+        expect(res.body.payload.endorsement.awaiting_funds_reason).to.contain('available CD balance 100.00');
         expect(adapter.submitted).to.not.include(id);
         expect(await cdBalance(world.policy.id)).to.equal('100.00');
-        expect((await workflowHandle(id).result()).status).to.equal('ENDORSEMENT_STATUS_REJECTED');
       } finally {
         restore();
       }

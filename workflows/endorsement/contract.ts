@@ -7,6 +7,7 @@ import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { EndorsementStatus as Status, EndorsementType as Type } from '../../domain/enums.js';
 import type { DecisionAnswer, DecisionResult, InsurerDecision } from '../../domain/insurer-decisions.js';
 import {
+  AwaitingFunds,
   ClientId,
   EmployeeId,
   EndorsementStatus,
@@ -82,6 +83,19 @@ export interface CutOffDelivered {
 }
 export const cutOffDeliveredSignal = defineSignal<[CutOffDelivered]>('cutOffDelivered');
 
+/**
+ * The CD account: a top-up (or a release, or a refund) placed this endorsement's hold while it
+ * waited for funds; the workflow reads its hold and goes on. A lost one is made up by the
+ * workflow's own periodic re-check.
+ */
+export const cdFundsHeldSignal = defineSignal('cdFundsHeld');
+
+/** What the hold at review answered: held (or nothing to hold), or waiting for funds and why. */
+export interface CdHoldAnswer {
+  held: boolean;
+  reason?: string;
+}
+
 /** Operators' cancel (fire and forget); the API uses the update below to answer synchronously. */
 export const cancelEndorsementSignal = defineSignal('cancel');
 /** Cancels while PENDING or SENT_TO_INSURER; rejected by its validator once a decision is in. */
@@ -120,6 +134,7 @@ export function endorsementStartOptions(input: EndorsementWorkflowInput, taskQue
       { key: PolicyId, value: input.policyId },
       { key: EmployeeId, value: input.employeeId },
       { key: EndorsementStuck, value: false },
+      { key: AwaitingFunds, value: false },
     ]),
   };
 }

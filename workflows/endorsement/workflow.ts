@@ -17,7 +17,7 @@ import type { Activities } from '../../activities/index.js';
 import { databaseActivity, failureType, withSummaries } from '../activity-options.js';
 import type { EndorsementStatus as Status } from '../../domain/enums.js';
 import { INSURER_REFUSED } from '../../domain/insurer-failures.js';
-import { EndorsementStatus, EndorsementStuck } from '../search-attributes.js';
+import { AwaitingFunds, EndorsementStatus, EndorsementStuck } from '../search-attributes.js';
 import { cleanMemberUhids, decisionVerdict } from '../../domain/insurer-decisions.js';
 import { INSURER_SLA, watchInsurerSla, type SlaWatch } from './insurer-sla.js';
 import { stepSummary } from './details.js';
@@ -25,6 +25,7 @@ import { EndorsementProgress } from './progress.js';
 import {
   CANCEL_REFUSED,
   cancelEndorsementSignal,
+  cdFundsHeldSignal,
   cancelEndorsementUpdate,
   cutOffDeliveredSignal,
   DECISION_DUPLICATE,
@@ -102,6 +103,15 @@ export const FILE_INSURER_CUT_OFF = 'file-insurer-cut-off';
  * without it (README, "Deploying workflow changes").
  */
 export const FILE_INSURER_WITHDRAWAL = 'file-insurer-withdrawal';
+
+/**
+ * The CD account: after review the endorsement holds what it will cost, or waits in PENDING for
+ * funds (AwaitingFunds) until a top-up places its hold; the review no longer rejects a balance
+ * short of the premium. Runs started before the patch replay the old review and hold nothing.
+ */
+export const CD_HOLD = 'cd-hold';
+/** While waiting for funds, the hold is re-tried this often (a wake-up signal lost is made up). */
+const FUNDS_RECHECK_MS = 10 * 60_000;
 
 /** Workflow time (deterministic: the time of the current workflow task, from history). */
 // eslint-disable-next-line no-restricted-globals -- workflow time, not the host clock
@@ -228,9 +238,12 @@ export async function endorsementWorkflow(input: EndorsementWorkflowInput): Prom
     return finish();
   };
 
+  const cdHold = patched(CD_HOLD);
+  const funds = { wakeUps: 0 };
+  setHandler(cdFundsHeldSignal, () => void funds.wakeUps++);
   progress.waitingFor('review');
   try {
-    await db.reviewEndorsement(id);
+    await db.reviewEndorsement(id, cdHold);
   } catch (err) {
     const type = failureType(err);
     if (type === ENDORSEMENT_GONE) {
@@ -244,6 +257,7 @@ export async function endorsementWorkflow(input: EndorsementWorkflowInput): Prom
     return finish();
   }
   if (state.cancelRequested) return cancel();
+  if (cdHold && !(await awaitFunds(input.stuckAfterMs, state, funds, progress))) return cancel();
 
   // Since the patch one activity routes: a file insurer's endorsement is queued for the cut-off,
   // any other is marked SENT_TO_INSURER by the same activity (no separate markSentToInsurer).
@@ -307,6 +321,49 @@ export async function endorsementWorkflow(input: EndorsementWorkflowInput): Prom
     setStatus('ENDORSEMENT_STATUS_REJECTED');
   }
   return finish();
+}
+
+/**
+ * CD_HOLD: holds the endorsement's cost, or waits (AwaitingFunds = true) for a top-up to place the
+ * hold (its signal) or the periodic re-check to find it, oldest first per policy (decided in the
+ * database). The stuck timer counts from review, as for a file insurer's cut-off; once funded the
+ * insurer's own timer takes over. Returns false when a cancel came first.
+ */
+async function awaitFunds(
+  stuckAfterMs: number,
+  state: EndorsementState,
+  funds: { wakeUps: number },
+  progress: EndorsementProgress,
+): Promise<boolean> {
+  const reviewedAt = workflowNow();
+  const flag = (key: typeof AwaitingFunds, value: boolean) => upsertSearchAttributes([{ key, value }]);
+  let waiting = false;
+  for (;;) {
+    const seen = funds.wakeUps;
+    const answer = await db.holdEndorsementFunds(state.endorsementId);
+    if (answer.held) break;
+    if (!waiting) {
+      waiting = true;
+      flag(AwaitingFunds, true);
+      progress.waitingFor('funds', reviewedAt + stuckAfterMs);
+      log.info('endorsement waiting for funds', { endorsementId: state.endorsementId });
+    }
+    const stuckIn = stuckAfterMs - (workflowNow() - reviewedAt);
+    const wait = state.stuck || stuckIn <= 0 ? FUNDS_RECHECK_MS : Math.min(FUNDS_RECHECK_MS, stuckIn);
+    await condition(() => funds.wakeUps !== seen || state.cancelRequested, wait);
+    if (state.cancelRequested) break;
+    if (!state.stuck && workflowNow() - reviewedAt >= stuckAfterMs) {
+      state.stuck = true;
+      flag(EndorsementStuck, true);
+      log.warn('endorsement stuck: still waiting for funds', { endorsementId: state.endorsementId });
+    }
+  }
+  if (waiting) flag(AwaitingFunds, false);
+  if (state.stuck) {
+    state.stuck = false;
+    flag(EndorsementStuck, false);
+  }
+  return !state.cancelRequested;
 }
 
 /** Runs started before CANCEL_SAFE_INSURER_CALLS: a cancel abandons the running call. */

@@ -18,6 +18,13 @@ export const ENDORSEMENT_RECONCILE_PASS = 'endorsementReconcilePassWorkflow';
 export const GRANT_RECONCILE_PASS = 'grantReconcilePassWorkflow';
 export const WEBHOOK_SWEEP_PASS = 'webhookSweepPassWorkflow';
 export const MEMBER_COVER_END_PASS = 'memberCoverEndPassWorkflow';
+export const CD_BALANCE_CHECK_PASS = 'cdBalanceCheckPassWorkflow';
+
+/** What the daily CD pass did: policies checked, low-balance warnings it sent (new crossings). */
+export interface CdBalanceCheckResult {
+  checked: number;
+  warned: number;
+}
 
 /** What the daily cover pass did: member rows whose cover ended by date and turned inactive (D10). */
 export interface CoverEndResult {
@@ -62,6 +69,13 @@ export const PERIODIC_SCHEDULES: readonly PeriodicSchedule[] = [
     note: 'Turns inactive the member rows whose coverage_end_date has passed (D10)',
     // Just after midnight in India (D13), so yesterday's last day of cover is over.
     daily: { hour: 0, minute: 5, timezone: 'Asia/Kolkata' },
+  },
+  {
+    scheduleId: 'cd-balance-check',
+    workflowType: CD_BALANCE_CHECK_PASS,
+    note: 'Warns (policy.cd_balance_low) once per crossing when a CD balance, forecast included, is low',
+    // Early morning in India, before HR systems send the day's additions.
+    daily: { hour: 6, minute: 0, timezone: 'Asia/Kolkata' },
   },
 ];
 

@@ -1,6 +1,6 @@
 import { log, metricMeter, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../../activities/index.js';
-import type { CoverEndResult, PassInput, PassResult } from './contract.js';
+import type { CdBalanceCheckResult, CoverEndResult, PassInput, PassResult } from './contract.js';
 
 /** A pass reads a page of rows and starts workflows; a few quick retries, then the run fails. */
 const passes = proxyActivities<Activities>({
@@ -9,7 +9,7 @@ const passes = proxyActivities<Activities>({
 });
 
 /** Runs one pass; a failure is logged, counted and fails the run (the Schedule shows it). */
-async function onePass<R extends PassResult | CoverEndResult>(
+async function onePass<R extends PassResult | CoverEndResult | CdBalanceCheckResult>(
   pass: string,
   run: () => Promise<R>,
 ): Promise<R> {
@@ -51,4 +51,9 @@ export async function webhookSweepPassWorkflow(input: PassInput): Promise<PassRe
 /** D10: cover that ended by date turns inactive in storage (reads already apply the date). */
 export async function memberCoverEndPassWorkflow(): Promise<CoverEndResult> {
   return onePass('member-cover-end', () => passes.endLapsedCover());
+}
+
+/** The CD account's daily low-balance check over every active policy (a warning once per crossing). */
+export async function cdBalanceCheckPassWorkflow(): Promise<CdBalanceCheckResult> {
+  return onePass('cd-balance-check', () => passes.checkCdBalances());
 }

@@ -1,0 +1,50 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Config } from '../config/index.js';
+import { SystemScope } from '../data/scope.js';
+import { parseRupees } from '../domain/cd-account.js';
+import { createTemporalClient } from '../infra/temporal-client.js';
+import { CdTopUpRefused, topUpCd, wakeFundedEndorsements } from '../usecases/cd-account.js';
+import { AdminError } from './clients.js';
+
+/**
+ * `cd:topup POLICY_ID AMOUNT --reference REF`: credits the policy's CD account (rupees, paise
+ * exact), idempotent by reference, and funds the endorsements waiting for it, oldest first. Their
+ * workflows are told at once when Temporal is reachable; otherwise each finds its hold at its next
+ * re-check. Webhooks the change recorded go out through the sweeper.
+ */
+export async function topUp(
+  em: EntityManager,
+  config: Config,
+  policyId: string | undefined,
+  amountText: string | undefined,
+  reference: string | undefined,
+) {
+  if (!policyId || !amountText) throw new AdminError('POLICY_ID and AMOUNT are required');
+  if (!reference?.trim()) throw new AdminError('--reference is required (it makes the top-up idempotent)');
+  let amount: bigint;
+  try {
+    amount = parseRupees(amountText);
+  } catch (err) {
+    throw new AdminError((err as Error).message);
+  }
+  const result = await topUpCd(SystemScope.of(em), policyId, amount, reference.trim()).catch(
+    (err: unknown) => {
+      throw err instanceof CdTopUpRefused ? new AdminError(err.message) : err;
+    },
+  );
+  const { funded, deliveries: _deliveries, ...answer } = result;
+  return { ...answer, woken: await wake(config, funded) };
+}
+
+async function wake(config: Config, funded: string[]): Promise<number | string> {
+  if (funded.length === 0) return 0;
+  if (!config.TEMPORAL_ADDRESS)
+    return 'not woken: TEMPORAL_ADDRESS is not set (each finds its hold at its next re-check)';
+  const temporal = createTemporalClient(config);
+  try {
+    await wakeFundedEndorsements(temporal, funded);
+    return funded.length;
+  } finally {
+    await temporal.connection.close();
+  }
+}

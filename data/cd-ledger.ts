@@ -1,0 +1,176 @@
+import type { CdEntryKind } from '../domain/cd-account.js';
+import { formatPaise } from '../domain/premium.js';
+import { newId } from '../domain/ids.js';
+import { isoSql } from './outbox.js';
+import { readPage, type CursorCodec, type KeysetQuery, type Page, type PageRequest } from './paging.js';
+import type { TenantScope } from './scope.js';
+
+/**
+ * The CD account's ledger: holds and postings in one table, each entry written with the policy's
+ * running totals by ONE statement that cannot overdraw (postCdEntry). Callers that decide on the
+ * account first (hold or wait, fund the queue) lock the policy row with lockPolicyCd in their
+ * transaction, so those decisions serialise per policy.
+ */
+
+export interface CdPosting {
+  policyId: string;
+  kind: CdEntryKind;
+  endorsementId?: string | null;
+  /** A top-up's or adjustment's reference: one entry per (policy, reference). */
+  reference?: string | null;
+  /** Signed change of the balance, in paise. */
+  amount: bigint;
+  /** Signed change of the sum held, in paise. */
+  held: bigint;
+  /** Refuse the posting when it would leave the available balance (balance − held) below zero. */
+  guarded: boolean;
+  /** Also refuse it while an endorsement of the policy waits for funds (other than this one). */
+  queueFirst?: boolean;
+  reason: string;
+}
+
+export interface CdTotals {
+  cd_balance: string;
+  cd_held: string;
+}
+
+/**
+ * Posts one entry and moves the policy's totals in ONE statement: the policy row's update carries
+ * the guard (the available balance after it is not negative, re-checked on the latest row version
+ * when a concurrent posting held the row) and the idempotency check (no entry of this kind for the
+ * endorsement, or of this reference); the entry is inserted only when the row moved. The unique
+ * indexes back the check: a concurrent duplicate fails the statement whole. Returns the totals
+ * after, or null when nothing was posted (guard or duplicate).
+ */
+export async function postCdEntry(scope: TenantScope, p: CdPosting): Promise<CdTotals | null> {
+  const amount = formatPaise(p.amount);
+  const held = formatPaise(p.held);
+  const endorsementId = p.endorsementId ?? null;
+  const reference = p.reference ?? null;
+  const [row] = await scope.sql<CdTotals>(
+    `with moved as (
+       update policies p
+          set cd_balance = p.cd_balance + ?::numeric, cd_held = p.cd_held + ?::numeric,
+              cd_entries = p.cd_entries + 1
+        where p.client_id = ? and p.id = ?
+          and (not ?::boolean or p.cd_balance + ?::numeric - (p.cd_held + ?::numeric) >= 0)
+          and (not ?::boolean or not exists (
+                select 1 from endorsements w
+                 where w.client_id = p.client_id and w.policy_id = p.id
+                   and w.awaiting_funds_since is not null and w.id <> ?))
+          and not exists (
+                select 1 from cd_ledger_entries x
+                 where x.client_id = p.client_id and x.policy_id = p.id
+                   and ((x.endorsement_id = ? and x.kind = ?) or x.reference = ?))
+        returning p.client_id, p.id, p.cd_balance, p.cd_held, p.cd_entries),
+     entry as (
+       insert into cd_ledger_entries (id, client_id, policy_id, endorsement_id, kind, amount, held_change,
+                                      balance_after, held_after, reference, seq, reason)
+       select ?, client_id, id, ?, ?, ?::numeric, ?::numeric, cd_balance, cd_held, ?, cd_entries, ?
+         from moved
+       returning id)
+     select m.cd_balance::text as cd_balance, m.cd_held::text as cd_held from moved m, entry`,
+    [
+      amount,
+      held,
+      scope.clientId,
+      p.policyId,
+      p.guarded,
+      amount,
+      held,
+      p.queueFirst ?? false,
+      endorsementId ?? '',
+      endorsementId,
+      p.kind,
+      reference,
+      newId('ledger'),
+      endorsementId,
+      p.kind,
+      amount,
+      held,
+      reference,
+      p.reason,
+    ],
+  );
+  return row ?? null;
+}
+
+/** The policy's account, its row locked for the caller's transaction; undefined when not the client's. */
+export async function lockPolicyCd(
+  scope: TenantScope,
+  policyId: string,
+): Promise<(CdTotals & { gross_premium: string }) | undefined> {
+  const [row] = await scope.sql<CdTotals & { gross_premium: string }>(
+    `select cd_balance::text as cd_balance, cd_held::text as cd_held, gross_premium::text as gross_premium
+       from policies where client_id = ? and id = ? for update`,
+    [scope.clientId, policyId],
+  );
+  return row;
+}
+
+/** One endorsement's entry of a kind (its hold, release, debit, credit), if posted. */
+export async function findEndorsementEntry(
+  scope: TenantScope,
+  endorsementId: string,
+  kind: CdEntryKind,
+): Promise<{ amount: string; held_change: string } | undefined> {
+  const [row] = await scope.sql<{ amount: string; held_change: string }>(
+    `select amount::text as amount, held_change::text as held_change from cd_ledger_entries
+      where client_id = ? and endorsement_id = ? and kind = ?`,
+    [scope.clientId, endorsementId, kind],
+  );
+  return row;
+}
+
+/** A posting by reference (a top-up already recorded), if any. */
+export async function findReferenceEntry(
+  scope: TenantScope,
+  policyId: string,
+  reference: string,
+): Promise<{ id: string; kind: CdEntryKind; amount: string } | undefined> {
+  const [row] = await scope.sql<{ id: string; kind: CdEntryKind; amount: string }>(
+    `select id, kind, amount::text as amount from cd_ledger_entries
+      where client_id = ? and policy_id = ? and reference = ?`,
+    [scope.clientId, policyId, reference],
+  );
+  return row;
+}
+
+/** One row of GET /v1/policy/{id}/cd-ledger. */
+export interface CdLedgerRow {
+  id: string;
+  seq: string;
+  kind: CdEntryKind;
+  amount: string;
+  held_change: string;
+  balance_after: string;
+  held_after: string;
+  endorsement_id: string | null;
+  reference: string | null;
+  created_at: string;
+}
+
+/** One page of a policy's ledger in posting order (D5 keyset on seq) and whether the policy is the client's. */
+export async function listCdLedger(
+  scope: TenantScope,
+  codec: CursorCodec,
+  policyId: string,
+  req: PageRequest,
+): Promise<{ policyFound: boolean; page: Page<CdLedgerRow> }> {
+  const q: KeysetQuery = {
+    scope: `cd-ledger:${scope.clientId}:${policyId}`,
+    from: 'cd_ledger_entries l',
+    where: 'l.client_id = ? and l.policy_id = ?',
+    params: [scope.clientId, policyId],
+    select: `l.id, l.seq::text as seq, l.kind, l.amount::text as amount, l.held_change::text as held_change,
+             l.balance_after::text as balance_after, l.held_after::text as held_after, l.endorsement_id,
+             l.reference, ${isoSql('l.created_at')} as created_at`,
+    key: [{ sql: 'l.seq', type: 'bigint' }],
+    extra: {
+      columns: { policy_found: 'exists(select 1 from policies where client_id = ? and id = ?)' },
+      params: [scope.clientId, policyId],
+    },
+  };
+  const page = await readPage<CdLedgerRow>(scope, codec, q, req);
+  return { policyFound: page.extra.policy_found === true, page };
+}

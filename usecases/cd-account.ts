@@ -1,0 +1,227 @@
+import type { Client } from '@temporalio/client';
+import { TenantScope, type SystemScope } from '../data/scope.js';
+import { cdFundsHeldSignal, endorsementWorkflowId } from '../workflows/endorsement/contract.js';
+import {
+  checkCdLow,
+  findPolicyClient,
+  listPoliciesForCdCheck,
+  lockEndorsementAccount,
+  lockEndorsementsAwaitingFunds,
+  setAwaitingFunds,
+} from '../data/cd-account.js';
+import {
+  findEndorsementEntry,
+  findReferenceEntry,
+  lockPolicyCd,
+  postCdEntry,
+  type CdTotals,
+} from '../data/cd-ledger.js';
+import { awaitingFundsReason, holdFor, rupees } from '../domain/cd-account.js';
+import { formatPaise, toPaise } from '../domain/premium.js';
+
+/**
+ * The CD account's use cases (issue 17). Concurrency: each one runs in one transaction that first
+ * locks the policy row, so holds, releases, top-ups and the queue of endorsements waiting for funds
+ * are decided one at a time per policy; every posting is one guarded statement (postCdEntry) that
+ * cannot take the available balance below zero. Idempotency: entries are keyed by (endorsement,
+ * kind) or by a top-up's reference, so a retried activity or command posts nothing twice.
+ */
+
+/** What a change to the account leaves to do after its commit: workflows to wake, webhooks to start. */
+export interface CdAftermath {
+  /** Endorsements whose hold the change placed (their workflows wait for funds). */
+  funded: string[];
+  deliveries: string[];
+}
+
+const available = (t: CdTotals) => formatPaise(toPaise(t.cd_balance) - toPaise(t.cd_held));
+
+/**
+ * Places the holds of the policy's waiting endorsements, oldest first, while the available balance
+ * covers the next one (strictly in order: a large one at the head is not overtaken). Inside the
+ * caller's transaction, the policy row locked.
+ */
+export async function fundWaitingEndorsements(scope: TenantScope, policyId: string): Promise<string[]> {
+  const funded: string[] = [];
+  for (const e of await lockEndorsementsAwaitingFunds(scope, policyId)) {
+    const posted = await postCdEntry(scope, holdPosting(policyId, e.id, e.premium_impact, false));
+    if (!posted && !(await findEndorsementEntry(scope, e.id, 'hold'))) break;
+    await setAwaitingFunds(scope, e.id, false);
+    funded.push(e.id);
+  }
+  return funded;
+}
+
+const holdPosting = (policyId: string, endorsementId: string, premium: string, queueFirst: boolean) => ({
+  policyId,
+  kind: 'hold' as const,
+  endorsementId,
+  amount: 0n,
+  held: holdFor(premium),
+  guarded: true,
+  queueFirst,
+  reason: 'held at review',
+});
+
+export type HoldOutcome =
+  | { kind: 'held'; deliveries: string[] }
+  | { kind: 'waiting'; reason: string; deliveries: string[] }
+  | { kind: 'gone' };
+
+/**
+ * At review: holds what the endorsement will cost (nothing for a zero or negative premium), or,
+ * when the available balance cannot cover it or older endorsements of the policy already wait,
+ * marks it waiting for funds (its place in the queue is its first such mark). A hold placed
+ * meanwhile by a top-up counts as held. Every hold, and every wait, runs the low-balance check.
+ */
+export async function holdEndorsementFunds(system: SystemScope, id: string): Promise<HoldOutcome> {
+  return system.transaction(async (tx): Promise<HoldOutcome> => {
+    const e = await lockEndorsementAccount(tx, id);
+    if (!e) return { kind: 'gone' };
+    const tenant = TenantScope.of(tx.em, e.client_id);
+    const placed =
+      holdFor(e.premium_impact) === 0n ||
+      Boolean(await findEndorsementEntry(tenant, id, 'hold')) ||
+      Boolean(await postCdEntry(tenant, holdPosting(e.policy_id, id, e.premium_impact, true)));
+    if (e.awaiting || !placed) await setAwaitingFunds(tenant, id, !placed);
+    const deliveries = await checkCdLow(tenant, e.policy_id);
+    if (placed) return { kind: 'held', deliveries };
+    return { kind: 'waiting', reason: awaitingFundsReason(available(e), e.premium_impact), deliveries };
+  });
+}
+
+/**
+ * A rejected or cancelled endorsement gives back what it held (once: the release is keyed by the
+ * endorsement) and leaves the queue; the funds freed go to the endorsements waiting next.
+ */
+export async function releaseEndorsementHold(system: SystemScope, id: string): Promise<CdAftermath> {
+  return system.transaction(async (tx): Promise<CdAftermath> => {
+    const e = await lockEndorsementAccount(tx, id);
+    if (!e) return { funded: [], deliveries: [] };
+    const tenant = TenantScope.of(tx.em, e.client_id);
+    if (e.awaiting) await setAwaitingFunds(tenant, id, false);
+    const hold = await findEndorsementEntry(tenant, id, 'hold');
+    if (!hold) return { funded: [], deliveries: [] };
+    await postCdEntry(tenant, {
+      policyId: e.policy_id,
+      kind: 'release',
+      endorsementId: id,
+      amount: 0n,
+      held: -toPaise(hold.held_change),
+      guarded: false,
+      reason: `released: ${e.status}`,
+    });
+    return { funded: await fundWaitingEndorsements(tenant, e.policy_id), deliveries: [] };
+  });
+}
+
+/**
+ * The approval's posting, inside the approval's transaction (the policy row locked): a positive
+ * premium is debited and its hold, if any, consumed (runs started before holds existed have none
+ * and are debited as before: the insurer has approved); a refund is credited and may fund the
+ * waiting endorsements. Keyed by (endorsement, kind): a retry posts nothing.
+ */
+export async function settleApprovedEndorsement(
+  tenant: TenantScope,
+  e: { id: string; policy_id: string; type: string; premium_impact: string },
+): Promise<string[]> {
+  const impact = toPaise(e.premium_impact);
+  const hold = impact > 0n ? await findEndorsementEntry(tenant, e.id, 'hold') : undefined;
+  await postCdEntry(tenant, {
+    policyId: e.policy_id,
+    kind: impact < 0n ? 'credit' : 'debit',
+    endorsementId: e.id,
+    amount: -impact,
+    held: hold ? -toPaise(hold.held_change) : 0n,
+    guarded: false,
+    reason: e.type,
+  });
+  return impact < 0n ? fundWaitingEndorsements(tenant, e.policy_id) : [];
+}
+
+export class CdTopUpRefused extends Error {}
+
+export interface TopUpResult {
+  policy_id: string;
+  reference: string;
+  amount: string;
+  /** True when this reference was already recorded (nothing posted again). */
+  duplicate: boolean;
+  cd_balance: string;
+  cd_held: string;
+  cd_available_balance: string;
+  /** Endorsements that waited for funds and now hold them, oldest first. */
+  funded_endorsements: string[];
+}
+
+/**
+ * An operator's top-up: idempotent by reference (the same reference and amount again changes
+ * nothing; another amount under a used reference is refused), then the waiting endorsements are
+ * funded oldest first and the low-balance state is re-checked (a top-up above the threshold re-arms
+ * the warning).
+ */
+export async function topUpCd(
+  system: SystemScope,
+  policyId: string,
+  amount: bigint,
+  reference: string,
+): Promise<TopUpResult & CdAftermath> {
+  const clientId = await findPolicyClient(system, policyId);
+  if (!clientId) throw new CdTopUpRefused(`no policy ${policyId}`);
+  return TenantScope.of(system.em, clientId).transaction(async (tenant) => {
+    const before = await lockPolicyCd(tenant, policyId);
+    if (!before) throw new CdTopUpRefused(`no policy ${policyId}`);
+    const seen = await findReferenceEntry(tenant, policyId, reference);
+    if (seen && (seen.kind !== 'top_up' || toPaise(seen.amount) !== amount)) {
+      throw new CdTopUpRefused(`reference ${reference} is already recorded as ${seen.kind} ${seen.amount}`);
+    }
+    const posted = seen
+      ? null
+      : await postCdEntry(tenant, {
+          policyId,
+          kind: 'top_up',
+          reference,
+          amount,
+          held: 0n,
+          guarded: false,
+          reason: 'top-up',
+        });
+    const funded = posted ? await fundWaitingEndorsements(tenant, policyId) : [];
+    const deliveries = await checkCdLow(tenant, policyId);
+    const after = (await lockPolicyCd(tenant, policyId))!;
+    return {
+      policy_id: policyId,
+      reference,
+      amount: rupees(amount),
+      duplicate: !posted,
+      cd_balance: after.cd_balance,
+      cd_held: after.cd_held,
+      cd_available_balance: available(after),
+      funded_endorsements: funded,
+      funded,
+      deliveries,
+    };
+  });
+}
+
+/** The daily pass: every active policy's low-balance check. Returns the deliveries to start. */
+export async function checkAllCdLow(system: SystemScope): Promise<{ checked: number; deliveries: string[] }> {
+  const policies = await listPoliciesForCdCheck(system);
+  const deliveries: string[] = [];
+  for (const p of policies)
+    deliveries.push(...(await checkCdLow(TenantScope.of(system.em, p.client_id), p.id)));
+  return { checked: policies.length, deliveries };
+}
+
+/**
+ * Tells the workflows of endorsements whose hold was placed for them to go on (best effort after
+ * the commit: a workflow that misses it finds its hold at its next periodic re-check).
+ */
+export async function wakeFundedEndorsements(temporal: Client, ids: readonly string[]): Promise<void> {
+  for (const id of ids) {
+    await temporal.workflow
+      .getHandle(endorsementWorkflowId(id))
+      .signal(cdFundsHeldSignal)
+      .catch(() => undefined);
+  }
+}
