@@ -12,6 +12,7 @@ import { SystemScope } from '../data/scope.js';
 import { createMemberCoverActivities } from './member-cover.js';
 import { createInsurerInboxActivities } from './insurer-inbox.js';
 import { createInsurerCutOffActivities } from './insurer-cut-off.js';
+import { createRosterActivities } from './roster-reconciliation.js';
 
 export interface ActivityDeps {
   config: Config;
@@ -33,6 +34,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createMemberCoverActivities(deps),
     ...createInsurerInboxActivities(deps),
     ...createInsurerCutOffActivities(deps),
+    ...createRosterActivities(deps),
     async ping(name: string): Promise<string> {
       const answered = await pingDatabase(SystemScope.of(deps.orm.em)).then(
         () => true,

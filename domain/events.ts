@@ -4,5 +4,7 @@ export const EVENT_TYPES = [
   'grant.status_changed',
   /** D14: an endorsement past its insurer's SLA without a decision (announced once; never auto-rejected). */
   'endorsement.sla_breached',
+  /** A roster reconciliation finished: the counts of each kind of difference (never a member's values). */
+  'policy.reconciliation_completed',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];

@@ -12,3 +12,4 @@ export {
   webhookSweepPassWorkflow,
 } from './periodic/workflow.js';
 export { insurerInboxPassWorkflow } from './insurer-inbox/workflow.js';
+export { rosterReconciliationWorkflow } from './roster-reconciliation/workflow.js';

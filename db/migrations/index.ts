@@ -10,6 +10,8 @@ import { Migration0008InsurerPrincipals } from './0008-insurer-principals.js';
 import { Migration0009RowLevelSecurity } from './0009-row-level-security.js';
 import { Migration0010InsurerResponseFiles } from './0010-insurer-response-files.js';
 import { Migration0011EndorsementCutOff } from './0011-endorsement-cut-off.js';
+import { Migration0014RosterReconciliations } from './0014-roster-reconciliations.js';
+import { Migration0015RosterRowSecurity } from './0015-roster-row-security.js';
 
 /** Listed explicitly so migrations run the same under tsx, compiled JS and bundlers. */
 export const migrationsList: MigrationObject[] = [
@@ -24,4 +26,6 @@ export const migrationsList: MigrationObject[] = [
   { name: '0009-row-level-security', class: Migration0009RowLevelSecurity },
   { name: '0010-insurer-response-files', class: Migration0010InsurerResponseFiles },
   { name: '0011-endorsement-cut-off', class: Migration0011EndorsementCutOff },
+  { name: '0014-roster-reconciliations', class: Migration0014RosterReconciliations },
+  { name: '0015-roster-row-security', class: Migration0015RosterRowSecurity },
 ];
