@@ -313,6 +313,11 @@ export async function compareRoster(
     );
     if (!locked) return undefined;
     const p = locked.policy_id;
+    // A roster is staged moments before: its table's statistics do not know it yet, and a nested
+    // loop planned on a guess of a few rows is quadratic at 50,000. Hash joins at any size.
+    await tx.sql(
+      "select set_config('enable_nestloop', 'off', true), set_config('statement_timeout', '300000', true)",
+    );
     if (locked.status !== 'staged')
       return { reconciliation: (await readReconciliation(tx, p, id))!, deliveries: [] };
     await tx.sql(MATCH, [c, p, today, c, id, c, id]);

@@ -157,7 +157,11 @@ describe('roster reconciliation', function () {
       { token },
     );
     expect(detail.status).to.equal(200);
-    expect(detail.body.payload.reconciliation).to.include({ status: 'completed', source: 'command', roster_rows: 7 });
+    expect(detail.body.payload.reconciliation).to.include({
+      status: 'completed',
+      source: 'command',
+      roster_rows: 7,
+    });
     const seen = detail.body.payload.differences.map((d: Record<string, unknown>) => [
       d.kind,
       d.employee_code,
