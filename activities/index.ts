@@ -13,6 +13,7 @@ import { createCdAccountActivities } from './cd-account.js';
 import { createMemberCoverActivities } from './member-cover.js';
 import { createInsurerInboxActivities } from './insurer-inbox.js';
 import { createInsurerCutOffActivities } from './insurer-cut-off.js';
+import { createRosterActivities } from './roster-reconciliation.js';
 
 export interface ActivityDeps {
   config: Config;
@@ -35,6 +36,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createCdAccountActivities(deps),
     ...createInsurerInboxActivities(deps),
     ...createInsurerCutOffActivities(deps),
+    ...createRosterActivities(deps),
     async ping(name: string): Promise<string> {
       const answered = await pingDatabase(SystemScope.of(deps.orm.em)).then(
         () => true,

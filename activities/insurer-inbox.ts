@@ -16,7 +16,13 @@ export function createInsurerInboxActivities(deps: ActivityDeps) {
     async ingestInsurerInbox(insurerCode: string): Promise<InboxPassResult> {
       try {
         const files = await ingestResponses(
-          { em: deps.orm.em, temporal: deps.temporal, dataDir: deps.config.dataDir, logger: deps.logger },
+          {
+            em: deps.orm.em,
+            temporal: deps.temporal,
+            dataDir: deps.config.dataDir,
+            taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+            logger: deps.logger,
+          },
           { insurerCode, minAgeMs: INSURER_INBOX_MIN_AGE_MS, now: deps.clock.now() },
         );
         return {

@@ -1,6 +1,6 @@
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync } from 'node:crypto';
 import { z } from 'zod';
-import { InvalidCursor, type CursorCodec } from '../data/paging.js';
+import { InvalidCursor, type CursorCodec, type Page } from '../data/paging.js';
 import { validationError } from './errors.js';
 
 export type { CursorCodec, Page, PageRequest } from '../data/paging.js';
@@ -113,3 +113,12 @@ export async function withCursorErrors<T>(read: Promise<T>): Promise<T> {
     throw err;
   }
 }
+
+/** The D5 paging fields of a list payload, from its page. */
+export const pagingFields = (page: Page<unknown>) => ({
+  total_count: page.total_count,
+  start_cursor: page.start_cursor,
+  end_cursor: page.end_cursor,
+  has_previous: page.has_previous,
+  has_next: page.has_next,
+});

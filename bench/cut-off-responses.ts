@@ -47,7 +47,12 @@ export async function approvalsAfterResponseFile(
 
   const started = performance.now();
   const [file] = await ingestResponses(
-    { em: ctx.orm.em.fork(), temporal: ctx.temporal, dataDir: ctx.dataDir },
+    {
+      em: ctx.orm.em.fork(),
+      temporal: ctx.temporal,
+      dataDir: ctx.dataDir,
+      taskQueue: ctx.config.TEMPORAL_TASK_QUEUE,
+    },
     { insurerCode: ctx.insurerCode },
   );
   if (file?.counts.accepted !== ctx.endorsements)

@@ -364,14 +364,16 @@ async function main(): Promise<void> {
 }
 
 /**
- * The bulk cut-off scenario (bench/cut-off.ts) runs after the others, in its own process and on its
- * own stack, so `npm run bench` covers it too; `npm run bench:cut-off` runs it alone.
+ * The bulk cut-off (bench/cut-off.ts) and roster reconciliation (bench/reconcile.ts) scenarios run
+ * after the others, each in its own process and on its own stack, so `npm run bench` covers them
+ * too; `npm run bench:cut-off` and `npm run bench:reconcile` run one alone.
  */
-async function cutOffScenario(): Promise<void> {
-  const child = spawnEntry('bench/cut-off.ts', process.env, 'inherit');
+async function separateScenario(entry: string): Promise<void> {
+  const child = spawnEntry(entry, process.env, 'inherit');
   const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
-  if (code !== 0) throw new Error(`the cut-off scenario exited with ${code}`);
+  if (code !== 0) throw new Error(`the scenario ${entry} exited with ${code}`);
 }
 
 await main();
-await cutOffScenario();
+await separateScenario('bench/cut-off.ts');
+await separateScenario('bench/reconcile.ts');

@@ -19,6 +19,8 @@ export const ID_PREFIXES = {
   webhook: 'whk',
   event: 'evt',
   delivery: 'dlv',
+  /** A roster checked against a policy's members. */
+  reconciliation: 'rec',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -129,6 +129,25 @@ export const apiAdapterSettings = z.strictObject({
     .max(25_000, 'must be at most 25000')
     .default(10_000),
   sla_days: slaDays,
+  /**
+   * The insurer publishes its roster of covered members at `<base_url>/roster`: each of its active
+   * policies is reconciled monthly on `day_of_month` (06:00 Asia/Kolkata), the roster read in
+   * `template`'s roster layout (CSV). Absent: no scheduled reconciliation.
+   */
+  roster: z
+    .strictObject({
+      day_of_month: z
+        .number({ error: 'must be a day of the month' })
+        .int('must be a whole day of the month')
+        .min(1, 'must be at least 1')
+        .max(28, 'must be at most 28 (every month has it)'),
+      template: z
+        .enum(FILE_TEMPLATE_NAMES as [string, ...string[]], {
+          error: `must be one of ${FILE_TEMPLATE_NAMES.join(', ')}`,
+        })
+        .default('generic'),
+    })
+    .optional(),
 });
 
 // ------------------------------------------------------------------------------------------ types

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { coveredRelationships } from './endorsements.js';
 import type { CoverageType, EndorsementType, Gender, Relationship } from './enums.js';
 import { responseLayoutSchema } from './insurer-response-file.js';
+import { rosterLayoutSchema } from './roster-file.js';
 
 /** What a column of an insurer's endorsement file holds. */
 export const FILE_FIELDS = [
@@ -44,6 +45,8 @@ export const fileTemplateSchema = z.strictObject({
   actions: z.strictObject({ ADDITION: word, DELETION: word, CORRECTION: word, CANCELLATION: word }),
   /** The layout of the insurer's response file (domain/insurer-response-file.ts). */
   response: responseLayoutSchema,
+  /** The layout of the insurer's roster of covered members (domain/roster-file.ts). */
+  roster: rosterLayoutSchema,
 });
 export type FileTemplate = z.infer<typeof fileTemplateSchema>;
 
@@ -164,7 +167,7 @@ export function insurerFileTable(t: FileTemplate, endorsements: readonly FileEnd
 export const FILE_FORMATS = ['xlsx', 'csv'] as const;
 export type FileFormat = (typeof FILE_FORMATS)[number];
 
-const safe = (s: string) => s.replace(/[^A-Za-z0-9-]+/g, '-').replace(/^-+|-+$/g, '') || 'x';
+export const safe = (s: string): string => s.replace(/[^A-Za-z0-9-]+/g, '-').replace(/^-+|-+$/g, '') || 'x';
 
 /**
  * Deterministic from (insurer code, policy number, cut-off instant in Asia/Kolkata): a retried

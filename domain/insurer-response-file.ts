@@ -28,7 +28,7 @@ export const REQUIRED_RESPONSE_FIELDS: readonly ResponseField[] = ['reference', 
 export const MAX_RESPONSE_ROWS = 20_000;
 
 /** Headers and decision words match whatever their case and spacing. */
-const headerKey = (s: string): string => s.trim().replace(/\s+/g, ' ').toLowerCase();
+export const headerKey = (s: string): string => s.trim().replace(/\s+/g, ' ').toLowerCase();
 
 const word = z.string().trim().min(1).max(60);
 

@@ -33,7 +33,7 @@ async function ingest(argv: string[]): Promise<{ insurer_code: string; files: In
   const temporal = createTemporalClient(config);
   try {
     const files = await ingestResponses(
-      { em: orm.em.fork(), temporal, dataDir: config.dataDir },
+      { em: orm.em.fork(), temporal, dataDir: config.dataDir, taskQueue: config.TEMPORAL_TASK_QUEUE },
       { insurerCode: code, fileName: file },
     );
     return { insurer_code: code, files };

@@ -15,6 +15,7 @@ import {
   type ScheduleState,
 } from '../usecases/schedules.js';
 import { listCutOffScheduleIds, syncInsurerCutOffSchedules } from '../usecases/insurer-schedules.js';
+import { syncRosterSchedules } from '../usecases/roster-schedules.js';
 import { INSURER_INBOX_SCHEDULE_ID } from '../workflows/insurer-inbox/contract.js';
 import { endLapsedCover } from '../usecases/member-cover.js';
 import { durationMs } from '../workflows/endorsement/contract.js';
@@ -87,6 +88,7 @@ async function schedules(create: boolean, json: boolean): Promise<string> {
       const orm = await initOrm({ databaseUrl: requireDatabaseUrl(config), poolMax: 2 });
       try {
         await syncInsurerCutOffSchedules(temporal, orm.em.fork(), config.TEMPORAL_TASK_QUEUE);
+        await syncRosterSchedules(temporal, orm.em.fork(), config.TEMPORAL_TASK_QUEUE);
       } finally {
         await orm.close();
       }

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import { acknowledgementCsv } from '../adapters/file/acknowledgement.js';
@@ -13,7 +14,9 @@ import {
   recordResponseFile,
   type RecordedResponseFile,
 } from '../data/insurer-response-files.js';
+import { rosterPoliciesOfInsurerCode, type RosterPolicy } from '../data/roster-reconciliations.js';
 import { SystemScope } from '../data/scope.js';
+import { fileSafePolicyNumber, rosterFilePolicy } from '../domain/roster-reconciliation.js';
 import { storedAdapterConfig, type FileAdapterSettings } from '../domain/insurer-adapter-settings.js';
 import type { DecisionAnswer } from '../domain/insurer-decisions.js';
 import { coveredRelationships } from '../domain/endorsements.js';
@@ -36,6 +39,7 @@ import {
 } from '../domain/insurer-response-file.js';
 import type { Logger } from '../infra/logger.js';
 import { submitInsurerDecisions } from './insurer-decisions.js';
+import { reconcileRoster } from './roster-reconciliation.js';
 
 /** Unknown insurer code, not a file insurer, no such file: the operator's input, not a fault. */
 export class IngestError extends Error {}
@@ -44,6 +48,8 @@ export interface IngestDeps {
   em: EntityManager;
   temporal: Client;
   dataDir: string;
+  /** Where a roster file's reconciliation workflow runs. */
+  taskQueue: string;
   logger?: Logger;
 }
 
@@ -62,6 +68,8 @@ export interface IngestedFile {
   acknowledgement: string;
   counts: ResultCounts;
   rows: ResponseRowOutcome[];
+  /** A roster file (`ROSTER_<policy number>_…`): the reconciliation it started, if it named a policy. */
+  reconciliation_id?: string;
 }
 
 interface FileInsurer {
@@ -219,6 +227,72 @@ async function ingestOne(
   };
 }
 
+/** The insurer's policy a roster file's name names (as our file names spell policy numbers), or why none. */
+async function rosterPolicy(
+  deps: IngestDeps,
+  code: string,
+  fileName: string,
+): Promise<RosterPolicy | string> {
+  const named = rosterFilePolicy(fileName)!.toLowerCase();
+  const policies = (await rosterPoliciesOfInsurerCode(SystemScope.of(deps.em), code)).filter(
+    (p) => fileSafePolicyNumber(p.policyNumber).toLowerCase() === named,
+  );
+  if (policies.length === 1) return policies[0]!;
+  return policies.length === 0
+    ? `no policy of insurer ${code} has the number the file name gives`
+    : `several clients' policies of insurer ${code} have the number the file name gives`;
+}
+
+/**
+ * A roster file (`ROSTER_<policy number>_<anything>.csv|xlsx`): starts that policy's reconciliation
+ * (usecases/roster-reconciliation.ts; the same roster again answers the recorded one), acknowledges
+ * it and moves it aside. A name that names none of this insurer's policies (another insurer's, or
+ * another client's), or a malformed roster, is refused whole.
+ */
+async function ingestRoster(
+  deps: IngestDeps,
+  ctx: { insurer: FileInsurer; transport: InsurerExchange },
+  file: { name: string; content: Buffer; folder: InboxFolder },
+): Promise<IngestedFile> {
+  const policy = await rosterPolicy(deps, ctx.insurer.code, file.name);
+  const outcome =
+    typeof policy === 'string'
+      ? { reconciliation: null, repeat: false, error: policy }
+      : await reconcileRoster(deps, policy, {
+          source: 'file',
+          fileName: file.name,
+          open: () => Readable.from([file.content]),
+        }).then((r) => ({ ...r, error: r.reconciliation.error }));
+  const acknowledgement = acknowledgementName(file.name);
+  const id = outcome.reconciliation?.id ?? '';
+  const ack =
+    outcome.error === null
+      ? [
+          ['row', 'reference', 'result', 'detail'],
+          ['', id, 'accepted', 'roster received for reconciliation'],
+        ]
+      : acknowledgementTable({ error: outcome.error, rows: [] });
+  await ctx.transport.deliver(acknowledgement, acknowledgementCsv(ack));
+  const to = outcome.error === null ? 'processed' : 'refused';
+  const moved = file.folder === 'inbox' ? await moveAside(ctx.transport, file.name, to) : null;
+  deps.logger?.info(
+    { insurerCode: ctx.insurer.code, reconciliationId: id || null, status: to, repeat: outcome.repeat },
+    'insurer roster file ingested',
+  );
+  return {
+    file_name: file.name,
+    sha256: createHash('sha256').update(file.content).digest('hex'),
+    status: outcome.error === null ? 'applied' : 'refused',
+    error: outcome.error,
+    repeat: outcome.repeat,
+    moved_to: moved,
+    acknowledgement,
+    counts: countResults([]),
+    rows: [],
+    ...(id ? { reconciliation_id: id } : {}),
+  };
+}
+
 /**
  * Moves a read file aside; null when it is already gone from the inbox (an ingest running at the
  * same time, e.g. the Schedule's poll and the command, moved it first: its record is the same).
@@ -266,15 +340,18 @@ export async function ingestResponses(
     insurerCode: insurer.code,
   });
   const ctx = { insurer, template: fileTemplate(insurer.settings.template), transport };
+  // A roster file starts a reconciliation; every other file is a response file.
+  const one = (file: { name: string; content: Buffer; folder: InboxFolder }) =>
+    rosterFilePolicy(file.name) === null ? ingestOne(deps, ctx, file) : ingestRoster(deps, ctx, file);
   if (q.fileName !== undefined) {
-    return [await ingestOne(deps, ctx, await namedFile(transport, insurer.code, q.fileName))];
+    return [await one(await namedFile(transport, insurer.code, q.fileName))];
   }
   const settled = (q.now ?? new Date()).getTime() - (q.minAgeMs ?? 0);
   const waiting = (await transport.listInbox()).filter((f) => f.modifiedAt.getTime() <= settled);
   const ingested: IngestedFile[] = [];
   for (const { name } of waiting) {
     const content = await transport.readInboxFile('inbox', name);
-    if (content) ingested.push(await ingestOne(deps, ctx, { name, content, folder: 'inbox' }));
+    if (content) ingested.push(await one({ name, content, folder: 'inbox' }));
   }
   return ingested;
 }

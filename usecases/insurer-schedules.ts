@@ -72,15 +72,7 @@ export async function syncInsurerCutOffSchedules(
     const scheduleId = cutOffScheduleId(code);
     const options = scheduleOptions(code, time, taskQueue);
     const note = `Daily cut-off of file insurer ${code} at ${time} ${CUT_OFF_TIME_ZONE} (D14)`;
-    try {
-      await temporal.schedule.create({ scheduleId, ...options, state: { note } });
-    } catch (err) {
-      if (!(err instanceof ScheduleAlreadyRunning)) throw err;
-      // Paused stays paused; the note follows the cut-off time.
-      await temporal.schedule
-        .getHandle(scheduleId)
-        .update((prev) => ({ ...options, state: { ...prev.state, note } }));
-    }
+    await upsertSchedule(temporal, scheduleId, options, note);
     out.ensured.push({ schedule_id: scheduleId, cut_off_time: time });
   }
   // Codes loaded with another adapter now (read from the database, so a change just loaded is seen
@@ -89,7 +81,31 @@ export async function syncInsurerCutOffSchedules(
   for (const id of await listCutOffScheduleIds(temporal)) {
     if (!times.has(id.slice(PREFIX.length))) stale.add(id);
   }
-  for (const id of stale) {
+  out.removed.push(...(await deleteSchedules(temporal, stale)));
+  return out;
+}
+
+/** Creates a Schedule, or updates it to these options; paused stays paused, the note follows. */
+export async function upsertSchedule(
+  temporal: Client,
+  scheduleId: string,
+  options: Omit<ScheduleUpdateOptions, 'state'>,
+  note: string,
+): Promise<void> {
+  try {
+    await temporal.schedule.create({ scheduleId, ...options, state: { note } });
+  } catch (err) {
+    if (!(err instanceof ScheduleAlreadyRunning)) throw err;
+    await temporal.schedule
+      .getHandle(scheduleId)
+      .update((prev) => ({ ...options, state: { ...prev.state, note } }));
+  }
+}
+
+/** Deletes these Schedules; returns those that existed. */
+export async function deleteSchedules(temporal: Client, ids: Iterable<string>): Promise<string[]> {
+  const removed: string[] = [];
+  for (const id of ids) {
     const deleted = await temporal.schedule
       .getHandle(id)
       .delete()
@@ -100,16 +116,20 @@ export async function syncInsurerCutOffSchedules(
           throw err;
         },
       );
-    if (deleted) out.removed.push(id);
+    if (deleted) removed.push(id);
   }
-  return out;
+  return removed;
 }
 
-/** The ids of every insurer cut-off Schedule in the namespace. */
-export async function listCutOffScheduleIds(temporal: Client): Promise<string[]> {
+/** The ids of every Schedule in the namespace whose id starts with `prefix`, sorted. */
+export async function listScheduleIds(temporal: Client, prefix: string): Promise<string[]> {
   const ids: string[] = [];
   for await (const s of temporal.schedule.list()) {
-    if (s.scheduleId.startsWith(PREFIX)) ids.push(s.scheduleId);
+    if (s.scheduleId.startsWith(prefix)) ids.push(s.scheduleId);
   }
   return ids.sort();
 }
+
+/** The ids of every insurer cut-off Schedule in the namespace. */
+export const listCutOffScheduleIds = (temporal: Client): Promise<string[]> =>
+  listScheduleIds(temporal, PREFIX);

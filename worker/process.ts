@@ -7,6 +7,7 @@ import { connectWorkerConnection, createTemporalClient } from '../infra/temporal
 import { defaultAdapterRegistry } from '../adapters/registry.js';
 import { ensurePeriodicSchedules } from '../usecases/schedules.js';
 import { syncInsurerCutOffSchedules } from '../usecases/insurer-schedules.js';
+import { syncRosterSchedules } from '../usecases/roster-schedules.js';
 import { createWorker } from './create-worker.js';
 import { installWorkerRuntime } from './telemetry.js';
 import { createWebhookWorker } from './webhook-worker.js';
@@ -51,6 +52,11 @@ export async function runWorkerProcess(options: WorkerProcessOptions = {}): Prom
         'insurer cut-off schedules',
       ),
     (err: unknown) => logger.error({ err }, 'insurer cut-off schedules not synced'),
+  );
+  // Monthly roster reconciliations of the policies whose api insurer publishes rosters; as above.
+  await syncRosterSchedules(temporal, orm.em.fork(), config.TEMPORAL_TASK_QUEUE).then(
+    (sync) => logger.info({ ensured: sync.ensured.length, removed: sync.removed.length }, 'roster schedules'),
+    (err: unknown) => logger.error({ err }, 'roster schedules not synced'),
   );
   logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE }, 'worker running');
   // The SDK installs SIGINT/SIGTERM handlers that drain in-flight tasks before run() resolves.

@@ -13,3 +13,4 @@ export {
   webhookSweepPassWorkflow,
 } from './periodic/workflow.js';
 export { insurerInboxPassWorkflow } from './insurer-inbox/workflow.js';
+export { rosterReconciliationWorkflow } from './roster-reconciliation/workflow.js';

@@ -20,7 +20,7 @@ export interface ApiAdapterOptions {
   now?: () => number;
 }
 
-async function readBounded(res: Response): Promise<string> {
+export async function readBounded(res: Response): Promise<string> {
   if (!res.body) return '';
   const reader = (res.body as ReadableStream<Uint8Array>).getReader();
   const chunks: Uint8Array[] = [];

@@ -8,10 +8,11 @@ export class NotASpreadsheetError extends Error {}
 /** Larger than any response to a day's cut-off: refused before it is parsed. */
 export const MAX_RESPONSE_FILE_BYTES = 20 * 1024 * 1024;
 
-const extension = (fileName: string): string => /\.([A-Za-z0-9]+)$/.exec(fileName)?.[1]?.toLowerCase() ?? '';
+export const extension = (fileName: string): string =>
+  /\.([A-Za-z0-9]+)$/.exec(fileName)?.[1]?.toLowerCase() ?? '';
 
 /** A cell as the text a person sees in it: numbers as typed, dates as YYYY-MM-DD, formulas' results. */
-function cellText(value: ExcelJS.CellValue): string {
+export function cellText(value: ExcelJS.CellValue): string {
   if (value === null || value === undefined) return '';
   if (value instanceof Date) return value.toISOString().slice(0, 10);
   if (typeof value !== 'object') return String(value);

@@ -9,6 +9,7 @@ import { grantRoutes } from './grants.js';
 import { healthRoutes } from './health.js';
 import { insurerRoutes } from './insurer.js';
 import { policyRoutes } from './policies.js';
+import { reconciliationRoutes } from './reconciliations.js';
 import { referenceRoutes } from './reference.js';
 
 /** Every route of the service; the OpenAPI document and the contract test read this same list. */
@@ -17,6 +18,7 @@ export function allRoutes(): RouteDef[] {
     ...healthRoutes,
     ...authRoutes,
     ...policyRoutes,
+    ...reconciliationRoutes,
     ...employeeRoutes,
     ...dependentRoutes,
     ...endorsementRoutes,

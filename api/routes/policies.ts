@@ -2,7 +2,7 @@ import { cdLedgerPage, memberPage, policyDetail, policyPage } from '../../usecas
 import { listCdLedgerPayload, presentCdLedgerEntry } from '../presenters/cd-ledger.js';
 import type { AppDeps } from '../deps.js';
 import { forbidden, notFound } from '../errors.js';
-import { cursorsFor, withCursorErrors, type Page } from '../paging.js';
+import { cursorsFor, withCursorErrors, pagingFields } from '../paging.js';
 import { listMembersPayload, presentMember } from '../presenters/member.js';
 import {
   getPolicyPayload,
@@ -28,14 +28,6 @@ const policyNotFound = () => notFound('Policy Not Found');
 const foreignClient = () => forbidden('Forbidden', 'client_id: is not your client');
 
 const cursors = (deps: AppDeps) => cursorsFor(deps.config);
-
-const pagingFields = (page: Page<unknown>) => ({
-  total_count: page.total_count,
-  start_cursor: page.start_cursor,
-  end_cursor: page.end_cursor,
-  has_previous: page.has_previous,
-  has_next: page.has_next,
-});
 
 export const policyRoutes = [
   route({

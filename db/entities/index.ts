@@ -6,6 +6,7 @@ import { CdLedgerEntrySchema } from './ledger.js';
 import { EndorsementSchema, GrantItemSchema, GrantSchema, PolicyMemberSchema } from './membership.js';
 import { PolicySchema } from './policy.js';
 import { AuditEventSchema, IdempotencyRecordSchema } from './records.js';
+import { RosterDifferenceSchema, RosterReconciliationSchema, RosterRowSchema } from './roster.js';
 import { InsurerSchema, ProductSchema, TpaSchema } from './reference.js';
 import {
   WebhookDeliveryAttemptSchema,
@@ -23,6 +24,7 @@ export * from './membership.js';
 export * from './policy.js';
 export * from './records.js';
 export * from './reference.js';
+export * from './roster.js';
 export * from './tenant.js';
 export * from './webhooks.js';
 
@@ -52,4 +54,7 @@ export const entities = [
   WebhookEventSchema,
   WebhookDeliverySchema,
   WebhookDeliveryAttemptSchema,
+  RosterReconciliationSchema,
+  RosterRowSchema,
+  RosterDifferenceSchema,
 ];

@@ -101,7 +101,7 @@ revoke usage on schema public from ${SERVICE_ROLE};
   }
 }
 
-function policy(table: string): string {
+export function policy(table: string): string {
   const allowed =
     `client_id = (select current_setting('${TENANT_SETTING}', true)) ` +
     `or (select current_setting('${SYSTEM_SETTING}', true)) = 'on'`;

@@ -11,6 +11,8 @@ import { Migration0009RowLevelSecurity } from './0009-row-level-security.js';
 import { Migration0010InsurerResponseFiles } from './0010-insurer-response-files.js';
 import { Migration0011EndorsementCutOff } from './0011-endorsement-cut-off.js';
 import { Migration0012CdAccount } from './0012-cd-account.js';
+import { Migration0014RosterReconciliations } from './0014-roster-reconciliations.js';
+import { Migration0015RosterRowSecurity } from './0015-roster-row-security.js';
 import { Migration0016FileInsurerWithdrawals } from './0016-file-insurer-withdrawals.js';
 
 /** Listed explicitly so migrations run the same under tsx, compiled JS and bundlers. */
@@ -27,5 +29,7 @@ export const migrationsList: MigrationObject[] = [
   { name: '0010-insurer-response-files', class: Migration0010InsurerResponseFiles },
   { name: '0011-endorsement-cut-off', class: Migration0011EndorsementCutOff },
   { name: '0012-cd-account', class: Migration0012CdAccount },
+  { name: '0014-roster-reconciliations', class: Migration0014RosterReconciliations },
+  { name: '0015-roster-row-security', class: Migration0015RosterRowSecurity },
   { name: '0016-file-insurer-withdrawals', class: Migration0016FileInsurerWithdrawals },
 ];

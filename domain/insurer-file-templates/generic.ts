@@ -45,4 +45,20 @@ export const generic: FileTemplate = {
     ],
     decisions: { APPROVED: 'APPROVED', REJECTED: 'REJECTED' },
   },
+  roster: {
+    columns: [
+      { header: 'uhid', field: 'uhid' },
+      { header: 'insurer_member_id', field: 'insurer_member_id' },
+      { header: 'policy_number', field: 'policy_number' },
+      { header: 'employee_code', field: 'employee_code' },
+      { header: 'member_name', field: 'member_name' },
+      { header: 'date_of_birth', field: 'date_of_birth' },
+      { header: 'relationship', field: 'relationship' },
+      { header: 'sum_insured', field: 'sum_insured' },
+      { header: 'coverage_start_date', field: 'coverage_start_date' },
+      { header: 'coverage_end_date', field: 'coverage_end_date' },
+      { header: 'status', field: 'status' },
+    ],
+    statuses: { ACTIVE: 'ACTIVE', INACTIVE: 'INACTIVE' },
+  },
 };

@@ -46,4 +46,21 @@ export const indiaCensus: FileTemplate = {
     ],
     decisions: { APPROVED: 'Endorsed', REJECTED: 'Rejected' },
   },
+  // The insurer's monthly member listing ("active roster").
+  roster: {
+    columns: [
+      { header: 'UHID', field: 'uhid' },
+      { header: 'Member ID', field: 'insurer_member_id' },
+      { header: 'Policy No', field: 'policy_number' },
+      { header: 'Employee Code', field: 'employee_code' },
+      { header: 'Member Name', field: 'member_name' },
+      { header: 'DOB (DD/MM/YYYY)', field: 'date_of_birth' },
+      { header: 'Relationship', field: 'relationship' },
+      { header: 'Sum Insured', field: 'sum_insured' },
+      { header: 'Risk Start Date', field: 'coverage_start_date' },
+      { header: 'Risk End Date', field: 'coverage_end_date' },
+      { header: 'Member Status', field: 'status' },
+    ],
+    statuses: { ACTIVE: 'Active', INACTIVE: 'Deleted' },
+  },
 };

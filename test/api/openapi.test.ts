@@ -7,13 +7,16 @@ import { checkAnswer, envelope, routeContract } from '../../api/openapi/contract
 import { openApiPath, type OpenApiDocument } from '../../api/openapi/document.js';
 import { isRawResponse, type RouteDef } from '../../api/route.js';
 import { allRoutes } from '../../api/routes/index.js';
+import { zeroCounts } from '../../data/roster-reconciliations.js';
 import { fixedClock } from '../../domain/clock.js';
+import { newId } from '../../domain/ids.js';
 import {
   makeClient,
   makeEmployee,
   makeInsurerClient,
   makeMember,
   makePolicy,
+  sql,
   type TestClient,
 } from '../support/factories.js';
 import { client, type HttpClient, type HttpResult } from '../support/http.js';
@@ -88,6 +91,8 @@ describe('OpenAPI document (GET /openapi.json)', () => {
       'GET /v1/policy/{policy_id}': 'getPolicy',
       'GET /v1/policy/{policy_id}/members': 'listPolicyMembers',
       'GET /v1/policy/{policy_id}/cd-ledger': 'listPolicyCdLedger',
+      'GET /v1/policy/{policy_id}/reconciliations': 'listPolicyReconciliations',
+      'GET /v1/policy/{policy_id}/reconciliations/{reconciliation_id}': 'getPolicyReconciliation',
       'POST /v1/client/employees': 'createEmployee',
       'GET /v1/client/employees/profile': 'getEmployeeProfile',
       'PUT /v1/client/employees/{employee_id}': 'updateEmployee',
@@ -113,6 +118,8 @@ describe('OpenAPI document (GET /openapi.json)', () => {
       'GET /v1/policy/',
       'GET /v1/policy/{policy_id}/cd-ledger',
       'GET /v1/policy/{policy_id}/members',
+      'GET /v1/policy/{policy_id}/reconciliations',
+      'GET /v1/policy/{policy_id}/reconciliations/{reconciliation_id}',
     ]);
     for (const p of limits) {
       expect(p.schema, p.key).to.include({ type: 'integer', minimum: 1, maximum: 100, default: 10 });
@@ -129,7 +136,7 @@ describe('OpenAPI document (GET /openapi.json)', () => {
       'INACTIVE',
       'SUSPENDED',
     ]);
-    expect(enumOf('GET /v1/audit', 'entity')).to.deep.equal(['employee', 'endorsement', 'grant']);
+    expect(enumOf('GET /v1/audit', 'entity')).to.deep.equal(['employee', 'endorsement', 'grant', 'member']);
     const idempotencyKeys = params.filter((p) => p.in === 'header' && p.name === 'Idempotency-Key');
     const honouring = allRoutes().filter((r) => r.scopes !== 'public' && r.idempotencyKey);
     expect(idempotencyKeys.map((p) => p.key).sort()).to.deep.equal(honouring.map(routeKey).sort());
@@ -363,6 +370,12 @@ describe('responses validate against the OpenAPI document: one success per route
     await makeMember(c.clientId, policy.id, covered);
     const joiner = await makeEmployee(c.clientId);
     const granted = await makeEmployee(c.clientId);
+    const reconciliationId = newId('reconciliation');
+    await sql(
+      `insert into roster_reconciliations (id, client_id, policy_id, source, run_key, status, counts, completed_at)
+       values (?, ?, ?, 'command', 'sha256:x', 'completed', ?::jsonb, now())`,
+      [reconciliationId, c.clientId, policy.id, JSON.stringify(zeroCounts())],
+    );
     const auth = { token };
     const state: Record<string, string> = {};
     const send = async (res: Promise<HttpResult>, save?: (body: any) => void) => {
@@ -387,6 +400,14 @@ describe('responses validate against the OpenAPI document: one success per route
       ['GET /v1/policy/{policy_id}', () => http.get(`/v1/policy/${policy.id}`, auth)],
       ['GET /v1/policy/{policy_id}/members', () => http.get(`/v1/policy/${policy.id}/members`, auth)],
       ['GET /v1/policy/{policy_id}/cd-ledger', () => http.get(`/v1/policy/${policy.id}/cd-ledger`, auth)],
+      [
+        'GET /v1/policy/{policy_id}/reconciliations',
+        () => http.get(`/v1/policy/${policy.id}/reconciliations`, auth),
+      ],
+      [
+        'GET /v1/policy/{policy_id}/reconciliations/{reconciliation_id}',
+        () => http.get(`/v1/policy/${policy.id}/reconciliations/${reconciliationId}`, auth),
+      ],
       [
         'POST /v1/client/employees',
         () =>

@@ -57,6 +57,9 @@ const BEYOND_D2: Record<string, readonly Scope[] | 'public'> = {
   'GET /v1/client/employees/{}/dependents': ['employee.get', 'employee.all'], // as Get Employee
   'GET /v1/audit': ['policy.all', 'employee.all'], // reads both kinds of record
   'GET /v1/policy/{}/cd-ledger': ['policy.get', 'policy.all'], // the CD account: as Get Policy
+  // Roster reconciliations read like the policy itself (issue 17).
+  'GET /v1/policy/{}/reconciliations': ['policy.get', 'policy.all'],
+  'GET /v1/policy/{}/reconciliations/{}': ['policy.get', 'policy.all'],
   'GET /openapi.json': 'public',
   'GET /docs': 'public',
   // D14: called by insurers, not clients; an insurer principal holds this scope and nothing else.

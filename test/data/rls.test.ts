@@ -3,7 +3,8 @@ import { buildDeps } from '../../api/server.js';
 import { SystemScope, TenantScope } from '../../data/scope.js';
 import { dropDatabase, ensureDatabase } from '../../db/databases.js';
 import { DependentSchema, TENANT_FILTER } from '../../db/entities/index.js';
-import { TENANT_TABLES } from '../../db/migrations/0009-row-level-security.js';
+import { TENANT_TABLES as BASE_TENANT_TABLES } from '../../db/migrations/0009-row-level-security.js';
+import { ROSTER_TENANT_TABLES } from '../../db/migrations/0015-roster-row-security.js';
 import { initOrm, migrate, migrateDatabase, type Orm } from '../../db/orm.js';
 import { SERVICE_ROLE } from '../../db/roles.js';
 import { newId } from '../../domain/ids.js';
@@ -16,6 +17,9 @@ import {
   sql,
 } from '../support/factories.js';
 import { stack } from '../support/stack.js';
+
+/** Every tenant table: 0009's and those later migrations added. */
+const TENANT_TABLES = [...BASE_TENANT_TABLES, ...ROSTER_TENANT_TABLES];
 
 /** A statement on the service role's pool with no scope: no row-level security setting at all. */
 const bare = <T>(orm: Orm, query: string, params: unknown[] = []) =>

@@ -70,7 +70,7 @@ describe("use case: a response file's rows per covered person (D14)", function (
         [twins, 'Endorsed', 'UH-TS', '', '', 'Spouse', '02/02/1992'],
       ]),
     );
-    const deps = { em: stack().orm.em, temporal: stack().temporal, dataDir };
+    const deps = { em: stack().orm.em, temporal: stack().temporal, dataDir, taskQueue: stack().taskQueue };
     [ingested] = (await ingestResponses(deps, { insurerCode: fi.code })) as [IngestedFile];
   });
   after(() => rmSync(dataDir, { recursive: true, force: true }));
@@ -129,7 +129,7 @@ describe("use case: a response file's rows per covered person (D14)", function (
   });
 
   it('the same file again changes nothing', async () => {
-    const deps = { em: stack().orm.em, temporal: stack().temporal, dataDir };
+    const deps = { em: stack().orm.em, temporal: stack().temporal, dataDir, taskQueue: stack().taskQueue };
     const [again] = (await ingestResponses(deps, { insurerCode: fi.code, fileName: NAME })) as [IngestedFile];
     expect(again).to.include({ repeat: true });
     expect(again.rows).to.deep.equal(ingested.rows);

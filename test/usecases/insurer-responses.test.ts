@@ -81,7 +81,12 @@ describe('use case: ingesting a file insurer’s response files (D14)', function
   this.timeout(240_000);
   let dataDir: string;
   const insurers: FileInsurerEndorsements[] = [];
-  const deps = () => ({ em: stack().orm.em, temporal: stack().temporal, dataDir });
+  const deps = () => ({
+    em: stack().orm.em,
+    temporal: stack().temporal,
+    dataDir,
+    taskQueue: stack().taskQueue,
+  });
   const made = async (o: Parameters<typeof sentFileInsurerEndorsements>[0]) => {
     const fi = await sentFileInsurerEndorsements(o);
     insurers.push(fi);

@@ -101,6 +101,7 @@ describe('webhooks', function () {
       'endorsement.status_changed',
       'grant.status_changed',
       'endorsement.sla_breached',
+      'policy.reconciliation_completed',
     ]);
     receiver.secret = added.secret;
     const listed = await listWebhooks(stack().orm.em, world.client.clientId);

@@ -1,0 +1,107 @@
+import { z } from 'zod';
+import type { DifferenceRow, ReconciliationRow } from '../../data/roster-reconciliations.js';
+import {
+  COMPARED_FIELDS,
+  DIFFERENCE_KINDS,
+  RECONCILIATION_STATUSES,
+  ROSTER_SOURCES,
+} from '../../domain/roster-reconciliation.js';
+import { idOut, outcome, pagingOut } from '../schemas/responses.js';
+
+const countsSchema = z
+  .object(Object.fromEntries(DIFFERENCE_KINDS.map((k) => [k, z.number().int().min(0)])))
+  .meta({ id: 'ReconciliationCounts', description: 'The number of differences of each kind' });
+
+export const reconciliationSchema = z
+  .object({
+    id: idOut('rec_4k2m9x7q1w8e5r3t6y0u2i'),
+    policy_id: idOut('pol_8c1d2e3f4a5b6c7d8e9f0a'),
+    source: z.enum(ROSTER_SOURCES).meta({ description: 'file (insurer inbox), command, or api (fetched)' }),
+    file_name: z.string().nullable(),
+    status: z.enum(RECONCILIATION_STATUSES).meta({
+      description: 'staged (being compared), completed, or refused (the roster could not be read; see error)',
+    }),
+    error: z
+      .string()
+      .nullable()
+      .meta({ description: 'Why a refused roster was refused (row and column, never values)' }),
+    roster_rows: z.number().int().min(0),
+    counts: countsSchema,
+    created_at: z.string().meta({ format: 'date-time' }),
+    completed_at: z.string().nullable().meta({ format: 'date-time' }),
+  })
+  .meta({ id: 'Reconciliation', description: "One insurer roster checked against the policy's members." });
+
+export const differenceSchema = z
+  .object({
+    seq: z.number().int().min(1),
+    kind: z.enum(DIFFERENCE_KINDS),
+    explains: z.enum(DIFFERENCE_KINDS).nullable().meta({
+      description: 'For explained_by_endorsement: the difference the open endorsement explains',
+    }),
+    member_id: z
+      .string()
+      .nullable()
+      .meta({ description: 'Our member row (null when only the insurer covers the person)' }),
+    employee_id: z.string().nullable(),
+    employee_code: z.string(),
+    relationship: z.string().meta({ example: 'SELF' }),
+    roster_row: z.number().int().nullable().meta({ description: "The row of the insurer's roster" }),
+    field: z.enum(COMPARED_FIELDS).nullable(),
+    ours: z.string().nullable().meta({ description: 'Our value of the field' }),
+    theirs: z.string().nullable().meta({ description: "The insurer's value of the field" }),
+    endorsement_id: z.string().nullable().meta({ description: 'The open endorsement that explains it' }),
+  })
+  .meta({ id: 'ReconciliationDifference' });
+
+export type ReconciliationOut = z.infer<typeof reconciliationSchema>;
+export type DifferenceOut = z.infer<typeof differenceSchema>;
+
+export const listReconciliationsPayload = z
+  .object({
+    reconciliations: z.array(reconciliationSchema),
+    ...pagingOut,
+    ...outcome('Reconciliations fetched successfully'),
+  })
+  .meta({ id: 'ListReconciliationsPayload' });
+
+export const getReconciliationPayload = z
+  .object({
+    reconciliation: reconciliationSchema,
+    differences: z.array(differenceSchema),
+    ...pagingOut,
+    ...outcome('Reconciliation fetched successfully'),
+  })
+  .meta({ id: 'GetReconciliationPayload' });
+
+export function presentReconciliation(r: ReconciliationRow): ReconciliationOut {
+  return {
+    id: r.id,
+    policy_id: r.policy_id,
+    source: r.source,
+    file_name: r.file_name,
+    status: r.status,
+    error: r.error,
+    roster_rows: r.roster_rows,
+    counts: r.counts,
+    created_at: r.created_at,
+    completed_at: r.completed_at,
+  };
+}
+
+export function presentDifference(d: DifferenceRow): DifferenceOut {
+  return {
+    seq: d.seq,
+    kind: d.kind,
+    explains: d.explains,
+    member_id: d.member_id,
+    employee_id: d.employee_id,
+    employee_code: d.employee_code,
+    relationship: d.relationship,
+    roster_row: d.roster_row,
+    field: d.field as DifferenceOut['field'],
+    ours: d.ours,
+    theirs: d.theirs,
+    endorsement_id: d.endorsement_id,
+  };
+}
