@@ -1,11 +1,19 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { addWebhook } from '../../admin/webhooks.js';
+import { SystemScope } from '../../data/scope.js';
+import { topUpCd, wakeFundedEndorsements } from '../../usecases/cd-account.js';
+import { reconcileRosterFile } from '../../usecases/roster-reconciliation.js';
 import { flushInsurer } from '../../usecases/insurer-cut-off.js';
 import { simulatedInsurerWorkflowId } from '../../workflows/endorsement/contract.js';
 import { cutOffWorkflowId } from '../../workflows/insurer-cut-off/contract.js';
 import { INSURER_INBOX_PASS } from '../../workflows/insurer-inbox/contract.js';
 import { PERIODIC_SCHEDULES } from '../../workflows/periodic/contract.js';
+import { reconciliationWorkflowId } from '../../workflows/roster-reconciliation/contract.js';
+import { AwaitingFunds } from '../../workflows/search-attributes.js';
 import { SMOKE_WORKFLOW } from '../../workflows/smoke/contract.js';
 import { webhookWorkflowId } from '../../workflows/webhook/contract.js';
 import { makeEmployee, sql } from '../support/factories.js';
@@ -156,6 +164,40 @@ describe('recording workflow histories', function () {
     } finally {
       s().config.WEBHOOK_ALLOW_PRIVATE = saved;
       await receiver.close();
+    }
+  });
+
+  it('the CD account: an addition waits for funds and a top-up releases it; a roster reconciliation', async () => {
+    const world = await makeWorld({ policy: { cdBalance: '100.00' } });
+    const id = await createEndorsement(world);
+    await waitFor(
+      async () => (await workflowHandle(id).describe()).typedSearchAttributes.get(AwaitingFunds),
+      (waiting) => waiting === true,
+      'waiting for funds',
+    );
+    const topUp = await topUpCd(SystemScope.of(s().serviceOrm.em), world.policy.id, 1_000_000n, 'HISTORY-1');
+    await wakeFundedEndorsements(s().temporal, topUp.funded);
+    await waitForStatus(id, SENT);
+    expect(await decide(id, { decision: 'APPROVED' })).to.include({ result: 'accepted' });
+    await workflowHandle(id).result();
+    await recordHistory(workflowHandle(id).workflowId, 'endorsement-awaited-funds-approved');
+
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'history-roster-'));
+    try {
+      const file = path.join(dir, 'roster.csv');
+      const header =
+        'uhid,insurer_member_id,policy_number,employee_code,member_name,date_of_birth,relationship,sum_insured,coverage_start_date,coverage_end_date,status';
+      const row = `UH-H1,M-H1,${world.policy.policyNumber},E-H1,Someone,1990-01-01,SELF,500000,2026-01-01,2026-12-31,ACTIVE`;
+      writeFileSync(file, `${header}\r\n${row}`);
+      const deps = { em: s().orm.em.fork(), temporal: s().temporal, taskQueue: s().taskQueue };
+      const result = await reconcileRosterFile(deps, world.policy.id, file);
+      expect(result).to.include({ status: 'completed' });
+      await recordHistory(
+        reconciliationWorkflowId(result.reconciliation_id),
+        'roster-reconciliation-completed',
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
