@@ -146,6 +146,21 @@ async function readScenarios(s: BenchStack, load: Load): Promise<Row[]> {
       readGoal,
     ),
   );
+  // What the row-level security policies cost the same page: the peer under them vs as the owner.
+  const rowSecurity = await compare(
+    PLAN.rounds,
+    load({ url: `${s.peerUrl}/members?policy_id=${membersPolicyId}&limit=50`, headers: h }),
+    load({ url: `${s.peerUrl}/members-owner?policy_id=${membersPolicyId}&limit=50`, headers: h }),
+  );
+  rows.push(
+    row(
+      'row-level security: members page peer under the policies vs as the owner',
+      rowSecurity,
+      'bare peer as the owner',
+      'informational (the policies’ own cost, paid by the service and its peers alike)',
+      () => true,
+    ),
+  );
 
   // 4. Employee profile.
   const profile = await compare(

@@ -85,6 +85,9 @@ export async function startBenchStack(employees: number): Promise<BenchStack> {
     TEMPORAL_ADDRESS: temporalAddress,
     TEMPORAL_TASK_QUEUE: taskQueue,
     SIMULATED_INSURER_DELAY_MS: '0',
+    // Metrics still served (their cost is part of a request's), on ports of their own: a bench runs beside other stacks.
+    METRICS_PORT: String(await freePort()),
+    WORKER_METRICS_PORT: String(await freePort()),
     LOG_LEVEL: 'warn',
   };
   const config = apiConfig(loadConfig(env));

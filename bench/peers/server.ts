@@ -6,13 +6,25 @@ import { pageSql } from '../../data/paging.js';
 import { policiesQuery } from '../../data/policies.js';
 import { apiConfig, loadConfig } from '../../config/index.js';
 import { systemClock, today } from '../../domain/clock.js';
+import { SERVICE_ROLE, SYSTEM_SETTING, TENANT_SETTING } from '../../db/roles.js';
 
 /**
  * The bare peers of the benchmark: the same work as the service's routes with the least machinery —
  * plain Koa, plain `pg`, the same JWT check, the same SQL, no ORM, router, validation or presenters.
  */
 const config = apiConfig(loadConfig());
-const pool = new pg.Pool({ connectionString: config.DATABASE_URL, max: config.DATABASE_POOL_MAX });
+/**
+ * The peers do the same database work as the service: they run as its role under the same
+ * row-level security policies (migration 0009), the tenant's setting riding in front of each
+ * statement in one message, values inlined, as data/row-security.ts sends them. `ownerPool` runs
+ * the members page as the owner, where the policies do not apply, to show what they cost.
+ */
+const pool = new pg.Pool({
+  connectionString: config.DATABASE_URL,
+  max: config.DATABASE_POOL_MAX,
+  options: `-c role=${SERVICE_ROLE}`,
+});
+const ownerPool = new pg.Pool({ connectionString: config.DATABASE_URL, max: config.DATABASE_POOL_MAX });
 const tokens = createTokenService({
   keys: config.JWT_SIGNING_KEYS,
   issuer: config.JWT_ISSUER,
@@ -25,6 +37,23 @@ const numbered = (sql: string) => {
   let n = 0;
   return sql.replace(/\?/g, () => `$${++n}`);
 };
+
+/** The peers' values are strings, numbers and nulls only. */
+const literal = (v: unknown): string =>
+  v === null || v === undefined ? 'null' : typeof v === 'number' ? String(v) : pg.escapeLiteral(v as string);
+
+/** The tenant's setting and the statement, its values inlined, in one message (one round trip). */
+const asTenant = (clientId: string, sql: string, params: readonly unknown[] = []): string => {
+  let n = 0;
+  const statement = sql.replace(/\?/g, () => literal(params[n++]));
+  return `select set_config('${TENANT_SETTING}', ${literal(clientId)}, true), set_config('${SYSTEM_SETTING}', 'off', true);\n${statement}`;
+};
+
+/** Rows of the last statement of a multi-statement message. */
+async function tenantRows(clientId: string, sql: string, params: readonly unknown[]): Promise<unknown[]> {
+  const results = (await pool.query(asTenant(clientId, sql, params))) as unknown as pg.QueryResult[];
+  return results[results.length - 1]!.rows;
+}
 
 /** The same JWT check as the service (signature, kid, iss, aud, expiry), without the secret-version lookup. */
 function clientOf(ctx: Koa.Context): string {
@@ -39,33 +68,42 @@ const routes: Record<string, (ctx: Koa.Context) => Promise<unknown>> = {
   '/hello': async () => 'hello',
   '/auth-hello': async (ctx) => ({ client_id: clientOf(ctx) }),
   '/policies': async (ctx) => {
+    const clientId = clientOf(ctx);
     const { sql, params } = pageSql(
-      policiesQuery(clientOf(ctx), { limit: limitOf(ctx) } as never),
+      policiesQuery(clientId, { limit: limitOf(ctx) } as never),
       null,
       false,
       limitOf(ctx) + 1,
     );
-    return (await pool.query(numbered(sql), params)).rows;
+    return tenantRows(clientId, sql, params);
   },
   '/members': async (ctx) => {
+    const clientId = clientOf(ctx);
+    const q = membersQuery(clientId, String(ctx.query.policy_id), { today: today(systemClock) });
+    const { sql, params } = pageSql(q, null, false, limitOf(ctx) + 1);
+    return tenantRows(clientId, sql, params);
+  },
+  '/members-owner': async (ctx) => {
     const q = membersQuery(clientOf(ctx), String(ctx.query.policy_id), { today: today(systemClock) });
     const { sql, params } = pageSql(q, null, false, limitOf(ctx) + 1);
-    return (await pool.query(numbered(sql), params)).rows;
+    return (await ownerPool.query(numbered(sql), params)).rows;
   },
   '/members-offset': async (ctx) => {
     const limit = limitOf(ctx);
     const offset = (Number(ctx.query.page ?? 1) - 1) * limit;
-    const { rows } = await pool.query(
+    const clientId = clientOf(ctx);
+    return tenantRows(
+      clientId,
       `select pm.*, e.email, e.date_of_birth, e.gender from policy_members pm join employees e on e.id = pm.employee_id
-        where pm.client_id = $1 and pm.policy_id = $2
-        order by pm.employee_name_key, pm.employee_id, pm.member_rank, pm.id offset $3 limit $4`,
-      [clientOf(ctx), ctx.query.policy_id, offset, limit],
+        where pm.client_id = ? and pm.policy_id = ?
+        order by pm.employee_name_key, pm.employee_id, pm.member_rank, pm.id offset ? limit ?`,
+      [clientId, ctx.query.policy_id, offset, limit],
     );
-    return rows;
   },
   '/profile': async (ctx) => {
-    const { rows } = await pool.query('select * from employees where client_id = $1 and id = $2', [
-      clientOf(ctx),
+    const clientId = clientOf(ctx);
+    const rows = await tenantRows(clientId, 'select * from employees where client_id = ? and id = ?', [
+      clientId,
       ctx.query.employee_id,
     ]);
     return rows[0];
@@ -82,7 +120,7 @@ async function bulk(ctx: Koa.Context, mode: 'single' | 'rows') {
   ).body.employees;
   const conn = await pool.connect();
   try {
-    await conn.query('begin');
+    await conn.query(`begin; ${asTenant(clientId, 'select 1')}`);
     if (mode === 'single') {
       const values = items.map((_, i) => `($${i * 2 + 2}, $${i * 2 + 3}::date)`).join(', ');
       await conn.query(
