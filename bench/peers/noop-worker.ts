@@ -11,6 +11,7 @@ import { BENCH_SETTINGS } from '../stack.js';
  */
 type EndorsementSteps =
   | 'reviewEndorsement'
+  | 'holdEndorsementFunds'
   | 'routeAfterReview'
   | 'markSentToInsurer'
   | 'rejectEndorsement'
@@ -23,6 +24,8 @@ type EndorsementSteps =
 const noop = async (): Promise<void> => undefined;
 const activities: Pick<Activities, EndorsementSteps> = {
   reviewEndorsement: noop,
+  // The CD account always covers it, as the bench's policies' balances do.
+  holdEndorsementFunds: async () => ({ held: true }),
   // An insurer called per endorsement (not a file insurer's cut-off), as the bench's simulated one.
   routeAfterReview: async () => ({ adapter: 'simulated', insurerCode: 'NOOP', queued: false }),
   markSentToInsurer: noop,
