@@ -17,6 +17,11 @@ export interface InsurerDecision {
   rejection_reason?: string;
   /** An approval's per-dependent UHIDs (file insurers' response rows, matched at ingest). */
   members?: MemberUhid[];
+  /**
+   * Where the decision came from, for operators (the workflow's current details): a response file's
+   * name and row, the decisions API, the insurer command. File names and numbers only, never a person's data.
+   */
+  source?: string;
 }
 
 /** D14: an insurer's SLA from submission when its reference data names none. */
@@ -36,8 +41,8 @@ export interface DecisionTarget {
   discarded: boolean;
 }
 
-const OPTIONAL_TEXT = ['insurer_member_id', 'uhid', 'rejection_reason'] as const;
-const MAX_TEXT = { insurer_member_id: 100, uhid: 100, rejection_reason: 1000 } as const;
+const OPTIONAL_TEXT = ['insurer_member_id', 'uhid', 'rejection_reason', 'source'] as const;
+const MAX_TEXT = { insurer_member_id: 100, uhid: 100, rejection_reason: 1000, source: 200 } as const;
 
 /** Why a decision is malformed, or null: an outcome APPROVED|REJECTED and optional short strings. */
 export function malformedDecision(d: unknown): string | null {

@@ -62,7 +62,10 @@ async function main(argv: string[]): Promise<{ endorsement_id: string } & Decisi
   const { endorsementId, decision } = parseInsurerCommand(argv);
   const temporal = createTemporalClient(operatorConfig(['temporal']));
   try {
-    const answer = await sendInsurerDecision(temporal, endorsementId, decision);
+    const answer = await sendInsurerDecision(temporal, endorsementId, {
+      ...decision,
+      source: 'npm run insurer (operator)',
+    });
     return { endorsement_id: endorsementId, ...answer };
   } finally {
     await temporal.connection.close();

@@ -43,7 +43,11 @@ export async function submitInsurerDecisions(
       continue;
     }
     const after = previous.get(id) ?? Promise.resolve();
-    const answer = after.then(() => limit(() => sendInsurerDecision(deps.temporal, id, item.decision)));
+    const answer = after.then(() =>
+      limit(() =>
+        sendInsurerDecision(deps.temporal, id, { source: 'POST /v1/insurer/decisions', ...item.decision }),
+      ),
+    );
     previous.set(
       id,
       answer.catch(() => undefined),

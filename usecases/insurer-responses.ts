@@ -116,11 +116,15 @@ async function fileInsurer(system: SystemScope, code: string): Promise<FileInsur
 async function decideRows(
   deps: IngestDeps,
   ctx: { insurer: FileInsurer; template: FileTemplate },
+  fileName: string,
   rows: readonly ResponseRow[],
 ): Promise<ResponseRowOutcome[]> {
   const dependents = await coveredDependents(deps, ctx.insurer, rows);
   const plan = planResponseRows(ctx.template, rows, (id) => dependents.get(id) ?? []);
-  const items = plan.sent.map((s) => ({ endorsementId: s.row.reference, decision: s.decision }));
+  const items = plan.sent.map((s) => ({
+    endorsementId: s.row.reference,
+    decision: { ...s.decision, source: `response file ${fileName}, row ${s.row.rowNumber}` },
+  }));
   const answers = new Map<ResponseRow, DecisionAnswer>();
   for (const insurerId of ctx.insurer.insurerIds) {
     const results = await submitInsurerDecisions(deps, InsurerScope.of(deps.em, insurerId), items);
@@ -194,7 +198,7 @@ async function ingestOne(
           ...key,
           status: 'applied',
           error: null,
-          rows: await decideRows(deps, ctx, parsed.rows),
+          rows: await decideRows(deps, ctx, file.name, parsed.rows),
         })
       : await recordResponseFile(system, { ...key, status: 'refused', error: parsed.error, rows: [] });
   }

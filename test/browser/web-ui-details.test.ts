@@ -2,11 +2,12 @@ import type { Server } from 'node:http';
 import { expect } from 'chai';
 import { findStuckEndorsements } from '../../admin/stuck.js';
 import { workflowUiUrl } from '../../config/index.js';
+import { InsurerScope } from '../../data/insurer-scope.js';
+import { submitInsurerDecisions } from '../../usecases/insurer-decisions.js';
 import { sql } from '../support/factories.js';
 import { stack } from '../support/stack.js';
 import {
   createEndorsement,
-  decide,
   endorsementApi,
   makeWorld,
   waitFor,
@@ -193,9 +194,15 @@ describe('Temporal Web UI: summaries and current details of a stuck endorsement'
                  begin if new.employee_id = '${world.employee.id}' then raise exception 'held'; end if; return new; end $$;
                create trigger ui_hold before insert on policy_members for each row execute function ui_hold()`);
     try {
-      expect(await decide(id, { decision: 'APPROVED', uhid: 'UH-UI-1' })).to.include({ result: 'accepted' });
+      // As the insurer sends it: through the decisions API's use case, which names itself as the source.
+      const [answer] = await submitInsurerDecisions(
+        stack(),
+        InsurerScope.of(stack().serviceOrm.em, insurerId),
+        [{ endorsementId: id, decision: { decision: 'APPROVED', uhid: 'UH-UI-1' } }],
+      );
+      expect(answer).to.include({ result: 'accepted' });
       const shown = [
-        'insurer last said: APPROVED (decision update)',
+        'insurer last said: APPROVED (POST /v1/insurer/decisions)',
         'waiting for: the database to record the decision',
         'look at the failing activity under Pending Activities',
       ];

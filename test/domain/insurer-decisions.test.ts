@@ -53,6 +53,14 @@ describe('insurer decision verdict (D14)', () => {
       'malformed decision: uhid must be text of at most 100 characters',
     );
     expect(decisionVerdict(sent, null, null).detail).to.equal('malformed decision: not an object');
+    expect(decisionVerdict(sent, null, { decision: 'APPROVED', source: 'x'.repeat(201) }).detail).to.equal(
+      'malformed decision: source must be text of at most 200 characters',
+    );
+    expect(
+      decisionVerdict(sent, null, { decision: 'APPROVED', source: 'response file R.csv, row 2' }),
+    ).to.include({
+      result: 'accepted',
+    });
   });
 
   it('takes per-dependent UHIDs on an approval only, by dependent id, each person once', () => {

@@ -132,6 +132,8 @@ function cleanDecision(d: InsurerDecision): InsurerDecision {
   if (memberId) clean.insurer_member_id = memberId;
   if (uhid) clean.uhid = uhid;
   if (reason) clean.rejection_reason = reason;
+  const source = text(d.source, 200);
+  if (source) clean.source = source;
   const members = d.decision === 'APPROVED' ? cleanMemberUhids(d.members) : undefined;
   if (members) clean.members = members;
   return clean;
@@ -165,7 +167,7 @@ export async function endorsementWorkflow(input: EndorsementWorkflowInput): Prom
     if (decision || state.cancelRequested || !isOpenStatus(state.status) || !isDecision(d)) return;
     decision = cleanDecision(d);
     state.decision = d.decision;
-    progress.decided(d.decision, 'signal');
+    progress.decided(d.decision, decision.source ? `signal: ${decision.source}` : 'signal');
   });
   // D14: the same first-decision-counts rule, answered synchronously. The validator runs before
   // anything is recorded, so a refused or duplicate decision leaves no trace in the history.
@@ -174,7 +176,7 @@ export async function endorsementWorkflow(input: EndorsementWorkflowInput): Prom
     (d) => {
       decision = cleanDecision(d);
       state.decision = d.decision;
-      progress.decided(d.decision, 'decision update');
+      progress.decided(d.decision, decision.source ?? 'decision update');
       return { result: 'accepted', detail: `${d.decision} recorded` };
     },
     {
