@@ -285,7 +285,7 @@ const FILL_UHIDS = `with filled as (
        and pm.client_id = ? and pm.uhid is null and t.uhid is not null
     returning pm.id, pm.client_id)
   insert into audit_events (client_id, entity, entity_id, action, changed_fields)
-  select client_id, 'member', id, 'uhid_filled', array['uhid'] from filled`;
+  select client_id, 'policy_member', id, 'uhid_filled', array['uhid'] from filled`;
 
 const COUNTS = `jsonb_build_object(${DIFFERENCE_KINDS.map(
   (k) =>

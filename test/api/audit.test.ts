@@ -158,7 +158,7 @@ describe('GET /v1/audit', function () {
     expect((await trail(a.token(['employee.all']), { entity: 'employee' })).status).to.equal(200);
     const cases: [Record<string, string>, string][] = [
       [{}, 'entity: is required'],
-      [{ entity: 'policy' }, 'entity: must be one of employee, endorsement, grant'],
+      [{ entity: 'policy' }, 'entity: must be one of employee, endorsement, grant, policy_member'],
       [{ entity: 'employee', entity_id: '' }, 'entity_id: must not be empty'],
       [{ entity: 'employee', limit: '0' }, 'limit: must be an integer from 1 to 100'],
       [

@@ -211,7 +211,7 @@ describe('roster reconciliation', function () {
     // The UHID is ours now, with one audit entry (names of fields, no values).
     const [member] = await sql('select uhid from policy_members where id = ?', [s.members.noUhid.id]);
     expect(member.uhid).to.equal('UH-NEW');
-    const audit = await http.get(`/v1/audit?entity=member&entity_id=${s.members.noUhid.id}`, {
+    const audit = await http.get(`/v1/audit?entity=policy_member&entity_id=${s.members.noUhid.id}`, {
       token: owner.token(['policy.all']),
     });
     expect(
@@ -261,7 +261,7 @@ describe('roster reconciliation', function () {
     const second = await reconcileRosterFile(deps(), s.policy.id, file);
     expect(second).to.deep.equal({ ...first, repeat: true });
     const [audits] = await sql(
-      `select count(*)::int as n from audit_events where client_id = ? and entity = 'member' and action = 'uhid_filled'`,
+      `select count(*)::int as n from audit_events where client_id = ? and entity = 'policy_member' and action = 'uhid_filled'`,
       [owner.clientId],
     );
     expect(audits.n).to.equal(1);

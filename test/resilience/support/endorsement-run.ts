@@ -197,14 +197,17 @@ export async function runFigures(world: RunWorld): Promise<RunFigures> {
         where client_id = ? and status = 'active' group by 1, 2, 3 having count(*) > 1) d`,
     [c],
   );
+  // The CD account's postings: one debit per approval, for its premium (its hold and release are
+  // not postings); the opening balance is the ledger's first entry, so the ledger sums to the balance.
   const [ledger] = await sql(
     `select count(*)::int as entries,
             count(*) filter (where e.status <> 'ENDORSEMENT_STATUS_APPROVED' or l.amount <> -e.premium_impact)::int as mismatches
-       from cd_ledger_entries l join endorsements e on e.id = l.endorsement_id where l.client_id = ?`,
+       from cd_ledger_entries l join endorsements e on e.id = l.endorsement_id
+      where l.client_id = ? and l.kind = 'debit'`,
     [c],
   );
   const [drift] = await sql(
-    `select (p.cd_balance - 100000000.00 - coalesce((select sum(amount) from cd_ledger_entries l where l.policy_id = p.id), 0))::text as drift
+    `select (p.cd_balance - coalesce((select sum(amount) from cd_ledger_entries l where l.policy_id = p.id), 0))::text as drift
        from policies p where p.id = ?`,
     [world.policyId],
   );

@@ -109,7 +109,9 @@ async function expectConsistent(
   expect(finals, 'one final state change').to.have.length(1);
   const approved = state.status === 'ENDORSEMENT_STATUS_APPROVED';
   const members = await sql('select id from policy_members where endorsement_id = ?', [id]);
-  const ledger = await sql('select id from cd_ledger_entries where endorsement_id = ?', [id]);
+  const ledger = await sql("select id from cd_ledger_entries where endorsement_id = ? and kind = 'debit'", [
+    id,
+  ]);
   expect(members).to.have.length(approved ? 1 : 0);
   expect(ledger).to.have.length(approved ? 1 : 0);
   if (approved) expect(row.uhid).to.equal(`U-${id}`);

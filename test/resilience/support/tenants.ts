@@ -1,9 +1,13 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Orm } from '../../../db/orm.js';
 import { allRoutes } from '../../../api/routes/index.js';
 import type { RouteDef } from '../../../api/route.js';
 import { ID_PREFIXES } from '../../../domain/ids.js';
+import { reconcileRosterFile } from '../../../usecases/roster-reconciliation.js';
 import {
   makeClient,
   makeInsurerClient,
@@ -92,6 +96,7 @@ export async function seedTenant(api: HttpClient, label: string): Promise<Seeded
     tpa: [reference.tpaId],
     product: [reference.productId],
   };
+  ids.reconciliation = [await reconcileRoster(policy.id, [uhid, policyNumber, `Q-${tag}`, name, dob])];
   if (allRoutes().some((r) => r.method === 'POST' && r.path === '/v1/policy/grant')) {
     const grant = await api.post('/v1/policy/grant', {
       token,
@@ -182,3 +187,30 @@ export const tokenFor = (tenant: SeededTenant, def: RouteDef): string =>
   def.scopes !== 'public' && 'principal' in def && def.principal === 'insurer'
     ? tenant.insurerToken
     : tenant.token;
+
+/** A roster reconciliation of the tenant's policy whose one row names its employee (differences carry B's values). */
+async function reconcileRoster(
+  policyId: string,
+  [uhid, policyNumber, code, name, dob]: string[],
+): Promise<string> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'tenant-roster-'));
+  try {
+    const file = path.join(dir, 'roster.csv');
+    const header =
+      'uhid,insurer_member_id,policy_number,employee_code,member_name,date_of_birth,relationship,sum_insured,coverage_start_date,coverage_end_date,status';
+    writeFileSync(
+      file,
+      `${header}\r\n${uhid}-R,M-1,${policyNumber},${code},${name},${dob},SELF,700000,2026-04-01,2027-03-31,ACTIVE`,
+    );
+    const s = stack();
+    const result = await reconcileRosterFile(
+      { em: s.orm.em.fork(), temporal: s.temporal, taskQueue: s.taskQueue },
+      policyId,
+      file,
+    );
+    if (result.status !== 'completed') throw new Error(`seed roster: ${JSON.stringify(result)}`);
+    return result.reconciliation_id;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
