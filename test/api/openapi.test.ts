@@ -136,7 +136,12 @@ describe('OpenAPI document (GET /openapi.json)', () => {
       'INACTIVE',
       'SUSPENDED',
     ]);
-    expect(enumOf('GET /v1/audit', 'entity')).to.deep.equal(['employee', 'endorsement', 'grant', 'policy_member']);
+    expect(enumOf('GET /v1/audit', 'entity')).to.deep.equal([
+      'employee',
+      'endorsement',
+      'grant',
+      'policy_member',
+    ]);
     const idempotencyKeys = params.filter((p) => p.in === 'header' && p.name === 'Idempotency-Key');
     const honouring = allRoutes().filter((r) => r.scopes !== 'public' && r.idempotencyKey);
     expect(idempotencyKeys.map((p) => p.key).sort()).to.deep.equal(honouring.map(routeKey).sort());
