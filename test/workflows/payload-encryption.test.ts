@@ -123,16 +123,16 @@ describe('payload encryption', () => {
   });
 
   it('stores an activity failure’s message and stack trace encrypted; the workflow still reads the reason', async () => {
-    const world = await makeWorld({ policy: { cdBalance: '100.00' } });
+    const world = await makeWorld({ employee: { status: 'INACTIVE' } });
     const id = await createEndorsement(world);
     const row = await waitForStatus(id, 'ENDORSEMENT_STATUS_REJECTED');
     // Decoded where it is used: the review's reason reached the endorsement row.
-    expect(row.rejection_reason).to.match(/^Review: .*CD balance/);
+    expect(row.rejection_reason).to.match(/^Review: .*not active/);
 
     const texts = await rawFailureTexts(endorsementWorkflowId(id));
     expect(texts.length, 'failures in the history').to.be.greaterThan(0);
     for (const text of texts) {
-      expect(text).to.not.include('CD balance');
+      expect(text).to.not.include('not active');
       expect(text).to.not.include('Review:');
       expect(text).to.not.include('.ts:');
     }

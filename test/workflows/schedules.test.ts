@@ -15,8 +15,8 @@ import { waitFor } from './endorsement-support.js';
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const IDS = [...PERIODIC_SCHEDULES.map((s) => s.scheduleId), INSURER_INBOX_SCHEDULE_ID].sort();
 
-/** File insurers' cut-off Schedules (D14) depend on the run's data: other tests check them. */
-const periodic = (id: string) => !id.startsWith('insurer-cut-off-');
+/** File insurers' cut-off and policies' roster Schedules depend on the run's data: other tests check them. */
+const periodic = (id: string) => !id.startsWith('insurer-cut-off-') && !id.startsWith('roster-reconcile-');
 
 /** Schedule ids as `client.schedule.list` reports them (a duplicate would be listed twice). */
 async function listed(): Promise<string[]> {

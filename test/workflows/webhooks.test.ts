@@ -101,6 +101,7 @@ describe('webhooks', function () {
       'endorsement.status_changed',
       'grant.status_changed',
       'endorsement.sla_breached',
+      'policy.cd_balance_low',
       'policy.reconciliation_completed',
     ]);
     receiver.secret = added.secret;
