@@ -6,15 +6,8 @@ import { planResponseRows, type CandidateDependent } from '../../domain/insurer-
 const census = fileTemplate('india-census');
 const A = 'end_aaaaaaaaaaaaaaaaaaaaaa';
 const B = 'end_bbbbbbbbbbbbbbbbbbbbbb';
-const HEADER = [
-  'Reference No',
-  'Status',
-  'UHID',
-  'Member ID',
-  'Rejection Remarks',
-  'Relationship',
-  'DOB (DD/MM/YYYY)',
-];
+/** The template's own response headers (the insurer's file as the template describes it). */
+const HEADER = census.response.columns.map((c) => c.header);
 const family: CandidateDependent[] = [
   { dependent_id: 'dep_spouse', relationship: 'SPOUSE', date_of_birth: '1991-01-01' },
   { dependent_id: 'dep_child1', relationship: 'CHILD', date_of_birth: '2015-03-01' },

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { parse } from 'csv-parse/sync';
 import { localInsurerFolders } from '../../adapters/file/local.js';
+import { fileTemplate } from '../../domain/insurer-file-templates/index.js';
 import { ingestResponses, type IngestedFile } from '../../usecases/insurer-responses.js';
 import { sql } from '../support/factories.js';
 import { sentFileInsurerEndorsements, type FileInsurerEndorsements } from '../support/file-insurer.js';
@@ -11,15 +12,7 @@ import { stack } from '../support/stack.js';
 import { waitForStatus } from '../workflows/endorsement-support.js';
 
 const APPROVED = 'ENDORSEMENT_STATUS_APPROVED';
-const HEADER = [
-  'Reference No',
-  'Status',
-  'UHID',
-  'Member ID',
-  'Rejection Remarks',
-  'Relationship',
-  'DOB (DD/MM/YYYY)',
-];
+const HEADER = fileTemplate('india-census').response.columns.map((c) => c.header);
 const csv = (rows: string[][]): Buffer => Buffer.from(rows.map((r) => r.join(',')).join('\r\n'));
 
 /** Each member row of an endorsement as [relationship (SELF for the employee), uhid]. */

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { addWebhook } from '../../admin/webhooks.js';
 import { SystemScope } from '../../data/scope.js';
 import { topUpCd, wakeFundedEndorsements } from '../../usecases/cd-account.js';
+import { ROSTER_FIELDS } from '../../domain/roster-file.js';
 import { reconcileRosterFile } from '../../usecases/roster-reconciliation.js';
 import { flushInsurer } from '../../usecases/insurer-cut-off.js';
 import { simulatedInsurerWorkflowId } from '../../workflows/endorsement/contract.js';
@@ -185,8 +186,7 @@ describe('recording workflow histories', function () {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'history-roster-'));
     try {
       const file = path.join(dir, 'roster.csv');
-      const header =
-        'uhid,insurer_member_id,policy_number,employee_code,member_name,date_of_birth,relationship,sum_insured,coverage_start_date,coverage_end_date,status';
+      const header = ROSTER_FIELDS.join(',');
       const row = `UH-H1,M-H1,${world.policy.policyNumber},E-H1,Someone,1990-01-01,SELF,500000,2026-01-01,2026-12-31,ACTIVE`;
       writeFileSync(file, `${header}\r\n${row}`);
       const deps = { em: s().orm.em.fork(), temporal: s().temporal, taskQueue: s().taskQueue };

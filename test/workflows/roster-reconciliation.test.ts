@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { expect } from 'chai';
 import ExcelJS from 'exceljs';
 import { newId } from '../../domain/ids.js';
+import { ROSTER_FIELDS } from '../../domain/roster-file.js';
 import { reconcileRosterFile } from '../../usecases/roster-reconciliation.js';
 import {
   makeClient,
@@ -21,19 +22,8 @@ import { client, type HttpClient } from '../support/http.js';
 import { stack, TEST_KEYS } from '../support/stack.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
-const HEADER = [
-  'uhid',
-  'insurer_member_id',
-  'policy_number',
-  'employee_code',
-  'member_name',
-  'date_of_birth',
-  'relationship',
-  'sum_insured',
-  'coverage_start_date',
-  'coverage_end_date',
-  'status',
-];
+/** The generic template's roster headers are its field names. */
+const HEADER = [...ROSTER_FIELDS];
 const tag = () => randomBytes(3).toString('hex').toUpperCase();
 const csv = (rows: string[][]) => rows.map((r) => r.join(',')).join('\r\n');
 

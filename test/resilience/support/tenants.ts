@@ -7,6 +7,7 @@ import type { Orm } from '../../../db/orm.js';
 import { allRoutes } from '../../../api/routes/index.js';
 import type { RouteDef } from '../../../api/route.js';
 import { ID_PREFIXES } from '../../../domain/ids.js';
+import { ROSTER_FIELDS } from '../../../domain/roster-file.js';
 import { reconcileRosterFile } from '../../../usecases/roster-reconciliation.js';
 import {
   makeClient,
@@ -196,8 +197,7 @@ async function reconcileRoster(
   const dir = mkdtempSync(path.join(os.tmpdir(), 'tenant-roster-'));
   try {
     const file = path.join(dir, 'roster.csv');
-    const header =
-      'uhid,insurer_member_id,policy_number,employee_code,member_name,date_of_birth,relationship,sum_insured,coverage_start_date,coverage_end_date,status';
+    const header = ROSTER_FIELDS.join(',');
     writeFileSync(
       file,
       `${header}\r\n${uhid}-R,M-1,${policyNumber},${code},${name},${dob},SELF,700000,2026-04-01,2027-03-31,ACTIVE`,
