@@ -10,6 +10,7 @@ import { flushInsurer } from '../usecases/insurer-cut-off.js';
 import { ingestResponses } from '../usecases/insurer-responses.js';
 import { startEndorsementWorkflow } from '../usecases/endorsements.js';
 import { ENDORSEMENT_WORKFLOW } from '../workflows/endorsement/contract.js';
+import { INSURER_INBOX_SCHEDULE_ID } from '../workflows/insurer-inbox/contract.js';
 
 /**
  * The cut-off bench's second half: the insurer's answer. `endorsements` real endorsement workflows
@@ -39,6 +40,8 @@ export async function approvalsAfterResponseFile(
 ): Promise<{ ours_ms: number; peer_ms: number; setup_ms: number }> {
   const setupStarted = performance.now();
   const ids = await startWaitingEndorsements(ctx);
+  // The worker's inbox Schedule would ingest the file on its own and leave the timed ingest only duplicates.
+  await ctx.temporal.schedule.getHandle(INSURER_INBOX_SCHEDULE_ID).pause('the bench times its own ingest');
   const table = responseTable(ids);
   const inbox = path.join(ctx.dataDir, 'insurers', ctx.insurerCode, 'inbox');
   await fs.mkdir(inbox, { recursive: true });
