@@ -57,7 +57,8 @@ export async function buildUiServer(opts: UiBuildOptions = {}): Promise<UiServer
   );
   fs.mkdirSync(path.dirname(templateFile(ui)), { recursive: true });
   const partial = `${templateFile(ui)}.${process.pid}`;
-  fs.copyFileSync(source, partial);
+  // Its text, not the file: Go's module cache is read-only, and a copy would be too.
+  fs.writeFileSync(partial, fs.readFileSync(source));
   fs.renameSync(partial, templateFile(ui));
   await goInstallInto({
     what: 'the Temporal Web UI server',

@@ -53,10 +53,8 @@ export function uiEnvironment(s: UiSettings): Record<string, string> {
 export async function startTemporalUi(ui: UiServer, s: UiSettings, dir: string): Promise<RunningUi> {
   const configDir = path.join(dir, 'ui-config');
   fs.mkdirSync(configDir, { recursive: true });
-  fs.copyFileSync(
-    path.join(ui.root, ui.configDir, `${UI_CONFIG_ENV}.yaml`),
-    path.join(configDir, `${UI_CONFIG_ENV}.yaml`),
-  );
+  const template = fs.readFileSync(path.join(ui.root, ui.configDir, `${UI_CONFIG_ENV}.yaml`));
+  fs.writeFileSync(path.join(configDir, `${UI_CONFIG_ENV}.yaml`), template);
   fs.writeFileSync(path.join(configDir, 'base.yaml'), 'host: 127.0.0.1\n');
   const logFile = path.join(dir, 'ui.log');
   const out = fs.openSync(logFile, 'a');
