@@ -64,6 +64,13 @@ export async function startTemporalUi(ui: UiServer, s: UiSettings, dir: string):
     stdio: ['ignore', out, out],
   });
   fs.closeSync(out);
+  // Whoever ends this process (embedded PostgreSQL's signal hooks exit at once), the UI goes with it.
+  const kill = () => child.kill('SIGKILL');
+  process.once('exit', kill);
+  const stop = async () => {
+    process.removeListener('exit', kill);
+    await stopChild(child);
+  };
   const url = `http://127.0.0.1:${s.port}`;
   const exited = new Promise<never>((_, reject) =>
     child.once('exit', (code) =>
@@ -72,8 +79,8 @@ export async function startTemporalUi(ui: UiServer, s: UiSettings, dir: string):
   );
   exited.catch(() => undefined);
   await Promise.race([waitForHttp(`${url}/api/v1/settings`, 30_000), exited]).catch(async (err: unknown) => {
-    await stopChild(child);
+    await stop();
     throw err;
   });
-  return { url, process: child, stop: () => stopChild(child) };
+  return { url, process: child, stop };
 }

@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { freePort } from '../../infra/temporal.js';
+import { lowFreePort } from '../../infra/temporal-cluster.js';
 import { startTemporalUi, type RunningUi, type UiSettings } from '../../infra/temporal-ui.js';
 import { resolveUiServer } from '../../infra/temporal-ui-server.js';
 import { endorsementWorkflowId } from '../../workflows/endorsement/contract.js';
@@ -45,7 +45,7 @@ describe('Temporal cluster: the Web UI over mTLS in headless Chromium', function
       {
         address: cluster.address,
         namespace: cluster.namespace,
-        port: port ?? (await freePort()),
+        port: port ?? (await lowFreePort()),
         ...settings,
       },
       own,
@@ -60,7 +60,7 @@ describe('Temporal cluster: the Web UI over mTLS in headless Chromium', function
 
   before(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ghi-cluster-ui-'));
-    const port = await freePort();
+    const port = await lowFreePort();
     ({ server: codecServer, endpoint: codecEndpoint } = await startCodecServer(`http://127.0.0.1:${port}`));
     ui = await clusterUi({ tls: runCluster().tls, codecEndpoint }, port);
 
