@@ -94,6 +94,8 @@ export const configSchema = z.object({
   TEMPORAL_TLS_SERVER_NAME: z.string().min(1).optional(),
   /** `npm run cluster`: the front door of the local two-node cluster (its nodes take free ports). */
   TEMPORAL_CLUSTER_PORT: z.coerce.number().int().min(1).max(65535).default(7233),
+  /** `npm run cluster`: its Web UI on loopback (not the dev server's 8233 nor the codec server's 8234). */
+  TEMPORAL_CLUSTER_UI_PORT: z.coerce.number().int().min(1).max(65535).default(8235),
   /** Required by the API (see apiConfig); `npm start` and the tests generate their own. */
   JWT_SIGNING_KEYS: signingKeys.optional(),
   JWT_ISSUER: z.string().min(1).default('group-health-admin'),
@@ -248,13 +250,14 @@ export function workflowUiUrl(cfg: Config, workflowId: string): string {
   return `${base}/namespaces/${ns}/workflows/${encodeURIComponent(workflowId)}`;
 }
 
-/** The Web UI origins the codec server answers (CORS): configured, or the local dev server's UI. */
+/** The Web UI origins the codec server answers (CORS): configured, or the local UIs (dev server's, cluster's). */
 export function codecServerOrigins(cfg: Config): string[] {
   return (
-    cfg.CODEC_SERVER_UI_ORIGINS ?? [
-      `http://localhost:${cfg.TEMPORAL_UI_PORT}`,
-      `http://127.0.0.1:${cfg.TEMPORAL_UI_PORT}`,
-    ]
+    cfg.CODEC_SERVER_UI_ORIGINS ??
+    [cfg.TEMPORAL_UI_PORT, cfg.TEMPORAL_CLUSTER_UI_PORT].flatMap((port) => [
+      `http://localhost:${port}`,
+      `http://127.0.0.1:${port}`,
+    ])
   );
 }
 

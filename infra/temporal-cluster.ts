@@ -161,9 +161,10 @@ async function nodePorts(): Promise<NodePorts> {
 /**
  * A free loopback port below 32768: the PostgreSQL schema keeps a member's port in a smallint
  * (`cluster_membership.rpc_port`), so the kernel's ephemeral ports (32768 and up) make a node exit
- * at start with "value … is out of range for type smallint".
+ * at start with "value … is out of range for type smallint". Outside the ephemeral range, no outgoing
+ * connection takes it between this check and the listen either (the cluster's UI uses it for that).
  */
-async function lowFreePort(): Promise<number> {
+export async function lowFreePort(): Promise<number> {
   for (;;) {
     const port = 20_000 + Math.floor(Math.random() * 12_000);
     const free = await new Promise<boolean>((resolve) => {

@@ -44,29 +44,56 @@ export async function resolveServerBinaries(opts: ServerBuildOptions = {}): Prom
  */
 export async function buildServerBinaries(opts: ServerBuildOptions = {}): Promise<ServerBinaries> {
   const toolsDir = opts.toolsDir ?? TOOLS_DIR;
-  const command = opts.command ?? ['go', 'install', MODULES.server, MODULES.sqlTool];
-  const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const shown = command.join(' ');
-  fs.mkdirSync(toolsDir, { recursive: true });
-  const gobin = fs.mkdtempSync(path.join(toolsDir, '.build-'));
-  log(`building the Temporal server once (${shown}), a few minutes`);
+  const built = await goInstallInto({
+    what: 'the Temporal server',
+    command: opts.command ?? ['go', 'install', MODULES.server, MODULES.sqlTool],
+    toolsDir,
+    rename: { server: NAMES.server, sql: NAMES.sqlTool },
+    log: opts.log,
+    tickMs: opts.tickMs,
+  });
+  return { server: built[NAMES.server]!, sqlTool: built[NAMES.sqlTool]! };
+}
+
+export interface GoInstall {
+  /** What is built, in the progress lines and the failure ("the Temporal server"). */
+  what: string;
+  command: string[];
+  toolsDir: string;
+  /** The names `go install` gives (its packages' last path element) and the names installed under. */
+  rename: Record<string, string>;
+  log?: (line: string) => void;
+  tickMs?: number;
+}
+
+/**
+ * `go install` into a private GOBIN, saying so first and every ~10 s while it runs, then each binary
+ * renamed into `toolsDir` (a rename is atomic: a concurrent run sees a whole binary or none). Returns
+ * the installed paths by their new names; a failure names the command and its last output lines.
+ */
+export async function goInstallInto(job: GoInstall): Promise<Record<string, string>> {
+  const log = job.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const shown = job.command.join(' ');
+  fs.mkdirSync(job.toolsDir, { recursive: true });
+  const gobin = fs.mkdtempSync(path.join(job.toolsDir, '.build-'));
+  log(`building ${job.what} once (${shown}), a few minutes`);
   const started = Date.now();
+  const seconds = () => Math.round((Date.now() - started) / 1000);
   const ticker = setInterval(
-    () => log(`  still building the Temporal server (${Math.round((Date.now() - started) / 1000)} s)`),
-    opts.tickMs ?? 10_000,
+    () => log(`  still building ${job.what} (${seconds()} s)`),
+    job.tickMs ?? 10_000,
   );
   try {
-    const { code, output } = await runCapturing(command, { ...process.env, GOBIN: gobin });
+    const { code, output } = await runCapturing(job.command, { ...process.env, GOBIN: gobin });
     if (code !== 0)
-      throw new Error(cliBuildFailure(shown, code, output).replace('Temporal CLI', 'Temporal server'));
-    const built = {
-      server: path.join(toolsDir, NAMES.server),
-      sqlTool: path.join(toolsDir, NAMES.sqlTool),
-    };
-    fs.renameSync(path.join(gobin, 'server'), built.server);
-    fs.renameSync(path.join(gobin, 'sql'), built.sqlTool);
-    log(`built the Temporal server in ${Math.round((Date.now() - started) / 1000)} s: ${built.server}`);
-    return built;
+      throw new Error(cliBuildFailure(shown, code, output).replace('the Temporal CLI', job.what));
+    const installed: Record<string, string> = {};
+    for (const [goName, name] of Object.entries(job.rename)) {
+      installed[name] = path.join(job.toolsDir, name);
+      fs.renameSync(path.join(gobin, goName), installed[name]);
+    }
+    log(`built ${job.what} in ${seconds()} s: ${Object.values(installed).join(', ')}`);
+    return installed;
   } finally {
     clearInterval(ticker);
     fs.rmSync(gobin, { recursive: true, force: true });

@@ -5,16 +5,20 @@ import { createCodecServer, listenCodecServer } from '../../infra/codec-server.j
 import { AesGcmPayloadCodec } from '../../infra/payload-codec.js';
 import { stack } from '../support/stack.js';
 
-/** This run's codec server on a free loopback port, answering the run's Web UI; `endpoint` has its token. */
-export async function startCodecServer(): Promise<{ server: Server; endpoint: string }> {
-  const { temporalUiUrl, config } = stack();
-  if (!temporalUiUrl) throw new Error('the browser test needs the stack to run its own Temporal dev server');
+/**
+ * This run's codec server on a free loopback port, answering a Web UI (the dev server's unless another
+ * UI's origin is given); `endpoint` has its token.
+ */
+export async function startCodecServer(
+  uiOrigin = stack().temporalUiUrl,
+): Promise<{ server: Server; endpoint: string }> {
+  if (!uiOrigin) throw new Error('the browser test needs the stack to run its own Temporal dev server');
   const token = randomBytes(24).toString('base64url');
   const server = await listenCodecServer(
     createCodecServer({
-      codec: new AesGcmPayloadCodec(config.PAYLOAD_ENCRYPTION_KEYS!),
+      codec: new AesGcmPayloadCodec(stack().config.PAYLOAD_ENCRYPTION_KEYS!),
       token,
-      allowedOrigins: [temporalUiUrl],
+      allowedOrigins: [uiOrigin],
     }),
     0,
     '127.0.0.1',

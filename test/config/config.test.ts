@@ -47,10 +47,14 @@ describe('configuration', () => {
     );
   });
 
-  it('lets the codec server answer the local Web UI unless other origins are configured', () => {
-    expect(codecServerOrigins(loadConfig({ TEMPORAL_UI_PORT: '9233' }))).to.deep.equal([
+  it("lets the codec server answer the local Web UIs (dev server's, cluster's) unless other origins are configured", () => {
+    expect(
+      codecServerOrigins(loadConfig({ TEMPORAL_UI_PORT: '9233', TEMPORAL_CLUSTER_UI_PORT: '9235' })),
+    ).to.deep.equal([
       'http://localhost:9233',
       'http://127.0.0.1:9233',
+      'http://localhost:9235',
+      'http://127.0.0.1:9235',
     ]);
     const set = loadConfig({
       CODEC_SERVER_UI_ORIGINS: 'https://temporal.example.com/, https://ops.example.com',

@@ -2,7 +2,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import YAML from 'yaml';
+import { CLUSTER_SERVER_NAME, type ClusterTls } from '../../infra/temporal-cluster-tls.js';
 import { TEMPORAL_SERVER_VERSION } from '../../infra/temporal-server-binaries.js';
+import { uiEnvironment } from '../../infra/temporal-ui.js';
+import { TEMPORAL_UI_VERSION } from '../../infra/temporal-ui-server.js';
 
 /**
  * docker-compose.yml cannot run here (no Docker engine); what it promises is read from the file: the
@@ -63,6 +66,34 @@ describe('docker-compose.yml', () => {
     const caddyfile = fs.readFileSync(path.join(ROOT, 'deploy', 'Caddyfile'), 'utf8');
     expect(caddyfile).to.match(/basic_auth \{\s*\{\$UI_PROXY_USER\} \{\$UI_PROXY_PASSWORD_HASH\}/);
     expect(caddyfile).to.match(/reverse_proxy temporal-ui:8080/);
+  });
+
+  it('runs the Web UI release and settings the cluster test ran (mTLS with host verification, codec endpoint)', () => {
+    const ui = services['temporal-ui']!;
+    expect(ui.image).to.equal(`temporalio/ui:${TEMPORAL_UI_VERSION.slice(1)}`);
+    const certs: ClusterTls = {
+      ca: '/certs/cluster-ca.pem',
+      clientCert: '/certs/cluster-client.pem',
+      clientKey: '/certs/cluster-client.key',
+      serverCert: '/certs/cluster-node.pem',
+      serverKey: '/certs/cluster-node.key',
+      serverName: CLUSTER_SERVER_NAME,
+    };
+    const codec = services['codec-server']!.environment!;
+    const tested = uiEnvironment({
+      address: 'temporal:7233',
+      namespace: 'default',
+      port: 8080,
+      tls: certs,
+      codecEndpoint: `http://localhost:${codec.CODEC_SERVER_PORT}/\${CODEC_SERVER_TOKEN}`,
+    });
+    const env = ui.environment!;
+    // Each variable the tested UI is given, compose gives, and no other TEMPORAL_* one.
+    expect(Object.keys(env).sort()).to.deep.equal(Object.keys(tested).sort());
+    // The same values, but for its origins: the proxy's, the ones the codec server answers.
+    const sameValues = Object.entries(tested).filter(([key]) => key !== 'TEMPORAL_CORS_ORIGINS');
+    expect(env).to.deep.include(Object.fromEntries(sameValues));
+    expect(env.TEMPORAL_CORS_ORIGINS).to.equal(codec.CODEC_SERVER_UI_ORIGINS);
   });
 
   it('publishes no host port on the worker, the service meant to be scaled', () => {
