@@ -1,4 +1,6 @@
+import { execFile } from 'node:child_process';
 import { mkdtemp, writeFile } from 'node:fs/promises';
+import { promisify } from 'node:util';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
@@ -7,7 +9,9 @@ import { topUpCd } from '../../usecases/cd-account.js';
 import { reconcileCdStatementFile } from '../../usecases/cd-statement.js';
 import { expectCdLedgersBalanced } from '../support/cd-ledger-check.js';
 import { makeClient, makePolicy, sql } from '../support/factories.js';
-import { stack } from '../support/stack.js';
+import { stack, TEST_KEYS } from '../support/stack.js';
+
+const ROOT = path.resolve(import.meta.dirname, '..', '..');
 
 const em = () => stack().serviceOrm.em.fork();
 
@@ -97,5 +101,41 @@ describe('the insurer CD statement against our ledger', function () {
       (e: unknown) => (error = e),
     );
     expect((error as Error).message).to.equal('no policy pol_unknown');
+  });
+
+  it('answers through `insurer cd-statement … --post-top-ups --json`, funding and waking nothing when nothing waits', async () => {
+    const { clientId } = await makeClient();
+    const policy = await makePolicy(clientId, { cdBalance: '100.00' });
+    const file = await statementFile(
+      'cli.csv',
+      'opening,2026-01-01,,100',
+      'posting,2026-01-02,NEFT-CLI,250.25',
+      'closing,2099-12-31,,350.25',
+    );
+    const env = {
+      ...process.env,
+      ...TEST_KEYS,
+      DATABASE_URL: stack().databaseUrl,
+      TEMPORAL_ADDRESS: stack().temporalAddress,
+      TEMPORAL_NAMESPACE: stack().config.TEMPORAL_NAMESPACE,
+      LOG_LEVEL: 'silent',
+    };
+    const args = [
+      '--import',
+      'tsx',
+      'scripts/insurer.ts',
+      'cd-statement',
+      policy.id,
+      file,
+      '--post-top-ups',
+      '--json',
+    ];
+    const run = await promisify(execFile)(process.execPath, args, { cwd: ROOT, env });
+    expect(JSON.parse(run.stdout)).to.deep.include({
+      status: 'completed',
+      top_ups_posted: [{ reference: 'NEFT-CLI', amount: '250.25', duplicate: false }],
+      woken: 0,
+    });
+    expect(await balance(policy.id)).to.equal('350.25');
   });
 });
