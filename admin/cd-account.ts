@@ -3,7 +3,12 @@ import type { Config } from '../config/index.js';
 import { SystemScope } from '../data/scope.js';
 import { parseRupees } from '../domain/cd-account.js';
 import { createTemporalClient } from '../infra/temporal-client.js';
-import { CdTopUpRefused, topUpCd, wakeFundedEndorsements } from '../usecases/cd-account.js';
+import {
+  CdTopUpRefused,
+  setPolicyCdThreshold,
+  topUpCd,
+  wakeFundedEndorsements,
+} from '../usecases/cd-account.js';
 import { AdminError } from './clients.js';
 
 /**
@@ -47,4 +52,30 @@ async function wake(config: Config, funded: string[]): Promise<number | string> 
   } finally {
     await temporal.connection.close();
   }
+}
+
+/**
+ * `cd:threshold POLICY_ID AMOUNT|default`: the policy's low-balance threshold in rupees (paise
+ * exact; zero turns the warning off), or back to the default, 10 % of the gross annual premium.
+ * The check runs at once; a warning it records goes out through the sweeper.
+ */
+export async function setThreshold(
+  em: EntityManager,
+  policyId: string | undefined,
+  amountText: string | undefined,
+) {
+  if (!policyId || !amountText) throw new AdminError('POLICY_ID and AMOUNT (or default) are required');
+  let amount: bigint | null = null;
+  if (amountText !== 'default') {
+    try {
+      amount = /^0+(\.0{1,2})?$/.test(amountText.trim()) ? 0n : parseRupees(amountText);
+    } catch (err) {
+      throw new AdminError((err as Error).message);
+    }
+  }
+  const result = await setPolicyCdThreshold(SystemScope.of(em), policyId, amount).catch((err: unknown) => {
+    throw err instanceof CdTopUpRefused ? new AdminError(err.message) : err;
+  });
+  const { deliveries: _deliveries, ...answer } = result;
+  return answer;
 }

@@ -81,6 +81,8 @@ export const loadFileSchema = z.strictObject({
           slabs: z.array(z.strictObject({ sum_insured: money, annual_premium: money })).min(1),
           default_sum_insured: money.optional(),
           cd_balance: money.default('0.00'),
+          /** The low-balance threshold (D15); absent: 10 % of the gross premium, or the one set before. */
+          cd_low_threshold: money.optional(),
           inclusions: z.string().default(''),
           exclusions: z.string().default(''),
           terms_conditions: z.string().default(''),

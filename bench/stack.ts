@@ -46,8 +46,8 @@ export interface BackingServices {
   stops: (() => Promise<void>)[];
 }
 
-/** A fresh database (on DATABASE_URL's server or an embedded PostgreSQL) and an in-memory dev server. */
-export async function startBackingServices(label: string): Promise<BackingServices> {
+/** A fresh database, on DATABASE_URL's server or an embedded PostgreSQL. */
+export async function startBenchDatabase(label: string): Promise<Omit<BackingServices, 'temporalAddress'>> {
   const stops: (() => Promise<void>)[] = [];
   const runId = randomBytes(4).toString('hex');
   let serverUrl = process.env.DATABASE_URL;
@@ -63,6 +63,12 @@ export async function startBackingServices(label: string): Promise<BackingServic
   const dbName = `ghi_${label}_${runId}`;
   const databaseUrl = await ensureDatabase(serverUrl, dbName);
   stops.push(() => dropDatabase(serverUrl, dbName));
+  return { runId, databaseUrl, stops };
+}
+
+/** A fresh database (on DATABASE_URL's server or an embedded PostgreSQL) and an in-memory dev server. */
+export async function startBackingServices(label: string): Promise<BackingServices> {
+  const { runId, databaseUrl, stops } = await startBenchDatabase(label);
   const dev = await startDevServer({
     cli: await resolveTemporalCli(process.env.TEMPORAL_CLI_PATH),
     port: await freePort(),

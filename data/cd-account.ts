@@ -63,6 +63,38 @@ export async function setAwaitingFunds(scope: TenantScope, id: string, waiting: 
   );
 }
 
+/** The threshold in force: the policy's own, else 10 % of the gross annual premium (D15). */
+const THRESHOLD_SQL = 'coalesce(p.cd_low_threshold, round(p.gross_premium * 0.10, 2))';
+
+/**
+ * Sets (or, with null, clears back to the default) a policy's low-balance threshold; false for an
+ * unknown policy. Idempotent: setting the same value again changes nothing.
+ */
+export async function setCdLowThreshold(
+  scope: TenantScope,
+  policyId: string,
+  threshold: string | null,
+): Promise<boolean> {
+  const rows = await scope.sql<{ id: string }>(
+    'update policies set cd_low_threshold = ?::numeric where client_id = ? and id = ? returning id',
+    [threshold, scope.clientId, policyId],
+  );
+  return rows.length > 0;
+}
+
+/** The threshold in force (`own`: set for this policy, not the default) and whether the account is low. */
+export async function readCdLowState(
+  scope: TenantScope,
+  policyId: string,
+): Promise<{ threshold: string; own: boolean; low: boolean } | undefined> {
+  const [row] = await scope.sql<{ threshold: string; own: boolean; low: boolean }>(
+    `select ${THRESHOLD_SQL}::text as threshold, p.cd_low_threshold is not null as own, p.cd_low as low
+       from policies p where p.client_id = ? and p.id = ?`,
+    [scope.clientId, policyId],
+  );
+  return row;
+}
+
 /**
  * The low-balance check of one policy, one statement: the available balance less the additions not
  * yet holding (PENDING, positive premium, no hold) against the threshold (its own, else 10 % of the
@@ -76,7 +108,7 @@ export async function checkCdLow(scope: TenantScope, policyId: string): Promise<
   const rows = await scope.sql<{ id: string }>(
     `with state as (
        select p.client_id, p.id, p.cd_balance, p.cd_held,
-              coalesce(p.cd_low_threshold, round(p.gross_premium * 0.10, 2)) as threshold,
+              ${THRESHOLD_SQL} as threshold,
               coalesce((select sum(e.premium_impact) from endorsements e
                          where e.client_id = p.client_id and e.policy_id = p.id
                            and e.status = 'ENDORSEMENT_STATUS_PENDING' and e.premium_impact > 0

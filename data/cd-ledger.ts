@@ -174,3 +174,33 @@ export async function listCdLedger(
   const page = await readPage<CdLedgerRow>(scope, codec, q, req);
   return { policyFound: page.extra.policy_found === true, page };
 }
+
+/**
+ * Our side of an insurer's CD statement over its period (dates in India): the balance before its
+ * first day and at the end of its last, and the balance-moving entries in it, keyed by endorsement id
+ * or reference. The opening-balance entry counts as before any period (the insurer's opening
+ * includes it), so it is never a posting here.
+ */
+export async function ledgerForStatement(
+  scope: TenantScope,
+  policyId: string,
+  period: { from: string; to: string },
+): Promise<{ opening: string; closing: string; postings: { reference: string; amount: string }[] }> {
+  const day = "(l.created_at at time zone 'Asia/Kolkata')::date";
+  const opening = "(l.kind = 'adjustment' and l.reference = 'opening-balance')";
+  const [totals] = await scope.sql<{ opening: string; closing: string }>(
+    `select coalesce(sum(l.amount) filter (where ${opening} or ${day} < ?::date), 0)::text as opening,
+            coalesce(sum(l.amount) filter (where ${opening} or ${day} <= ?::date), 0)::text as closing
+       from cd_ledger_entries l where l.client_id = ? and l.policy_id = ?`,
+    [period.from, period.to, scope.clientId, policyId],
+  );
+  const postings = await scope.sql<{ reference: string; amount: string }>(
+    `select coalesce(l.endorsement_id, l.reference) as reference, l.amount::text as amount
+       from cd_ledger_entries l
+      where l.client_id = ? and l.policy_id = ? and l.amount <> 0 and not ${opening}
+        and ${day} between ?::date and ?::date
+      order by l.seq`,
+    [scope.clientId, policyId, period.from, period.to],
+  );
+  return { opening: totals!.opening, closing: totals!.closing, postings };
+}

@@ -50,6 +50,8 @@ export interface PolicyRow {
   networkHospitalUrl: string | null;
   daycareUrl: string | null;
   cdBalance: string;
+  /** The low-balance threshold; null keeps the policy's (the default, 10 % of the gross premium, at first). */
+  cdLowThreshold: string | null;
 }
 
 export interface DependentRow {
@@ -114,18 +116,19 @@ export async function upsertProduct(tx: TenantScope, p: ProductRow): Promise<str
 }
 
 /**
- * A re-load updates the policy's status, slabs and dates; premiums, texts and the CD balance keep
- * their first values. The balance is the CD ledger's opening entry (an adjustment, reference
+ * A re-load updates the policy's status, slabs and dates, and its low-balance threshold when the
+ * file names one; premiums, texts and the CD balance keep their first values. The balance is the CD ledger's opening entry (an adjustment, reference
  * `opening-balance`), posted with the policy's insert only.
  */
 export async function upsertPolicy(tx: TenantScope, p: PolicyRow): Promise<string> {
   const [row] = await tx.sql<{ id: string; inserted: boolean }>(
     `insert into policies (id, client_id, policy_number, insurer_id, product_id, tpa_id, net_premium, gross_premium,
        coverage_type, type, status, start_date, end_date, slabs, default_sum_insured, inclusions, exclusions,
-       terms_conditions, policy_document_url, network_hospital_url, daycare_url, cd_balance)
-     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?, ?, ?, ?)
+       terms_conditions, policy_document_url, network_hospital_url, daycare_url, cd_balance, cd_low_threshold)
+     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?, ?, ?, ?, ?::numeric)
      on conflict (client_id, policy_number) do update set status = excluded.status, slabs = excluded.slabs,
-       default_sum_insured = excluded.default_sum_insured, start_date = excluded.start_date, end_date = excluded.end_date
+       default_sum_insured = excluded.default_sum_insured, start_date = excluded.start_date, end_date = excluded.end_date,
+       cd_low_threshold = coalesce(excluded.cd_low_threshold, policies.cd_low_threshold)
      returning id, xmax = 0 as inserted`,
     [
       p.id,
@@ -150,6 +153,7 @@ export async function upsertPolicy(tx: TenantScope, p: PolicyRow): Promise<strin
       p.networkHospitalUrl,
       p.daycareUrl,
       '0',
+      p.cdLowThreshold,
     ],
   );
   if (!row!.inserted) return row!.id;

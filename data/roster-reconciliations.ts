@@ -5,6 +5,7 @@ import {
 } from '../domain/roster-reconciliation.js';
 import type { ReconciliationStatus, RosterSource } from '../domain/roster-reconciliation.js';
 import type { RosterRow } from '../domain/roster-file.js';
+import { jsonbLiteral } from './bulk-json.js';
 import { activeOnSql } from './member-cover.js';
 import { isoSql, outboxSql } from './outbox.js';
 import { readPage, type CursorCodec, type Page, type PageRequest } from './paging.js';
@@ -117,10 +118,10 @@ async function insertRows(tx: TenantScope, id: string, rows: RosterRow[]): Promi
        date_of_birth, relationship, sum_insured, coverage_start_date, coverage_end_date, active)
      select ?, r."rowNumber", ?, r.uhid, r."insurerMemberId", r."employeeCode", r.name, r."dateOfBirth",
             r.relationship, r."sumInsured", r."coverageStartDate", r."coverageEndDate", r.active
-       from jsonb_to_recordset(?::jsonb) as r("rowNumber" integer, uhid text, "insurerMemberId" text,
+       from jsonb_to_recordset(${jsonbLiteral(rows)}) as r("rowNumber" integer, uhid text, "insurerMemberId" text,
          "employeeCode" text, name text, "dateOfBirth" date, relationship text, "sumInsured" numeric,
          "coverageStartDate" date, "coverageEndDate" date, active boolean)`,
-    [id, tx.clientId, JSON.stringify(rows)],
+    [id, tx.clientId],
   );
 }
 

@@ -10,7 +10,7 @@ import {
   resealWebhookSecrets,
 } from '../admin/webhooks.js';
 import { createInsurerClient } from '../admin/insurer-clients.js';
-import { topUp } from '../admin/cd-account.js';
+import { setThreshold, topUp } from '../admin/cd-account.js';
 import { loadReferenceData } from '../admin/load.js';
 import { loadFileSchema } from '../admin/load-schema.js';
 import { describeIssues } from '../domain/schemas/issues.js';
@@ -33,6 +33,7 @@ const USAGE = `usage:
   admin webhook:remove WEBHOOK_ID [--json]
   admin webhook:deliveries CLIENT_ID [--event EVENT_ID] [--json]
   admin cd:topup POLICY_ID AMOUNT --reference REF [--json]   # rupees, paise exact: 1234.56
+  admin cd:threshold POLICY_ID AMOUNT|default [--json]       # low-balance threshold; default: 10 % of gross premium
   admin migrate`;
 
 /**
@@ -57,7 +58,8 @@ async function syncCutOffSchedules(config: Config, em: EntityManager): Promise<I
 /** Operator commands against the same database as a running API (D3, D12). */
 async function main(argv: string[]): Promise<unknown> {
   // A negative amount would read as an option; name it for what it is.
-  const negative = argv[0] === 'cd:topup' ? argv.find((a) => /^-\d/.test(a)) : undefined;
+  const negative =
+    argv[0] === 'cd:topup' || argv[0] === 'cd:threshold' ? argv.find((a) => /^-\d/.test(a)) : undefined;
   if (negative) throw new AdminError(`amount must be positive: ${negative}`);
   const { positionals, values } = parseArgs({
     args: argv,
@@ -114,6 +116,8 @@ async function main(argv: string[]): Promise<unknown> {
         return await listDeliveries(em, arg, values.event);
       case 'cd:topup':
         return await topUp(em, config, arg, arg2, values.reference);
+      case 'cd:threshold':
+        return await setThreshold(em, arg, arg2);
       case 'migrate':
         return { migrated: true };
       default:

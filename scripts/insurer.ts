@@ -10,13 +10,15 @@ import { createTemporalClient } from '../infra/temporal-client.js';
 import type { DecisionAnswer, InsurerDecision } from '../workflows/endorsement/contract.js';
 import { INGEST_USAGE, runIngestCommand } from './insurer-ingest.js';
 import { RECONCILE_USAGE, runReconcileCommand } from './insurer-reconcile.js';
+import { CD_STATEMENT_USAGE, runCdStatementCommand } from './insurer-cd-statement.js';
 
 const USAGE = `usage:
   insurer approve <endorsement_id> [--uhid U] [--member-id M] [--json]
   insurer reject <endorsement_id> --reason "…" [--json]
   insurer flush <INSURER_CODE> [--json]     # a file insurer's cut-off, now: prints the files it wrote
 ${INGEST_USAGE}
-${RECONCILE_USAGE}`;
+${RECONCILE_USAGE}
+${CD_STATEMENT_USAGE}`;
 
 class UsageError extends Error {}
 
@@ -122,6 +124,7 @@ function fail(err: unknown): void {
 const json = process.argv.includes('--json');
 if (process.argv[2] === 'ingest') runIngestCommand(process.argv.slice(3));
 else if (process.argv[2] === 'reconcile') runReconcileCommand(process.argv.slice(3));
+else if (process.argv[2] === 'cd-statement') runCdStatementCommand(process.argv.slice(3));
 else if (process.argv[2] === 'flush') {
   flush(process.argv.slice(2)).then(
     (result) => process.stdout.write(`${json ? JSON.stringify(result) : flushLines(result)}\n`),

@@ -8,6 +8,8 @@ import {
   lockEndorsementAccount,
   lockEndorsementsAwaitingFunds,
   setAwaitingFunds,
+  readCdLowState,
+  setCdLowThreshold,
 } from '../data/cd-account.js';
 import {
   findEndorsementEntry,
@@ -202,6 +204,44 @@ export async function topUpCd(
       deliveries,
     };
   });
+}
+
+/**
+ * An operator's low-balance threshold for a policy (null: back to 10 % of the gross annual premium),
+ * then the check at once: a threshold raised above the forecast announces a crossing, one lowered
+ * below it re-arms the warning. Concurrency: the policy row is locked first, like every decision on
+ * the account; idempotent: the same threshold again changes nothing and announces nothing.
+ */
+export async function setPolicyCdThreshold(
+  system: SystemScope,
+  policyId: string,
+  threshold: bigint | null,
+): Promise<CdThresholdResult & { deliveries: string[] }> {
+  const clientId = await findPolicyClient(system, policyId);
+  if (!clientId) throw new CdTopUpRefused(`no policy ${policyId}`);
+  return TenantScope.of(system.em, clientId).transaction(async (tenant) => {
+    if (!(await lockPolicyCd(tenant, policyId))) throw new CdTopUpRefused(`no policy ${policyId}`);
+    await setCdLowThreshold(tenant, policyId, threshold === null ? null : rupees(threshold));
+    const deliveries = await checkCdLow(tenant, policyId);
+    const state = (await readCdLowState(tenant, policyId))!;
+    return {
+      policy_id: policyId,
+      cd_low_threshold: state.threshold,
+      default: !state.own,
+      cd_low: state.low,
+      deliveries,
+    };
+  });
+}
+
+export interface CdThresholdResult {
+  policy_id: string;
+  /** The threshold in force, in rupees. */
+  cd_low_threshold: string;
+  /** True when it is the default, 10 % of the gross annual premium. */
+  default: boolean;
+  /** Whether the account is below it now (a warning went out when this change crossed it). */
+  cd_low: boolean;
 }
 
 /** The daily pass: every active policy's low-balance check. Returns the deliveries to start. */

@@ -176,4 +176,47 @@ describe('admin command', function () {
     const [row] = await sql('select cd_balance::text as b from policies where id = ?', [policy.id]);
     expect(row.b).to.equal('1334.56');
   });
+
+  it("sets a policy's low-balance threshold from the load file and the command, warning once on a crossing", async function () {
+    this.timeout(120_000); // four runs of the command
+    const { clientId: owner } = await makeClient();
+    const loaded = await admin('load', 'test/admin/fixtures/cd-threshold.json', '--client', owner);
+    expect(loaded.code, loaded.err).to.equal(0);
+    const policyId = loaded.out.policies['THR/1'] as string;
+    const state = async () =>
+      (
+        await sql(
+          `select cd_low_threshold::text as own, cd_low as low,
+                  (select count(*)::int from webhook_events where type = 'policy.cd_balance_low'
+                     and payload->>'policy_id' = p.id) as warnings
+             from policies p where id = ?`,
+          [policyId],
+        )
+      )[0];
+    expect(await state()).to.deep.equal({ own: '2500.00', low: false, warnings: 0 });
+
+    // Back to the default, 10 % of the gross premium (₹11,800): ₹5,000 is below it, once.
+    const back = await admin('cd:threshold', policyId, 'default');
+    expect(back.out).to.deep.equal({
+      policy_id: policyId,
+      cd_low_threshold: '11800.00',
+      default: true,
+      cd_low: true,
+    });
+    const own = await admin('cd:threshold', policyId, '4999.99');
+    expect(own.out).to.deep.equal({
+      policy_id: policyId,
+      cd_low_threshold: '4999.99',
+      default: false,
+      cd_low: false,
+    });
+    expect(await state()).to.deep.equal({ own: '4999.99', low: false, warnings: 1 });
+
+    const bad = await admin('cd:threshold', policyId, '12.345');
+    expect([bad.code, bad.err]).to.satisfy(
+      ([c, e]: [number, string]) => c === 2 && e.includes('two decimals'),
+    );
+    const unknown = await admin('cd:threshold', 'pol_unknown', '10');
+    expect([unknown.code, unknown.err]).to.deep.equal([2, 'no policy pol_unknown']);
+  });
 });

@@ -72,9 +72,13 @@ function spawnEntry(name: string, script: string, env: NodeJS.ProcessEnv): Child
   return entry;
 }
 
-/** worker/main.ts on the target; resolves once it polls (its "worker running" line at info level). */
+/**
+ * worker/main.ts on the target; resolves once it polls (its "worker running" line at info level).
+ * With TEST_EXIT_AFTER_COMMIT in `extra`, the crash worker (test/support/crash-worker.ts) instead.
+ */
 export async function startWorker(target: Target, extra: Record<string, string> = {}): Promise<Child> {
-  const child = spawnEntry('worker', 'worker/main.ts', envFor(target, { LOG_LEVEL: 'info', ...extra }));
+  const entry = extra.TEST_EXIT_AFTER_COMMIT ? 'test/support/crash-worker.ts' : 'worker/main.ts';
+  const child = spawnEntry('worker', entry, envFor(target, { LOG_LEVEL: 'info', ...extra }));
   await waitForOutput(child, '"worker running"', 120_000);
   return child;
 }

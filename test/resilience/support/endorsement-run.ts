@@ -33,12 +33,16 @@ const sqlOn =
 
 /**
  * One client, one ACTIVE policy on the simulated insurer with a CD balance that covers every
- * addition, and `count` ACTIVE employees written set-based (thousands in well under a second).
+ * addition (unless the caller says how much), and `count` ACTIVE employees written set-based (thousands in well under a second).
  */
-export async function seedRun(count: number, orm: Orm = stack().orm): Promise<RunWorld> {
+export async function seedRun(
+  count: number,
+  orm: Orm = stack().orm,
+  cdBalance = '100000000.00',
+): Promise<RunWorld> {
   const client = await makeClient();
   const reference = await makeReferenceData(client.clientId, { adapter: 'simulated' });
-  const policy = await makePolicy(client.clientId, { reference, cdBalance: '100000000.00' });
+  const policy = await makePolicy(client.clientId, { reference, cdBalance });
   const employeeIds = await seedEmployees(orm, client.clientId, count);
   return { client, token: client.token(), policyId: policy.id, employeeIds, orm };
 }

@@ -1,0 +1,141 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { promisify } from 'node:util';
+import os from 'node:os';
+import path from 'node:path';
+import { expect } from 'chai';
+import { SystemScope } from '../../data/scope.js';
+import { topUpCd } from '../../usecases/cd-account.js';
+import { reconcileCdStatementFile } from '../../usecases/cd-statement.js';
+import { expectCdLedgersBalanced } from '../support/cd-ledger-check.js';
+import { makeClient, makePolicy, sql } from '../support/factories.js';
+import { stack, TEST_KEYS } from '../support/stack.js';
+
+const ROOT = path.resolve(import.meta.dirname, '..', '..');
+
+const em = () => stack().serviceOrm.em.fork();
+
+async function statementFile(name: string, ...lines: string[]): Promise<string> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'cd-statement-'));
+  const file = path.join(dir, name);
+  await writeFile(file, `${['type,date,reference,amount', ...lines].join('\r\n')}\r\n`);
+  return file;
+}
+
+const balance = async (policyId: string) =>
+  ((await sql('select cd_balance::text as b from policies where id = ?', [policyId]))[0] as { b: string }).b;
+
+describe('the insurer CD statement against our ledger', function () {
+  this.timeout(60_000);
+
+  it('records each kind of difference and posts unrecorded top-ups once, on the operator’s word', async () => {
+    const { clientId } = await makeClient();
+    const policy = await makePolicy(clientId, { cdBalance: '10000.00' });
+    await topUpCd(SystemScope.of(em()), policy.id, 500_000n, 'NEFT-1');
+    await topUpCd(SystemScope.of(em()), policy.id, 100_000n, 'NEFT-0');
+    const file = await statementFile(
+      'statement.csv',
+      'opening,01/01/2026,,"10,000.00"',
+      'posting,2026-02-01,NEFT-1,5000',
+      'posting,2026-02-02,NEFT-2,2500.50',
+      'posting,2026-02-03,end_not_ours,-3650',
+      'closing,31/12/2099,,13850.50',
+    );
+
+    const looked = await reconcileCdStatementFile(em(), policy.id, file, { postTopUps: false });
+    expect(looked).to.deep.include({
+      status: 'completed',
+      from: '2026-01-01',
+      to: '2099-12-31',
+      top_ups_posted: [],
+    });
+    expect(looked.differences).to.deep.equal([
+      { kind: 'closing_mismatch', reference: null, row: null, ours: '16000.00', theirs: '13850.50' },
+      { kind: 'posting_there_not_here', reference: 'NEFT-2', row: 4, ours: null, theirs: '2500.50' },
+      { kind: 'posting_there_not_here', reference: 'end_not_ours', row: 5, ours: null, theirs: '-3650.00' },
+      { kind: 'posting_here_not_there', reference: 'NEFT-0', row: null, ours: '1000.00', theirs: null },
+    ]);
+    expect(looked.counts).to.include({ posting_there_not_here: 2, closing_mismatch: 1, opening_mismatch: 0 });
+    expect(await balance(policy.id)).to.equal('16000.00');
+
+    const posted = await reconcileCdStatementFile(em(), policy.id, file, { postTopUps: true });
+    expect(posted.top_ups_posted).to.deep.equal([
+      { reference: 'NEFT-2', amount: '2500.50', duplicate: false },
+    ]);
+    expect(await balance(policy.id)).to.equal('18500.50');
+
+    // The same statement again: NEFT-2 is ours now, nothing is posted twice.
+    const again = await reconcileCdStatementFile(em(), policy.id, file, { postTopUps: true });
+    expect(again.top_ups_posted).to.deep.equal([]);
+    expect(again.differences.map((d) => d.reference)).to.deep.equal([null, 'end_not_ours', 'NEFT-0']);
+    expect(await balance(policy.id)).to.equal('18500.50');
+    await expectCdLedgersBalanced();
+  });
+
+  it('refuses a malformed statement whole and posts nothing', async () => {
+    const { clientId } = await makeClient();
+    const policy = await makePolicy(clientId, { cdBalance: '100.00' });
+    const file = await statementFile(
+      'bad.csv',
+      'opening,2026-01-01,,100',
+      'posting,2026-01-02,NEFT-5,5000',
+      'posting,2026-01-03,NEFT-6,12.345',
+      'closing,2026-12-31,,5100',
+    );
+    const refused = await reconcileCdStatementFile(em(), policy.id, file, { postTopUps: true });
+    expect(refused).to.deep.include({
+      status: 'refused',
+      error: 'row 4: amount is not an amount in rupees (at most two decimals)',
+      top_ups_posted: [],
+    });
+    expect(await balance(policy.id)).to.equal('100.00');
+    const notSheet = await statementFile('statement.pdf', 'x');
+    const wrongKind = await reconcileCdStatementFile(em(), policy.id, notSheet, { postTopUps: false });
+    expect(wrongKind.error).to.contain('not a spreadsheet');
+  });
+
+  it('refuses an unknown policy', async () => {
+    const file = await statementFile('s.csv', 'opening,2026-01-01,,1', 'closing,2026-01-02,,1');
+    let error: unknown;
+    await reconcileCdStatementFile(em(), 'pol_unknown', file, { postTopUps: false }).catch(
+      (e: unknown) => (error = e),
+    );
+    expect((error as Error).message).to.equal('no policy pol_unknown');
+  });
+
+  it('answers through `insurer cd-statement … --post-top-ups --json`, funding and waking nothing when nothing waits', async () => {
+    const { clientId } = await makeClient();
+    const policy = await makePolicy(clientId, { cdBalance: '100.00' });
+    const file = await statementFile(
+      'cli.csv',
+      'opening,2026-01-01,,100',
+      'posting,2026-01-02,NEFT-CLI,250.25',
+      'closing,2099-12-31,,350.25',
+    );
+    const env = {
+      ...process.env,
+      ...TEST_KEYS,
+      DATABASE_URL: stack().databaseUrl,
+      TEMPORAL_ADDRESS: stack().temporalAddress,
+      TEMPORAL_NAMESPACE: stack().config.TEMPORAL_NAMESPACE,
+      LOG_LEVEL: 'silent',
+    };
+    const args = [
+      '--import',
+      'tsx',
+      'scripts/insurer.ts',
+      'cd-statement',
+      policy.id,
+      file,
+      '--post-top-ups',
+      '--json',
+    ];
+    const run = await promisify(execFile)(process.execPath, args, { cwd: ROOT, env });
+    expect(JSON.parse(run.stdout)).to.deep.include({
+      status: 'completed',
+      top_ups_posted: [{ reference: 'NEFT-CLI', amount: '250.25', duplicate: false }],
+      woken: 0,
+    });
+    expect(await balance(policy.id)).to.equal('350.25');
+  });
+});
