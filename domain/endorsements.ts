@@ -20,6 +20,8 @@ export interface EndorsementRequest {
   coverageEndDate: string;
   /** Exact decimal; ADDITION (optional, default slab) and MODIFICATION (required) only. */
   sumInsured?: string | undefined;
+  /** A dependent joining a covered employee (D16): the endorsement is for that person only. */
+  dependentId?: string | undefined;
 }
 
 /** Why D7 refuses an endorsement synchronously; the API maps each code to its HTTP answer. */
