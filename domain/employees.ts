@@ -86,4 +86,6 @@ export interface NewDependent {
   relationship: Relationship;
   dateOfBirth: string;
   gender: Gender;
+  /** D16: marriage, birth or adoption: when a dependent joins an employee already covered. */
+  eventDate?: string | undefined;
 }

@@ -1,3 +1,4 @@
+import type { EligibilityBreach } from './dependent-eligibility.js';
 import type { Slab } from './premium.js';
 import type { CoverageType, EndorsementType, PolicyStatus, Relationship } from './enums.js';
 import {
@@ -26,12 +27,21 @@ export interface EndorsementRequest {
 
 /** Why D7 refuses an endorsement synchronously; the API maps each code to its HTTP answer. */
 export type RefusalCode =
-  'EMPLOYEE_NOT_FOUND' | 'POLICY_NOT_FOUND' | 'INVALID' | 'IN_PROGRESS' | 'ALREADY_COVERED' | 'NOT_COVERED';
+  | 'EMPLOYEE_NOT_FOUND'
+  | 'DEPENDENT_NOT_FOUND'
+  | 'POLICY_NOT_FOUND'
+  | 'INVALID'
+  | 'INELIGIBLE'
+  | 'IN_PROGRESS'
+  | 'ALREADY_COVERED'
+  | 'NOT_COVERED';
 
 export class EndorsementRefused extends Error {
   constructor(
     readonly code: RefusalCode,
     readonly detail = '',
+    /** INELIGIBLE: the dependent's breaches of the policy's eligibility rules (D16). */
+    readonly breaches: readonly EligibilityBreach[] = [],
   ) {
     super(`${code}${detail ? `: ${detail}` : ''}`);
   }

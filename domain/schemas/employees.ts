@@ -141,6 +141,11 @@ export const createDependentBody = z.strictObject(
     relationship: oneOf(RELATIONSHIP_REQUEST),
     date_of_birth: calendarDate,
     gender: oneOf(GENDER_REQUEST),
+    event_date: calendarDate.optional().meta({
+      description:
+        'D16: the life event (marriage for a spouse; birth, the default, or adoption for a child) that lets a ' +
+        "dependent join an employee already covered, within the policy's window (default 30 days)",
+    }),
   },
   OBJECT,
 );
@@ -196,5 +201,6 @@ export function newDependentFromRequest(body: CreateDependentBody): NewDependent
     relationship: body.relationship,
     dateOfBirth: body.date_of_birth,
     gender: storedGender(body.gender),
+    eventDate: body.event_date,
   };
 }
