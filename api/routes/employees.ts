@@ -23,6 +23,7 @@ import {
   MAX_BULK_ITEMS,
   newEmployeeFromRequest,
   profileQuery,
+  storedStatus,
   updateEmployeeBody,
 } from '../schemas/employees.js';
 import { describeIssues } from '../validation.js';
@@ -45,7 +46,15 @@ type CheckedItem = { item: BulkItem; error?: undefined } | { item?: undefined; e
 function checkItem(raw: unknown): CheckedItem {
   const parsed = bulkUpdateItem.safeParse(raw);
   if (parsed.success) {
-    return { item: { employeeId: parsed.data.emp_id, lastActiveDate: parsed.data.last_active_date } };
+    const { emp_id, last_active_date, status, date_of_leaving } = parsed.data;
+    return {
+      item: {
+        employeeId: emp_id,
+        lastActiveDate: last_active_date,
+        status: status && storedStatus(status),
+        dateOfLeaving: date_of_leaving,
+      },
+    };
   }
   const sent = (raw as { emp_id?: unknown } | null)?.emp_id;
   const error = describeIssues(parsed.error.issues, raw).replace(/^body: /, 'item: ');

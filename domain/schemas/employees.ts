@@ -79,6 +79,23 @@ export const createEmployeeBody = z.strictObject(
 );
 export type CreateEmployeeBody = z.output<typeof createEmployeeBody>;
 
+const leavingDate = calendarDate.optional().meta({
+  description:
+    'D16: with an inactive status, the day cover ends (default: the day of the change, D6); each policy ' +
+    "covering the employee gets a DELETION ending on it, created or proposed per the client's exit mode",
+});
+
+/** D16: a leaving date comes with the inactive status it belongs to. */
+function leavingNeedsInactive(
+  body: { status?: string | undefined; date_of_leaving?: string | undefined },
+  ctx: z.RefinementCtx,
+): void {
+  if (body.date_of_leaving === undefined) return;
+  if (body.status === undefined || body.status === 'EMPLOYEE_STATUS_ACTIVE') {
+    ctx.addIssue({ code: 'custom', path: ['date_of_leaving'], message: 'requires an inactive status in the same request' });
+  }
+}
+
 /** Spec 4.7: every field optional, only present ones change; status may also be INACTIVE_ONGOING_CLAIM. */
 export const updateEmployeeBody = z.strictObject(
   {
@@ -95,9 +112,10 @@ export const updateEmployeeBody = z.strictObject(
     personal_phone_number: employeeFields.personal_phone_number.optional(),
     status: oneOf(UPDATE_STATUS).optional(),
     last_active_date: employeeFields.last_active_date.optional(),
+    date_of_leaving: leavingDate,
   },
   OBJECT,
-);
+).superRefine(leavingNeedsInactive);
 export type UpdateEmployeeBody = z.output<typeof updateEmployeeBody>;
 
 /** Spec 4.8: 1..n items here; over 100 is a 413 the route answers, each item is checked on its own. */
@@ -115,9 +133,11 @@ export const bulkUpdateItem = z.strictObject(
   {
     emp_id: nonEmptyText(64),
     last_active_date: calendarDate.optional(),
+    status: oneOf(UPDATE_STATUS).optional(),
+    date_of_leaving: leavingDate,
   },
   { error: 'must be an object' },
-);
+).superRefine(leavingNeedsInactive);
 
 /** Query of Get Employee (4.5); the route answers a failure as MISSING_EMPLOYEE_ID. */
 export const profileQuery = z.object({
@@ -191,6 +211,7 @@ export function employeeChangesFromRequest(body: UpdateEmployeeBody): EmployeeCh
     personalPhoneNumber: body.personal_phone_number,
     status: body.status && storedStatus(body.status),
     lastActiveDate: body.last_active_date,
+    dateOfLeaving: body.date_of_leaving,
   };
   return Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined));
 }
