@@ -226,7 +226,8 @@ export async function bulkUpdateEmployees(
     );
     const current = new Map(rows.map((r) => [r.id, r.last_active_date]));
     const leaving = new Map(rows.map((r) => [r.id, { status: r.status, dateOfLeaving: r.date_of_leaving }]));
-    if (today === undefined && items.some((i) => i.status !== undefined)) throw new Error('a status change needs today');
+    if (today === undefined && items.some((i) => i.status !== undefined))
+      throw new Error('a status change needs today');
     await applyLeaving(tx, leavingChanges(items, leaving, today ?? ''), actor);
     const changes = lastActiveChanges(items, current);
     if (changes.length > 0) {
@@ -253,7 +254,11 @@ export async function bulkUpdateEmployees(
 }
 
 /** The bulk update's status changes (D16 exits) in one set-based UPDATE and one batched audit insert. */
-async function applyLeaving(tx: TenantScope, changes: [string, EmployeeValues][], actor: Actor): Promise<void> {
+async function applyLeaving(
+  tx: TenantScope,
+  changes: [string, EmployeeValues][],
+  actor: Actor,
+): Promise<void> {
   if (changes.length === 0) return;
   await tx.sql(
     `update employees e set status = coalesce(v.status, e.status),

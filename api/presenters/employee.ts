@@ -99,7 +99,17 @@ export function presentDependent(d: DependentRecord): DependentOut {
 
 /** Spec 4.5. */
 export const getEmployeePayload = z
-  .object({ employee: employeeSchema, ...outcome('Employee fetched successfully') })
+  .object({
+    employee: employeeSchema,
+    pending_exits: z
+      .array(z.object({ policy_id: z.string(), coverage_end_date: dateOut }).meta({ id: 'PendingExit' }))
+      .meta({
+        description:
+          "D16: a leaver's cover that outlasts date_of_leaving with no DELETION under way: in the `proposed` exit " +
+          'mode, confirm one by creating the DELETION (coverage_end_date the leaving date); empty otherwise',
+      }),
+    ...outcome('Employee fetched successfully'),
+  })
   .meta({ id: 'GetEmployeePayload' });
 
 /** Spec 4.6 and 4.7: the service-assigned id of the employee created, found or updated. */

@@ -92,30 +92,36 @@ function leavingNeedsInactive(
 ): void {
   if (body.date_of_leaving === undefined) return;
   if (body.status === undefined || body.status === 'EMPLOYEE_STATUS_ACTIVE') {
-    ctx.addIssue({ code: 'custom', path: ['date_of_leaving'], message: 'requires an inactive status in the same request' });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['date_of_leaving'],
+      message: 'requires an inactive status in the same request',
+    });
   }
 }
 
 /** Spec 4.7: every field optional, only present ones change; status may also be INACTIVE_ONGOING_CLAIM. */
-export const updateEmployeeBody = z.strictObject(
-  {
-    name: employeeFields.name.optional(),
-    email: employeeFields.email.optional(),
-    phone_number: employeeFields.phone_number.optional(),
-    date_of_birth: employeeFields.date_of_birth.optional(),
-    gender: employeeFields.gender.optional(),
-    designation: employeeFields.designation.optional(),
-    department: employeeFields.department.optional(),
-    date_of_joining: employeeFields.date_of_joining.optional(),
-    address: employeeFields.address.optional(),
-    personal_email: employeeFields.personal_email.optional(),
-    personal_phone_number: employeeFields.personal_phone_number.optional(),
-    status: oneOf(UPDATE_STATUS).optional(),
-    last_active_date: employeeFields.last_active_date.optional(),
-    date_of_leaving: leavingDate,
-  },
-  OBJECT,
-).superRefine(leavingNeedsInactive);
+export const updateEmployeeBody = z
+  .strictObject(
+    {
+      name: employeeFields.name.optional(),
+      email: employeeFields.email.optional(),
+      phone_number: employeeFields.phone_number.optional(),
+      date_of_birth: employeeFields.date_of_birth.optional(),
+      gender: employeeFields.gender.optional(),
+      designation: employeeFields.designation.optional(),
+      department: employeeFields.department.optional(),
+      date_of_joining: employeeFields.date_of_joining.optional(),
+      address: employeeFields.address.optional(),
+      personal_email: employeeFields.personal_email.optional(),
+      personal_phone_number: employeeFields.personal_phone_number.optional(),
+      status: oneOf(UPDATE_STATUS).optional(),
+      last_active_date: employeeFields.last_active_date.optional(),
+      date_of_leaving: leavingDate,
+    },
+    OBJECT,
+  )
+  .superRefine(leavingNeedsInactive);
 export type UpdateEmployeeBody = z.output<typeof updateEmployeeBody>;
 
 /** Spec 4.8: 1..n items here; over 100 is a 413 the route answers, each item is checked on its own. */
@@ -129,15 +135,17 @@ export const bulkUpdateBody = z.strictObject(
 );
 export const MAX_BULK_ITEMS = 100;
 
-export const bulkUpdateItem = z.strictObject(
-  {
-    emp_id: nonEmptyText(64),
-    last_active_date: calendarDate.optional(),
-    status: oneOf(UPDATE_STATUS).optional(),
-    date_of_leaving: leavingDate,
-  },
-  { error: 'must be an object' },
-).superRefine(leavingNeedsInactive);
+export const bulkUpdateItem = z
+  .strictObject(
+    {
+      emp_id: nonEmptyText(64),
+      last_active_date: calendarDate.optional(),
+      status: oneOf(UPDATE_STATUS).optional(),
+      date_of_leaving: leavingDate,
+    },
+    { error: 'must be an object' },
+  )
+  .superRefine(leavingNeedsInactive);
 
 /** Query of Get Employee (4.5); the route answers a failure as MISSING_EMPLOYEE_ID. */
 export const profileQuery = z.object({
