@@ -111,6 +111,7 @@ async function loadPolicies(tx: TenantScope, data: LoadFile, out: LoadResult): P
       networkHospitalUrl: p.network_hospital_url ?? null,
       daycareUrl: p.daycare_url ?? null,
       cdBalance: p.cd_balance,
+      eligibility: p.eligibility,
     });
   }
 }

@@ -1,5 +1,6 @@
 import { postCdEntry } from './cd-ledger.js';
 import { toPaise } from '../domain/premium.js';
+import type { EligibilityRules } from '../domain/dependent-eligibility.js';
 import type { TenantScope } from './scope.js';
 
 /**
@@ -50,6 +51,8 @@ export interface PolicyRow {
   networkHospitalUrl: string | null;
   daycareUrl: string | null;
   cdBalance: string;
+  /** D16: the policy's overrides of the dependent eligibility defaults (validated by the load file). */
+  eligibility: Partial<EligibilityRules>;
 }
 
 export interface DependentRow {
@@ -122,9 +125,10 @@ export async function upsertPolicy(tx: TenantScope, p: PolicyRow): Promise<strin
   const [row] = await tx.sql<{ id: string; inserted: boolean }>(
     `insert into policies (id, client_id, policy_number, insurer_id, product_id, tpa_id, net_premium, gross_premium,
        coverage_type, type, status, start_date, end_date, slabs, default_sum_insured, inclusions, exclusions,
-       terms_conditions, policy_document_url, network_hospital_url, daycare_url, cd_balance)
-     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?, ?, ?, ?)
+       terms_conditions, policy_document_url, network_hospital_url, daycare_url, cd_balance, eligibility)
+     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb)
      on conflict (client_id, policy_number) do update set status = excluded.status, slabs = excluded.slabs,
+       eligibility = excluded.eligibility,
        default_sum_insured = excluded.default_sum_insured, start_date = excluded.start_date, end_date = excluded.end_date
      returning id, xmax = 0 as inserted`,
     [
@@ -150,6 +154,7 @@ export async function upsertPolicy(tx: TenantScope, p: PolicyRow): Promise<strin
       p.networkHospitalUrl,
       p.daycareUrl,
       '0',
+      JSON.stringify(p.eligibility),
     ],
   );
   if (!row!.inserted) return row!.id;

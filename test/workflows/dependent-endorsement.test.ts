@@ -104,7 +104,7 @@ describe('dependent endorsements (D16)', () => {
     expect(n).to.equal(0);
   });
 
-  it('refuses a third child and parents-in-law beside parents, naming the rule', async () => {
+  it("refuses a third child and parents-in-law beside parents, naming the rule, unless the policy's rules allow it", async () => {
     const world = await coveredWorld();
     const { clientId } = world.client;
     await makeDependent(clientId, world.employee.id, { relationship: 'CHILD', dateOfBirth: '2018-01-01' });
@@ -116,6 +116,15 @@ describe('dependent endorsements (D16)', () => {
     const inLaw = await addDependent(world, { relationship: 'PARENT_IN_LAW', date_of_birth: '1962-01-01' });
     expect(inLaw.status).to.equal(400);
     expect(inLaw.body.detail).to.match(/^PARENTS_AND_PARENTS_IN_LAW: /);
+
+    // The policy's own rules (its reference data) override D16's defaults.
+    await sql(`update policies set eligibility = '{"maxChildren": 3}'::jsonb where id = ?`, [
+      world.policy.id,
+    ]);
+    const allowed = await addDependent(world, { relationship: 'CHILD', date_of_birth: addDays(on, -1) });
+    expect(allowed.status).to.equal(200);
+    const id = allowed.body.payload.endorsements[0].endorsement_id as string;
+    await waitForStatus(id, 'ENDORSEMENT_STATUS_SENT_TO_INSURER');
   });
 
   it('without the endorsement scope the dependent is added and the ADDITION is created through the API with dependent_id', async () => {
