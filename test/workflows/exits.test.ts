@@ -1,4 +1,6 @@
 import { expect } from 'chai';
+import { setExitMode } from '../../admin/clients.js';
+import { stack } from '../support/stack.js';
 import { makeEmployee, makeMember, sql } from '../support/factories.js';
 import { checkCdLedgersAfterEachTest } from '../support/cd-ledger-check.js';
 import { decide, ledger, makeWorld, memberRows, waitForStatus, type World } from './endorsement-support.js';
@@ -8,7 +10,7 @@ const LEAVING = '2026-12-31';
 async function coveredWorld(mode: 'automatic' | 'proposed' = 'automatic'): Promise<World> {
   const world = await makeWorld({ policy: { cdBalance: '50000.00' } });
   await makeMember(world.client.clientId, world.policy.id, world.employee);
-  await sql('update clients set exit_mode = ? where id = ?', [mode, world.client.clientId]);
+  await setExitMode(stack().orm.em.fork(), world.client.clientId, mode);
   return world;
 }
 
