@@ -1,4 +1,4 @@
-import { addDependent, listDependents, type DependentRecord } from '../data/dependents.js';
+import { listDependents, type DependentRecord } from '../data/dependents.js';
 import {
   bulkUpdateEmployees,
   createOrFindEmployee,
@@ -12,7 +12,6 @@ import {
   type Actor,
   type BulkItem,
   type EmployeeChanges,
-  type NewDependent,
   type NewEmployee,
 } from '../domain/employees.js';
 
@@ -43,14 +42,6 @@ export const bulkUpdateLastActive = (
   actor: Actor,
   today: string,
 ): Promise<Set<string>> => bulkUpdateEmployees(scope, items, actor, today);
-
-/** Adds a dependent to the client's employee (idempotent on the person); null for an unknown employee. */
-export const addEmployeeDependent = (
-  scope: TenantScope,
-  employeeId: string,
-  input: NewDependent,
-  actor: Actor,
-): Promise<{ id: string; created: boolean } | null> => addDependent(scope, employeeId, input, actor);
 
 /** The dependents of the client's employee; null for an unknown employee. */
 export const dependentsOf = (scope: TenantScope, employeeId: string): Promise<DependentRecord[] | null> =>
