@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { insertClient, rotateClientSecret } from '../data/clients.js';
+import { insertClient, rotateClientSecret, setClientExitMode } from '../data/clients.js';
+import { EXIT_MODES, type ExitMode } from '../domain/enums.js';
 import { SystemScope } from '../data/scope.js';
 import { hashSecret, newClientSecret } from '../domain/credentials.js';
 import { newId } from '../domain/ids.js';
@@ -34,4 +35,14 @@ export async function rotateSecret(em: EntityManager, clientId: string) {
   const rotated = await rotateClientSecret(SystemScope.of(em), clientId, await hashSecret(clientSecret));
   if (!rotated) throw new AdminError(`no client ${clientId}`);
   return { client_id: clientId, client_secret: clientSecret };
+}
+
+/** D16: whether a leaver's DELETIONs are created at once (`automatic`) or proposed for the client to confirm. */
+export async function setExitMode(em: EntityManager, clientId: string, mode: string | undefined) {
+  if (!EXIT_MODES.includes(mode as ExitMode))
+    throw new AdminError(`MODE must be one of ${EXIT_MODES.join(', ')}`);
+  if (!(await setClientExitMode(SystemScope.of(em), clientId, mode as ExitMode))) {
+    throw new AdminError(`no client ${clientId}`);
+  }
+  return { client_id: clientId, exit_mode: mode };
 }

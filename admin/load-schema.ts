@@ -1,3 +1,4 @@
+import type { EligibilityRules } from '../domain/dependent-eligibility.js';
 import { z } from 'zod';
 import { COVERAGE_TYPES, POLICY_STATUSES, POLICY_TYPES } from '../domain/enums.js';
 import {
@@ -50,6 +51,34 @@ const insurer = z.preprocess(
 );
 
 /** The reference-data file (D12), validated before anything is written. */
+const age = z.number().int().min(0).max(120);
+
+/** D16: a policy's overrides of the dependent eligibility defaults; each field optional. */
+const eligibility = z.strictObject({
+  life_event_window_days: z.number().int().min(0).max(366).optional(),
+  mid_term_window: z
+    .strictObject({ from: calendarDate, to: calendarDate })
+    .refine((w) => w.from <= w.to, { message: 'mid_term_window.from must not be after to' })
+    .optional(),
+  child_max_age: age.optional(),
+  parent_max_age: age.optional(),
+  max_children: z.number().int().min(0).max(20).optional(),
+  parents_with_parents_in_law: z.boolean().optional(),
+});
+
+/** The stored overrides, in the domain's names; absent fields keep D16's defaults. */
+function eligibilityOverrides(e: z.output<typeof eligibility>): Partial<EligibilityRules> {
+  const overrides: Partial<EligibilityRules> = {
+    lifeEventWindowDays: e.life_event_window_days,
+    midTermWindow: e.mid_term_window,
+    childMaxAge: e.child_max_age,
+    parentMaxAge: e.parent_max_age,
+    maxChildren: e.max_children,
+    parentsWithParentsInLaw: e.parents_with_parents_in_law,
+  };
+  return Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined));
+}
+
 export const loadFileSchema = z.strictObject({
   insurers: z.array(insurer).default([]),
   tpas: z.array(z.strictObject({ code: requiredText(32), name: requiredText(200) })).default([]),
@@ -89,6 +118,7 @@ export const loadFileSchema = z.strictObject({
           policy_document_url: z.string().default(''),
           network_hospital_url: url.optional(),
           daycare_url: url.optional(),
+          eligibility: eligibility.default({}).transform(eligibilityOverrides),
         })
         .refine((p) => p.start_date < p.end_date, { message: 'start_date must be before end_date' })
         .refine(

@@ -112,6 +112,7 @@ async function loadPolicies(tx: TenantScope, data: LoadFile, out: LoadResult): P
       daycareUrl: p.daycare_url ?? null,
       cdBalance: p.cd_balance,
       cdLowThreshold: p.cd_low_threshold ?? null,
+      eligibility: p.eligibility,
     });
   }
 }

@@ -1,3 +1,4 @@
+import type { ExitMode } from '../domain/enums.js';
 import { ClientSchema } from '../db/entities/client.js';
 import type { Scope } from '../domain/scopes.js';
 import { SERVICE_ROLE } from '../db/roles.js';
@@ -74,4 +75,17 @@ export async function listenForSecretRotations(connection: {
 /** How many clients exist (the local stack seeds its demo client into an empty database). */
 export async function countClients(scope: SystemScope): Promise<number> {
   return scope.entities((em) => em.count(ClientSchema, {}));
+}
+
+/** D16: the client's exit mode. Idempotent: setting the same mode again changes nothing. */
+export async function setClientExitMode(
+  scope: SystemScope,
+  clientId: string,
+  mode: ExitMode,
+): Promise<boolean> {
+  const rows = await scope.sql<{ id: string }>('update clients set exit_mode = ? where id = ? returning id', [
+    mode,
+    clientId,
+  ]);
+  return rows.length > 0;
 }

@@ -1,5 +1,6 @@
 import { postCdEntry } from './cd-ledger.js';
 import { toPaise } from '../domain/premium.js';
+import type { EligibilityRules } from '../domain/dependent-eligibility.js';
 import type { TenantScope } from './scope.js';
 
 /**
@@ -52,6 +53,8 @@ export interface PolicyRow {
   cdBalance: string;
   /** The low-balance threshold; null keeps the policy's (the default, 10 % of the gross premium, at first). */
   cdLowThreshold: string | null;
+  /** D16: the policy's overrides of the dependent eligibility defaults (validated by the load file). */
+  eligibility: Partial<EligibilityRules>;
 }
 
 export interface DependentRow {
@@ -116,7 +119,7 @@ export async function upsertProduct(tx: TenantScope, p: ProductRow): Promise<str
 }
 
 /**
- * A re-load updates the policy's status, slabs and dates, and its low-balance threshold when the
+ * A re-load updates the policy's status, slabs, dates and eligibility rules, and its low-balance threshold when the
  * file names one; premiums, texts and the CD balance keep their first values. The balance is the CD ledger's opening entry (an adjustment, reference
  * `opening-balance`), posted with the policy's insert only.
  */
@@ -124,9 +127,11 @@ export async function upsertPolicy(tx: TenantScope, p: PolicyRow): Promise<strin
   const [row] = await tx.sql<{ id: string; inserted: boolean }>(
     `insert into policies (id, client_id, policy_number, insurer_id, product_id, tpa_id, net_premium, gross_premium,
        coverage_type, type, status, start_date, end_date, slabs, default_sum_insured, inclusions, exclusions,
-       terms_conditions, policy_document_url, network_hospital_url, daycare_url, cd_balance, cd_low_threshold)
-     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?, ?, ?, ?, ?::numeric)
+       terms_conditions, policy_document_url, network_hospital_url, daycare_url, cd_balance, cd_low_threshold,
+       eligibility)
+     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?, ?, ?, ?, ?::numeric, ?::jsonb)
      on conflict (client_id, policy_number) do update set status = excluded.status, slabs = excluded.slabs,
+       eligibility = excluded.eligibility,
        default_sum_insured = excluded.default_sum_insured, start_date = excluded.start_date, end_date = excluded.end_date,
        cd_low_threshold = coalesce(excluded.cd_low_threshold, policies.cd_low_threshold)
      returning id, xmax = 0 as inserted`,
@@ -154,6 +159,7 @@ export async function upsertPolicy(tx: TenantScope, p: PolicyRow): Promise<strin
       p.daycareUrl,
       '0',
       p.cdLowThreshold,
+      JSON.stringify(p.eligibility),
     ],
   );
   if (!row!.inserted) return row!.id;

@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import YAML from 'yaml';
-import { AdminError, createClient, parseScopes, rotateSecret } from '../admin/clients.js';
+import { AdminError, createClient, parseScopes, rotateSecret, setExitMode } from '../admin/clients.js';
 import {
   addWebhook,
   listDeliveries,
@@ -25,6 +25,7 @@ import { syncInsurerCutOffSchedules, type InsurerScheduleSync } from '../usecase
 const USAGE = `usage:
   admin client:create --name NAME [--scopes a,b] [--json]
   admin client:rotate-secret CLIENT_ID [--json]
+  admin client:exit-mode CLIENT_ID automatic|proposed [--json]   # D16: leavers' DELETIONs created or proposed
   admin insurer-client:create INSURER_CODE [--client CLIENT_ID] [--json]   # scope insurer.decisions
   admin load FILE --client CLIENT_ID [--json]
   admin webhook:add CLIENT_ID URL [--events a,b] [--json]
@@ -88,6 +89,9 @@ async function main(argv: string[]): Promise<unknown> {
       case 'client:rotate-secret':
         if (!arg) throw new AdminError('CLIENT_ID is required');
         return await rotateSecret(em, arg);
+      case 'client:exit-mode':
+        if (!arg) throw new AdminError('CLIENT_ID is required');
+        return await setExitMode(em, arg, arg2);
       case 'insurer-client:create':
         if (!arg) throw new AdminError('INSURER_CODE is required');
         return await createInsurerClient(em, arg, values.client);

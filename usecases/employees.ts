@@ -1,4 +1,4 @@
-import { addDependent, listDependents, type DependentRecord } from '../data/dependents.js';
+import { listDependents, type DependentRecord } from '../data/dependents.js';
 import {
   bulkUpdateEmployees,
   createOrFindEmployee,
@@ -12,7 +12,6 @@ import {
   type Actor,
   type BulkItem,
   type EmployeeChanges,
-  type NewDependent,
   type NewEmployee,
 } from '../domain/employees.js';
 
@@ -41,15 +40,8 @@ export const bulkUpdateLastActive = (
   scope: TenantScope,
   items: readonly BulkItem[],
   actor: Actor,
-): Promise<Set<string>> => bulkUpdateEmployees(scope, items, actor);
-
-/** Adds a dependent to the client's employee (idempotent on the person); null for an unknown employee. */
-export const addEmployeeDependent = (
-  scope: TenantScope,
-  employeeId: string,
-  input: NewDependent,
-  actor: Actor,
-): Promise<{ id: string; created: boolean } | null> => addDependent(scope, employeeId, input, actor);
+  today: string,
+): Promise<Set<string>> => bulkUpdateEmployees(scope, items, actor, today);
 
 /** The dependents of the client's employee; null for an unknown employee. */
 export const dependentsOf = (scope: TenantScope, employeeId: string): Promise<DependentRecord[] | null> =>

@@ -172,3 +172,44 @@ describe('load file: insurer adapters and their settings', () => {
     );
   });
 });
+
+describe('load file: policy eligibility rules (D16)', () => {
+  const policy = (eligibility?: unknown) => ({
+    policy_number: 'P-1',
+    insurer: 'ACME',
+    product: 'GMC',
+    tpa: 'TPA',
+    net_premium: '100',
+    gross_premium: '118',
+    coverage_type: 'COVERAGE_TYPE_ESCP',
+    type: 'POLICY_TYPE_FAMILY_FLOATER',
+    status: 'POLICY_STATUS_ACTIVE',
+    start_date: '2026-04-01',
+    end_date: '2027-03-31',
+    slabs: [{ sum_insured: '300000', annual_premium: '3650' }],
+    ...(eligibility === undefined ? {} : { eligibility }),
+  });
+  const parsePolicy = (eligibility?: unknown) =>
+    loadFileSchema.safeParse({ policies: [policy(eligibility)] });
+
+  it("stores no overrides by default and the policy's own ones in the domain's names", () => {
+    const none = parsePolicy();
+    expect(none.success && none.data.policies[0]!.eligibility).to.deep.equal({});
+    const some = parsePolicy({ max_children: 3, mid_term_window: { from: '2026-10-01', to: '2026-10-31' } });
+    expect(some.success && some.data.policies[0]!.eligibility).to.deep.equal({
+      maxChildren: 3,
+      midTermWindow: { from: '2026-10-01', to: '2026-10-31' },
+    });
+  });
+
+  it('refuses the whole file for an unknown rule, a bad number or a window ending before it starts', () => {
+    for (const bad of [
+      { max_kids: 3 },
+      { child_max_age: -1 },
+      { life_event_window_days: 1.5 },
+      { mid_term_window: { from: '2026-10-31', to: '2026-10-01' } },
+    ]) {
+      expect(parsePolicy(bad).success, JSON.stringify(bad)).to.equal(false);
+    }
+  });
+});

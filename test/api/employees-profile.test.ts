@@ -66,6 +66,8 @@ describe('GET /v1/client/employees/profile', () => {
           status: 'ACTIVE',
           last_active_date: '2026-11-01',
         },
+        // D16: an active employee has no exits to confirm.
+        pending_exits: [],
         message: 'Employee fetched successfully',
         success: true,
       },

@@ -264,7 +264,12 @@ describe('PUT /v1/client/employees/{employee_id}', () => {
       [{ name: 7 }, 'name: must be a string'],
       [{ employee_id: 'E-2' }, 'employee_id: is not an allowed field'],
       [{ is_admin: true }, 'is_admin: is not an allowed field'],
-      [{ date_of_leaving: '2026-01-01' }, 'date_of_leaving: is not an allowed field'],
+      // D16: a leaving date comes only with the inactive status it belongs to.
+      [{ date_of_leaving: '2026-01-01' }, 'date_of_leaving: requires an inactive status in the same request'],
+      [
+        { status: 'EMPLOYEE_STATUS_ACTIVE', date_of_leaving: '2026-01-01' },
+        'date_of_leaving: requires an inactive status in the same request',
+      ],
     ];
     for (const [body, detail] of cases) {
       it(`rejects ${JSON.stringify(body)} and changes nothing`, async () => {

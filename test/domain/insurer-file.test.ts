@@ -58,6 +58,16 @@ describe('domain: insurer endorsement files (D14)', () => {
     ]);
   });
 
+  it("lists a dependent's own endorsement (D16) as that person's row only", () => {
+    const [addition] = SAMPLE_ENDORSEMENTS;
+    const child = addition!.dependents.filter((d) => d.relationship === 'CHILD');
+    const only = { ...addition!, dependents: child, dependentOnly: true };
+    const rows = insurerFileTable(fileTemplate('generic'), [only]).slice(1);
+    expect(rows.map((r) => [r[0], r[4], r[5]])).to.deep.equal([
+      ['end_addition0000000000001', 'Anya Rao', 'CHILD'],
+    ]);
+  });
+
   it("a withdrawal repeats the endorsement's rows with the template's cancellation word", () => {
     const [addition] = SAMPLE_ENDORSEMENTS;
     const action = (name: string, withdrawal: boolean) =>
