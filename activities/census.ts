@@ -21,7 +21,12 @@ export function createCensusActivities(deps: ActivityDeps) {
   const tenant = (clientId: string) => TenantScope.of(deps.orm.em, clientId);
   return {
     /** Applies one chunk's rows, each once (usecases/census-apply.ts): safe to retry at any point. */
-    async applyCensusRows(q: { clientId: string; batchId: string; from: number; to: number }): Promise<ChunkResult> {
+    async applyCensusRows(q: {
+      clientId: string;
+      batchId: string;
+      from: number;
+      to: number;
+    }): Promise<ChunkResult> {
       return applyCensusRange(deps, tenant(q.clientId), q.batchId, q, today(deps.clock), heartbeat());
     },
 

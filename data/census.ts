@@ -94,7 +94,11 @@ export interface PendingRow {
 }
 
 /** Locks one staged row (serialising its apply attempts) and reads it; undefined if none. */
-export async function lockCensusRow(tx: TenantScope, batchId: string, row: number): Promise<PendingRow | undefined> {
+export async function lockCensusRow(
+  tx: TenantScope,
+  batchId: string,
+  row: number,
+): Promise<PendingRow | undefined> {
   const [r] = await tx.sql<PendingRow>(
     `select r.outcome, r.plan, r.person, b.actor_token_id
        from census_batch_rows r join census_batches b on b.id = r.batch_id
@@ -124,7 +128,12 @@ export async function setCensusRowOutcome(
   tx: TenantScope,
   batchId: string,
   row: number,
-  o: { outcome: CensusRowOutcome; employeeId: string | null; endorsementId: string | null; reason: string | null },
+  o: {
+    outcome: CensusRowOutcome;
+    employeeId: string | null;
+    endorsementId: string | null;
+    reason: string | null;
+  },
 ): Promise<void> {
   await tx.sql(
     `update census_batch_rows set outcome = ?, employee_id = ?, endorsement_id = ?, reason = ?, applied_at = now()
@@ -138,7 +147,9 @@ export async function appliedCensusEndorsements(
   scope: TenantScope,
   batchId: string,
   range: { from: number; to: number },
-): Promise<{ id: string; policy_id: string; employee_id: string; type: string; workflow_started: boolean }[]> {
+): Promise<
+  { id: string; policy_id: string; employee_id: string; type: string; workflow_started: boolean }[]
+> {
   return scope.sql(
     `select e.id, e.policy_id, e.employee_id, e.type, e.workflow_started_at is not null as workflow_started
        from census_batch_rows r join endorsements e on e.id = r.endorsement_id

@@ -103,7 +103,12 @@ export const invalidRowPlan = (row: number, employeeCode: string, errors: RowErr
 function refusalError(err: EndorsementRefused, type: EndorsementType): RowError {
   const field = /^(\w+):/.exec(err.detail)?.[1];
   const known = ['sum_insured', 'policy_id', 'coverage_start_date', 'coverage_end_date'];
-  const mapped = field === 'sum_insured' || field === 'policy_id' ? field : field && known.includes(field) ? 'effective_date' : 'row';
+  const mapped =
+    field === 'sum_insured' || field === 'policy_id'
+      ? field
+      : field && known.includes(field)
+        ? 'effective_date'
+        : 'row';
   const reasons: Record<EndorsementRefused['code'], string> = {
     EMPLOYEE_NOT_FOUND: 'no employee has this code',
     POLICY_NOT_FOUND:
@@ -115,8 +120,13 @@ function refusalError(err: EndorsementRefused, type: EndorsementType): RowError 
     ALREADY_COVERED: 'the employee is already covered by this policy',
     NOT_COVERED: 'the employee is not covered by this policy',
   };
-  const onField = err.code === 'POLICY_NOT_FOUND' ? 'policy_id' : err.code === 'EMPLOYEE_NOT_FOUND' ? 'employee_code' : mapped;
-  return { field: onField as RowError['field'], reason: reasons[err.code] };
+  const onField =
+    err.code === 'POLICY_NOT_FOUND'
+      ? 'policy_id'
+      : err.code === 'EMPLOYEE_NOT_FOUND'
+        ? 'employee_code'
+        : mapped;
+  return { field: onField, reason: reasons[err.code] };
 }
 
 const NEW_EMPLOYEE_FIELDS = [
@@ -159,7 +169,8 @@ export class CensusPlanner {
       });
     }
     if (creates) errors.push(...this.newEmployeeErrors(row));
-    if (!existing && row.action !== 'add') errors.push({ field: 'employee_code', reason: 'no employee has this code' });
+    if (!existing && row.action !== 'add')
+      errors.push({ field: 'employee_code', reason: 'no employee has this code' });
     const endorsement = errors.length === 0 ? this.endorse(row, existing, errors) : null;
     if (errors.length > 0) return invalidRowPlan(row.row, row.employeeCode, errors);
     if (creates) {
@@ -184,7 +195,8 @@ export class CensusPlanner {
    */
   missingForNew(r: CensusRecord): RowError[] {
     const code = r.employee_code;
-    if (!code || this.byCode.has(code) || this.created.has(code) || r.action?.toLowerCase() !== 'add') return [];
+    if (!code || this.byCode.has(code) || this.created.has(code) || r.action?.toLowerCase() !== 'add')
+      return [];
     return (['name', 'email', 'phone', 'date_of_birth', 'gender'] as const)
       .filter((f) => r[f] === undefined)
       .map((field) => ({ field, reason: 'is required for a new employee' }));
@@ -203,7 +215,11 @@ export class CensusPlanner {
   }
 
   /** D7's decision for the row's endorsement, or its refusal pushed onto errors. */
-  private endorse(row: CensusRow, employee: PlanEmployee | undefined, errors: RowError[]): PlannedEndorsement | null {
+  private endorse(
+    row: CensusRow,
+    employee: PlanEmployee | undefined,
+    errors: RowError[],
+  ): PlannedEndorsement | null {
     const type = TYPES[row.action];
     const candidates = this.candidates(row, employee);
     try {
@@ -234,10 +250,19 @@ export class CensusPlanner {
   }
 
   /** The dates of the row's endorsement: from the effective date to the end of cover (or policy). */
-  private request(row: CensusRow, type: EndorsementType, p: CandidatePolicy, employeeId: string): EndorsementRequest {
+  private request(
+    row: CensusRow,
+    type: EndorsementType,
+    p: CandidatePolicy,
+    employeeId: string,
+  ): EndorsementRequest {
     const base = { employeeId, policyId: p.id, type, ...(row.sumInsured && { sumInsured: row.sumInsured }) };
     if (type === 'ENDORSEMENT_TYPE_DELETION')
-      return { ...base, coverageStartDate: p.member_start ?? p.start_date, coverageEndDate: row.effectiveDate };
+      return {
+        ...base,
+        coverageStartDate: p.member_start ?? p.start_date,
+        coverageEndDate: row.effectiveDate,
+      };
     return { ...base, coverageStartDate: row.effectiveDate, coverageEndDate: p.member_end ?? p.end_date };
   }
 

@@ -73,7 +73,11 @@ export interface CensusRow {
 /** Thrown for a census that cannot be read at all (not a table, no header, too many rows). */
 export class MalformedCensus extends Error {}
 
-const squash = (s: string) => s.trim().toLowerCase().replace(/[\s_]+/g, ' ');
+const squash = (s: string) =>
+  s
+    .trim()
+    .toLowerCase()
+    .replace(/[\s_]+/g, ' ');
 const HEADER_FIELDS = new Map<string, CensusField>(
   CENSUS_COLUMNS.flatMap((c) => [
     [squash(c.header), c.field],
@@ -90,7 +94,9 @@ export function headerFields(header: readonly string[]): (CensusField | null)[] 
   const unknown = header.filter((_, i) => fields[i] === undefined);
   if (unknown.length > 0) {
     const known = CENSUS_COLUMNS.map((c) => c.header).join(', ');
-    throw new MalformedCensus(`unknown column ${JSON.stringify(unknown[0]!.slice(0, 60))}; the columns are: ${known}`);
+    throw new MalformedCensus(
+      `unknown column ${JSON.stringify(unknown[0]!.slice(0, 60))}; the columns are: ${known}`,
+    );
   }
   const seen = new Set<CensusField>();
   for (const f of fields) {

@@ -79,7 +79,12 @@ async function applyRow(
       if (!r || r.outcome) return null;
       const employeeId = await employeeOf(tx, r);
       if (!employeeId) throw new EndorsementRefused('EMPLOYEE_NOT_FOUND', 'no employee has this code');
-      const created = await createEndorsement(tx, requestOf(r, employeeId), { tokenId: r.actor_token_id }, today);
+      const created = await createEndorsement(
+        tx,
+        requestOf(r, employeeId),
+        { tokenId: r.actor_token_id },
+        today,
+      );
       await setCensusRowOutcome(tx, batchId, row, {
         outcome: 'APPLIED',
         employeeId,

@@ -12,7 +12,8 @@ import {
 import { MalformedRoster } from '../domain/roster-file.js';
 
 /** A census as received: a file's bytes (CSV or XLSX) or JSON rows (objects keyed by field name). */
-export type CensusInput = { kind: 'csv' | 'xlsx'; bytes: Buffer } | { kind: 'json'; rows: readonly unknown[] };
+export type CensusInput =
+  { kind: 'csv' | 'xlsx'; bytes: Buffer } | { kind: 'json'; rows: readonly unknown[] };
 
 /** A census past D16's row bound (413). */
 export class TooManyCensusRows extends Error {
@@ -51,7 +52,8 @@ export async function readCensus(input: CensusInput): Promise<CensusLine[]> {
       lines.push({ row: lines.length + 1, record: recordOf(fields, cells), unknownFields: [] });
     }
   } catch (err) {
-    if (err instanceof MalformedRoster) throw new MalformedCensus(err.message.replace(/^not a spreadsheet: /, ''));
+    if (err instanceof MalformedRoster)
+      throw new MalformedCensus(err.message.replace(/^not a spreadsheet: /, ''));
     throw err;
   }
   if (!fields) throw new MalformedCensus('the census is empty: a header row is needed');

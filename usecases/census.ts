@@ -1,13 +1,14 @@
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
-import {
-  insertCensusBatch,
-  readCensusSnapshot,
-  discardCensusBatch,
-  type StagedRow,
-} from '../data/census.js';
+import { insertCensusBatch, readCensusSnapshot, discardCensusBatch, type StagedRow } from '../data/census.js';
 import type { TenantScope } from '../data/scope.js';
 import { parseCensusRecord, type CensusRow } from '../domain/census.js';
-import { CensusPlanner, invalidRowPlan, planTotals, type PlanTotals, type RowPlan } from '../domain/census-plan.js';
+import {
+  CensusPlanner,
+  invalidRowPlan,
+  planTotals,
+  type PlanTotals,
+  type RowPlan,
+} from '../domain/census-plan.js';
 import { emailKey } from '../domain/employees.js';
 import { newId } from '../domain/ids.js';
 import { CENSUS_BATCH_WORKFLOW, censusBatchStartOptions } from '../workflows/census-batch/contract.js';
@@ -44,7 +45,9 @@ const personOf = (r: CensusRow): Record<string, string> =>
 export async function planCensus(scope: TenantScope, input: CensusInput, today: string): Promise<CensusPlan> {
   const lines = await readCensus(input);
   const parsed = lines.map((l) => ({ line: l, result: parseCensusRecord(l.row, l.record) }));
-  const ok = parsed.flatMap((p) => ('row' in p.result && p.line.unknownFields.length === 0 ? [p.result.row] : []));
+  const ok = parsed.flatMap((p) =>
+    'row' in p.result && p.line.unknownFields.length === 0 ? [p.result.row] : [],
+  );
   const snapshot = await readCensusSnapshot(
     scope,
     [...new Set(ok.map((r) => r.employeeCode))],
@@ -81,7 +84,11 @@ export async function commitCensus(
   actor: { tokenId: string | null },
 ): Promise<string> {
   const batchId = newId('batch');
-  await insertCensusBatch(scope, { id: batchId, totals: plan.totals, actorTokenId: actor.tokenId }, plan.staged);
+  await insertCensusBatch(
+    scope,
+    { id: batchId, totals: plan.totals, actorTokenId: actor.tokenId },
+    plan.staged,
+  );
   try {
     await startCensusWorkflow(deps, { batchId, clientId: scope.clientId, rows: plan.rows.length });
   } catch (err) {

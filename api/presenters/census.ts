@@ -10,7 +10,9 @@ const money = (s: string) => Number(s);
 
 const rowErrorSchema = z
   .object({
-    field: z.enum([...CENSUS_FIELDS, 'row']).meta({ description: 'The column (or `row` for the row as a whole)' }),
+    field: z
+      .enum([...CENSUS_FIELDS, 'row'])
+      .meta({ description: 'The column (or `row` for the row as a whole)' }),
     reason: z.string().meta({ example: 'is required for a new employee' }),
   })
   .meta({ id: 'CensusRowError' });

@@ -59,8 +59,7 @@ type CensusBody = z.output<typeof censusBody>;
 const batchParams = z.object({ batch_id: z.string().meta({ description: 'The batch id (bat_…)' }) });
 const batchQuery = z.object({ ...pageQueryFields }).superRefine(oneDirection);
 
-const tooManyRows = () =>
-  payloadTooLarge('Too Many Rows', `a census holds at most ${MAX_CENSUS_ROWS} rows`);
+const tooManyRows = () => payloadTooLarge('Too Many Rows', `a census holds at most ${MAX_CENSUS_ROWS} rows`);
 const unreadable = (detail: string) => validationError(`census: ${detail}`, 'Unreadable Census');
 const batchNotFound = () => notFound('Batch Not Found');
 /** Rows that create employees need this too (D2's employee create). */
@@ -87,10 +86,15 @@ async function commit(deps: AppDeps, scope: TenantScope, auth: Auth, planned: Ce
     throw insufficientScope(EMPLOYEE_CREATE);
   try {
     const batchId = await commitCensus(deps, scope, planned, { tokenId: auth.tokenId });
-    return { batch_id: batchId, message: 'Census accepted; its rows are being applied', success: true as const };
+    return {
+      batch_id: batchId,
+      message: 'Census accepted; its rows are being applied',
+      success: true as const,
+    };
   } catch (err) {
     if (!(err instanceof WorkflowNotStarted)) throw err;
-    if (isUnavailable(err.cause)) throw serviceUnavailable('The workflow engine is unreachable; retry shortly.');
+    if (isUnavailable(err.cause))
+      throw serviceUnavailable('The workflow engine is unreachable; retry shortly.');
     throw err.cause;
   }
 }
@@ -118,7 +122,12 @@ export const censusRoutes = [
   template('/v1/policy/endorsements/batches/template.csv', CSV, 'getCensusTemplateCsv', async () =>
     censusTemplateCsv(),
   ),
-  template('/v1/policy/endorsements/batches/template.xlsx', XLSX, 'getCensusTemplateXlsx', censusTemplateXlsx),
+  template(
+    '/v1/policy/endorsements/batches/template.xlsx',
+    XLSX,
+    'getCensusTemplateXlsx',
+    censusTemplateXlsx,
+  ),
   route({
     method: 'POST',
     path: '/v1/policy/endorsements/batches',
@@ -141,7 +150,14 @@ export const censusRoutes = [
     idempotencyKey: true,
     // A dry run writes nothing: it is not keyed (the same key may then commit).
     unkeyed: (q) => (q as CensusQuery).dry_run === 'true',
-    handler: async ({ query, body, auth, scope, deps, ctx }: Handler<undefined, CensusQuery, CensusBody, Auth>) => {
+    handler: async ({
+      query,
+      body,
+      auth,
+      scope,
+      deps,
+      ctx,
+    }: Handler<undefined, CensusQuery, CensusBody, Auth>) => {
       const planned = await plan(scope, deps, inputOf(ctx, body));
       if (query.dry_run !== 'true') return commit(deps, scope, auth, planned);
       ctx.status = 200;

@@ -24,7 +24,14 @@ async function census(): Promise<Census> {
   const covered = await makeEmployee(client.clientId);
   await makeMember(client.clientId, policy.id, covered);
   const uncovered = await makeEmployee(client.clientId);
-  return { api: await endorsementApi(), token: client.token(), clientId: client.clientId, policyId: policy.id, covered, uncovered };
+  return {
+    api: await endorsementApi(),
+    token: client.token(),
+    clientId: client.clientId,
+    policyId: policy.id,
+    covered,
+    uncovered,
+  };
 }
 
 const newJoiner = (code: string, o: CensusRowIn = {}): CensusRowIn => ({
@@ -47,13 +54,23 @@ function mixedRows(w: Census): CensusRowIn[] {
   return [
     newJoiner(`N1-${tag}`, { sum_insured: '500000' }),
     { employee_code: w.uncovered.employeeCode, action: 'add', effective_date: '2026-12-01' },
-    { employee_code: w.covered.employeeCode, action: 'modify', effective_date: '2026-12-01', sum_insured: '500000' },
+    {
+      employee_code: w.covered.employeeCode,
+      action: 'modify',
+      effective_date: '2026-12-01',
+      sum_insured: '500000',
+    },
     newJoiner(`N2-${tag}`),
     { employee_code: '', action: 'add', effective_date: '2026-12-01' },
     newJoiner(`N3-${tag}`, { action: 'hire', effective_date: '2026-13-01' }),
     newJoiner(`N4-${tag}`, { name: undefined, email: 'not-an-email' }),
     newJoiner(`N5-${tag}`, { policy_id: 'pol_unknown' }),
-    { employee_code: w.uncovered.employeeCode, action: 'delete', effective_date: '2027-01-31', relationship: 'self' },
+    {
+      employee_code: w.uncovered.employeeCode,
+      action: 'delete',
+      effective_date: '2027-01-31',
+      relationship: 'self',
+    },
     newJoiner(`N6-${tag}`, { sum_insured: '123456' }),
     newJoiner(`N1-${tag}`),
     newJoiner(`N7-${tag}`, { relationship: 'spouse' }),
@@ -61,9 +78,14 @@ function mixedRows(w: Census): CensusRowIn[] {
 }
 
 const upload = (w: Census, bytes: Buffer, type: string, query = '', headers: Record<string, string> = {}) =>
-  w.api.post(`${PATH}${query}`, { token: w.token, rawBody: bytes, headers: { 'content-type': type, ...headers } });
+  w.api.post(`${PATH}${query}`, {
+    token: w.token,
+    rawBody: bytes,
+    headers: { 'content-type': type, ...headers },
+  });
 
-const getBatch = (w: Census, id: string, query = '') => w.api.get(`${PATH}/${id}${query}`, { token: w.token });
+const getBatch = (w: Census, id: string, query = '') =>
+  w.api.get(`${PATH}/${id}${query}`, { token: w.token });
 
 const fields = (row: any) => row.errors.map((e: any) => e.field);
 
@@ -72,12 +94,26 @@ describe('census batches API (D16)', () => {
 
   it('dry run lists every error of every row, plans the good ones and writes nothing', async () => {
     const w = await census();
-    const before = await sql('select count(*)::int as n from endorsements e join employees m on m.id = e.employee_id where m.client_id = ?', [w.clientId]);
+    const before = await sql(
+      'select count(*)::int as n from endorsements e join employees m on m.id = e.employee_id where m.client_id = ?',
+      [w.clientId],
+    );
     const res = await upload(w, censusCsv(mixedRows(w)), CSV, '?dry_run=true');
     expect(res.status, res.text).to.equal(200);
     const { rows, totals } = res.body.payload;
     expect(rows.map((r: any) => r.status)).to.deep.equal([
-      'ok', 'ok', 'ok', 'ok', 'error', 'error', 'error', 'error', 'error', 'error', 'error', 'error',
+      'ok',
+      'ok',
+      'ok',
+      'ok',
+      'error',
+      'error',
+      'error',
+      'error',
+      'error',
+      'error',
+      'error',
+      'error',
     ]);
     expect(rows[0]).to.deep.include({ creates_employee: true, adds_dependent: false });
     expect(rows[0].endorsement).to.include({
@@ -105,14 +141,21 @@ describe('census batches API (D16)', () => {
       ENDORSEMENT_TYPE_DELETION: 0,
       ENDORSEMENT_TYPE_MODIFICATION: 1,
     });
-    const premium = rows.slice(0, 4).reduce((s: number, r: any) => s + Math.round(r.endorsement.premium_impact * 100), 0);
+    const premium = rows
+      .slice(0, 4)
+      .reduce((s: number, r: any) => s + Math.round(r.endorsement.premium_impact * 100), 0);
     expect(Math.round(totals.premium * 100)).to.equal(premium);
     expect(totals.cd).to.deep.equal([
       { policy_id: w.policyId, available: 1000000, debit: premium / 100, credit: 0, shortfall: 0 },
     ]);
-    const after = await sql('select count(*)::int as n from endorsements e join employees m on m.id = e.employee_id where m.client_id = ?', [w.clientId]);
+    const after = await sql(
+      'select count(*)::int as n from endorsements e join employees m on m.id = e.employee_id where m.client_id = ?',
+      [w.clientId],
+    );
     expect(after[0].n).to.equal(before[0].n);
-    const batches = await sql('select count(*)::int as n from census_batches where client_id = ?', [w.clientId]);
+    const batches = await sql('select count(*)::int as n from census_batches where client_id = ?', [
+      w.clientId,
+    ]);
     expect(batches[0].n).to.equal(0);
   });
 
@@ -144,24 +187,41 @@ describe('census batches API (D16)', () => {
     expect(batch.counts).to.deep.equal({ pending: 0, applied: 4, failed: 0, invalid: 8 });
     expect(batch.totals).to.deep.equal(dry.body.payload.totals);
     expect(rows.map((r: any) => r.plan)).to.deep.equal(dry.body.payload.rows);
-    expect(rows.map((r: any) => r.outcome)).to.deep.equal([...Array(4).fill('APPLIED'), ...Array(8).fill('INVALID')]);
+    expect(rows.map((r: any) => r.outcome)).to.deep.equal([
+      ...Array(4).fill('APPLIED'),
+      ...Array(8).fill('INVALID'),
+    ]);
     const made = await sql(
       `select e.id, e.type, e.policy_id, e.premium_impact::text as premium, m.employee_code
          from endorsements e join employees m on m.id = e.employee_id where m.client_id = ? order by e.created_at`,
       [w.clientId],
     );
     expect(made).to.have.length(4);
-    expect(rows.slice(0, 4).map((r: any) => r.endorsement_id).sort()).to.deep.equal(made.map((m) => m.id).sort());
+    expect(
+      rows
+        .slice(0, 4)
+        .map((r: any) => r.endorsement_id)
+        .sort(),
+    ).to.deep.equal(made.map((m) => m.id).sort());
     for (const r of rows.slice(0, 4)) {
       const e = made.find((m) => m.id === r.endorsement_id)!;
       expect(Number(e.premium)).to.equal(r.plan.endorsement.premium_impact);
       const described = await workflowHandle(r.endorsement_id).describe();
       expect(described.typedSearchAttributes.get(BatchId)).to.equal(id);
     }
-    const joiners = await sql('select employee_code, date_of_joining::text as doj from employees where client_id = ? and employee_code like ?', [w.clientId, 'N%']);
-    expect(joiners.map((j) => j.employee_code).sort()).to.deep.equal([`N1-${w.clientId.slice(-6)}`, `N2-${w.clientId.slice(-6)}`]);
+    const joiners = await sql(
+      'select employee_code, date_of_joining::text as doj from employees where client_id = ? and employee_code like ?',
+      [w.clientId, 'N%'],
+    );
+    expect(joiners.map((j) => j.employee_code).sort()).to.deep.equal([
+      `N1-${w.clientId.slice(-6)}`,
+      `N2-${w.clientId.slice(-6)}`,
+    ]);
     expect(joiners[0].doj).to.equal('2026-11-01');
-    const events = await sql(`select payload from webhook_events where client_id = ? and type = 'endorsement_batch.completed'`, [w.clientId]);
+    const events = await sql(
+      `select payload from webhook_events where client_id = ? and type = 'endorsement_batch.completed'`,
+      [w.clientId],
+    );
     expect(events).to.have.length(1);
   });
 
@@ -200,7 +260,11 @@ describe('census batches API (D16)', () => {
 
   it('refuses 10,001 rows and a body past 10 MiB with 413, and an unknown column with 400', async () => {
     const w = await census();
-    const many = Array.from({ length: 10_001 }, (_, i) => ({ employee_code: `E${i}`, action: 'add', effective_date: '2026-12-01' }));
+    const many = Array.from({ length: 10_001 }, (_, i) => ({
+      employee_code: `E${i}`,
+      action: 'add',
+      effective_date: '2026-12-01',
+    }));
     const rows = await upload(w, censusCsv(many), CSV, '?dry_run=true');
     expect(rows.status).to.equal(413);
     expect(rows.body).to.include({ type: 'PAYLOAD_TOO_LARGE', title: 'Too Many Rows' });
@@ -210,7 +274,11 @@ describe('census batches API (D16)', () => {
     const huge = await upload(w, big, CSV);
     expect(huge.status).to.equal(413);
     expect(huge.body).to.include({ type: 'PAYLOAD_TOO_LARGE', detail: 'request body exceeds 10 MiB' });
-    const odd = await upload(w, Buffer.from('Employee Code,Acton,Effective Date\r\nE1,add,2026-12-01\r\n'), CSV);
+    const odd = await upload(
+      w,
+      Buffer.from('Employee Code,Acton,Effective Date\r\nE1,add,2026-12-01\r\n'),
+      CSV,
+    );
     expect(odd.status).to.equal(400);
     expect(odd.body.detail).to.match(/unknown column "Acton"/);
   });
@@ -220,7 +288,11 @@ describe('census batches API (D16)', () => {
     const client = await makeClient();
     await makePolicy(client.clientId);
     const narrow = client.token(['policy.all']);
-    const res = await w.api.post(PATH, { token: narrow, rawBody: censusCsv([newJoiner('X1')]), headers: { 'content-type': CSV } });
+    const res = await w.api.post(PATH, {
+      token: narrow,
+      rawBody: censusCsv([newJoiner('X1')]),
+      headers: { 'content-type': CSV },
+    });
     expect(res.status).to.equal(403);
     expect(res.body).to.include({ title: 'Insufficient Scope' });
     const csv = await w.api.get(`${PATH}/template.csv`, { token: w.token });

@@ -5,11 +5,15 @@ import { CENSUS_COLUMNS, type CensusField } from '../../domain/census.js';
 export type CensusRowIn = Partial<Record<CensusField, string>>;
 
 const HEADERS = CENSUS_COLUMNS.map((c) => c.header);
-const cell = (v: string | undefined) => (v === undefined ? '' : /[",\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
+const cell = (v: string | undefined) =>
+  v === undefined ? '' : /[",\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v;
 
 /** The rows as a CSV census with the template's header. */
 export function censusCsv(rows: readonly CensusRowIn[]): Buffer {
-  const lines = [HEADERS.join(','), ...rows.map((r) => CENSUS_COLUMNS.map((c) => cell(r[c.field])).join(','))];
+  const lines = [
+    HEADERS.join(','),
+    ...rows.map((r) => CENSUS_COLUMNS.map((c) => cell(r[c.field])).join(',')),
+  ];
   return Buffer.from(`${lines.join('\r\n')}\r\n`);
 }
 
@@ -24,7 +28,9 @@ export async function censusXlsx(rows: readonly CensusRowIn[]): Promise<Buffer> 
         const v = r[c.field];
         const date = v !== undefined && /^\d{4}-\d{2}-\d{2}$/.test(v) ? new Date(`${v}T00:00:00Z`) : null;
         // A real date is a date cell, as HR's spreadsheet has it; anything else stays text.
-        return date && !Number.isNaN(date.getTime()) && date.toISOString().startsWith(v!) ? date : (v ?? null);
+        return date && !Number.isNaN(date.getTime()) && date.toISOString().startsWith(v!)
+          ? date
+          : (v ?? null);
       }),
     );
   }
