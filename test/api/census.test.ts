@@ -1,52 +1,21 @@
 import { expect } from 'chai';
-import { makeClient, makeEmployee, makeMember, makePolicy, sql } from '../support/factories.js';
-import { censusCsv, censusXlsx, CSV, XLSX, type CensusRowIn } from '../support/census.js';
+import { makeClient, makePolicy, sql } from '../support/factories.js';
+import {
+  census,
+  censusCsv,
+  censusXlsx,
+  CSV,
+  newJoiner,
+  XLSX,
+  type Census,
+  type CensusRowIn,
+} from '../support/census.js';
 import { checkCdLedgersAfterEachTest } from '../support/cd-ledger-check.js';
-import { endorsementApi, waitFor } from '../workflows/endorsement-support.js';
+import { waitFor } from '../workflows/endorsement-support.js';
 import { workflowHandle } from '../workflows/endorsement-support.js';
 import { BatchId } from '../../workflows/search-attributes.js';
-import type { HttpClient } from '../support/http.js';
 
 const PATH = '/v1/policy/endorsements/batches';
-
-interface Census {
-  api: HttpClient;
-  token: string;
-  clientId: string;
-  policyId: string;
-  covered: { id: string; employeeCode: string };
-  uncovered: { id: string; employeeCode: string };
-}
-
-async function census(): Promise<Census> {
-  const client = await makeClient();
-  const policy = await makePolicy(client.clientId);
-  const covered = await makeEmployee(client.clientId);
-  await makeMember(client.clientId, policy.id, covered);
-  const uncovered = await makeEmployee(client.clientId);
-  return {
-    api: await endorsementApi(),
-    token: client.token(),
-    clientId: client.clientId,
-    policyId: policy.id,
-    covered,
-    uncovered,
-  };
-}
-
-const newJoiner = (code: string, o: CensusRowIn = {}): CensusRowIn => ({
-  employee_code: code,
-  name: `Joiner ${code}`,
-  email: `${code.toLowerCase()}@example.com`,
-  phone: '+919811111111',
-  date_of_birth: '1992-02-29',
-  gender: 'female',
-  relationship: 'self',
-  event_date: '2026-11-01',
-  action: 'add',
-  effective_date: '2026-12-01',
-  ...o,
-});
 
 /** Good rows first (1-4), then one of each kind of bad row (5-12). */
 function mixedRows(w: Census): CensusRowIn[] {

@@ -1,4 +1,7 @@
 import ExcelJS from 'exceljs';
+import { endorsementApi } from '../workflows/endorsement-support.js';
+import { makeClient, makeEmployee, makeMember, makePolicy } from './factories.js';
+import type { HttpClient } from './http.js';
 import { CENSUS_COLUMNS, type CensusField } from '../../domain/census.js';
 
 /** A census row by field name (the templates' columns). */
@@ -39,3 +42,44 @@ export async function censusXlsx(rows: readonly CensusRowIn[]): Promise<Buffer> 
 
 export const CSV = 'text/csv';
 export const XLSX = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
+
+/** A client with one policy, an employee covered by it and one not, and an API to upload to. */
+export interface Census {
+  api: HttpClient;
+  token: string;
+  clientId: string;
+  policyId: string;
+  covered: { id: string; employeeCode: string };
+  uncovered: { id: string; employeeCode: string };
+}
+
+export async function census(): Promise<Census> {
+  const client = await makeClient();
+  const policy = await makePolicy(client.clientId);
+  const covered = await makeEmployee(client.clientId);
+  await makeMember(client.clientId, policy.id, covered);
+  const uncovered = await makeEmployee(client.clientId);
+  return {
+    api: await endorsementApi(),
+    token: client.token(),
+    clientId: client.clientId,
+    policyId: policy.id,
+    covered,
+    uncovered,
+  };
+}
+
+/** A new joiner's row: every detail a new employee needs, added from 2026-12-01. */
+export const newJoiner = (code: string, o: CensusRowIn = {}): CensusRowIn => ({
+  employee_code: code,
+  name: `Joiner ${code}`,
+  email: `${code.toLowerCase()}@example.com`,
+  phone: '+919811111111',
+  date_of_birth: '1992-02-29',
+  gender: 'female',
+  relationship: 'self',
+  event_date: '2026-11-01',
+  action: 'add',
+  effective_date: '2026-12-01',
+  ...o,
+});
