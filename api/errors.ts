@@ -17,6 +17,10 @@ export const validationError = (detail: string, title = 'Validation Failed'): Ap
 export const notFound = (title: string, detail = ''): ApiError =>
   new ApiError(404, 'NOT_FOUND', title, detail);
 
+/** D16: a dependent breaking the policy's eligibility rules; the detail names each rule by its code. */
+export const dependentNotEligible = (detail: string): ApiError =>
+  new ApiError(400, 'DEPENDENT_NOT_ELIGIBLE', 'Dependent Not Eligible', detail);
+
 export const conflict = (title: string, detail = ''): ApiError =>
   new ApiError(409, 'CONFLICT', title, detail);
 

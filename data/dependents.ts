@@ -25,9 +25,9 @@ export async function addDependent(
     if (owner.length === 0) return null;
     const params = [tx.clientId, employeeId, input.relationship, input.name, input.dateOfBirth];
     const inserted = await tx.sql<{ id: string }>(
-      `insert into dependents (id, client_id, employee_id, relationship, name, date_of_birth, gender)
-       values (?, ?, ?, ?, ?, ?, ?) on conflict do nothing returning id`,
-      [newId('dependent'), ...params, input.gender],
+      `insert into dependents (id, client_id, employee_id, relationship, name, date_of_birth, gender, event_date)
+       values (?, ?, ?, ?, ?, ?, ?, ?) on conflict do nothing returning id`,
+      [newId('dependent'), ...params, input.gender, input.eventDate ?? null],
     );
     const id = inserted[0]?.id;
     if (!id) {
@@ -57,6 +57,7 @@ export interface DependentRecord {
   relationship: Relationship;
   dateOfBirth: string;
   gender: Gender;
+  eventDate: string | null;
 }
 
 /**
@@ -84,5 +85,6 @@ export async function listDependents(
     relationship: d.relationship,
     dateOfBirth: d.dateOfBirth,
     gender: d.gender,
+    eventDate: d.eventDate ?? null,
   }));
 }

@@ -2,12 +2,14 @@ import {
   EmailInUseError,
   emailKey,
   lastActiveChanges,
+  leavingChanges,
   NO_ACTOR,
   withLeavingDate,
   type Actor,
   type BulkItem,
   type EmployeeChanges,
   type EmployeeField,
+  type EmployeeValues,
   type NewEmployee,
 } from '../domain/employees.js';
 import type { EmployeeStatus, Gender } from '../domain/enums.js';
@@ -206,15 +208,27 @@ export async function bulkUpdateEmployees(
   scope: TenantScope,
   items: readonly BulkItem[],
   actor: Actor = NO_ACTOR,
+  /** The day a status change without a leaving date takes (D6); required when an item has one. */
+  today?: string,
 ): Promise<Set<string>> {
   if (items.length === 0) return new Set();
   return scope.transaction(async (tx) => {
     const ids = [...new Set(items.map((i) => i.employeeId))];
-    const rows = await tx.sql<{ id: string; last_active_date: string | null }>(
-      'select id, last_active_date from employees where client_id = ? and id in (?) order by id for update',
+    const rows = await tx.sql<{
+      id: string;
+      last_active_date: string | null;
+      status: string;
+      date_of_leaving: string | null;
+    }>(
+      `select id, last_active_date, status, date_of_leaving::text as date_of_leaving from employees
+        where client_id = ? and id in (?) order by id for update`,
       [tx.clientId, ids],
     );
     const current = new Map(rows.map((r) => [r.id, r.last_active_date]));
+    const leaving = new Map(rows.map((r) => [r.id, { status: r.status, dateOfLeaving: r.date_of_leaving }]));
+    if (today === undefined && items.some((i) => i.status !== undefined))
+      throw new Error('a status change needs today');
+    await applyLeaving(tx, leavingChanges(items, leaving, today ?? ''), actor);
     const changes = lastActiveChanges(items, current);
     if (changes.length > 0) {
       await tx.sql(
@@ -237,6 +251,40 @@ export async function bulkUpdateEmployees(
     }
     return new Set(current.keys());
   });
+}
+
+/** The bulk update's status changes (D16 exits) in one set-based UPDATE and one batched audit insert. */
+async function applyLeaving(
+  tx: TenantScope,
+  changes: [string, EmployeeValues][],
+  actor: Actor,
+): Promise<void> {
+  if (changes.length === 0) return;
+  await tx.sql(
+    `update employees e set status = coalesce(v.status, e.status),
+            date_of_leaving = case when v.keep then e.date_of_leaving else v.date_of_leaving end, updated_at = now()
+       from unnest(array[?]::text[], array[?]::text[], array[?]::date[], array[?]::boolean[])
+            as v(id, status, date_of_leaving, keep)
+      where e.client_id = ? and e.id = v.id`,
+    [
+      changes.map(([id]) => id),
+      changes.map(([, c]) => c.status ?? null),
+      changes.map(([, c]) => c.dateOfLeaving ?? null),
+      changes.map(([, c]) => !('dateOfLeaving' in c)),
+      tx.clientId,
+    ],
+  );
+  await recordAudit(
+    tx,
+    changes.map(([id, c]) => ({
+      clientId: tx.clientId,
+      entity: 'employee',
+      entityId: id,
+      action: 'bulk_update',
+      changedFields: Object.keys(c).map((f) => COLUMNS[f as EmployeeField]),
+      actorTokenId: actor.tokenId,
+    })),
+  );
 }
 
 /** The stored fields Get Employee answers with. */

@@ -29,7 +29,7 @@ export async function lockEndorsementForApproval(
   id: string,
 ): Promise<LockedEndorsement | undefined> {
   const [row] = await tx.sql<LockedEndorsement>(
-    `select e.id, e.client_id, e.policy_id, e.employee_id, e.type, e.status,
+    `select e.id, e.client_id, e.policy_id, e.employee_id, e.dependent_id, e.type, e.status,
             e.coverage_start_date::text as coverage_start_date, e.coverage_end_date::text as coverage_end_date,
             e.premium_impact::text as premium_impact, e.sum_insured::text as sum_insured,
             p.coverage_type, p.cd_balance::text as cd_balance, emp.name as employee_name
@@ -52,10 +52,15 @@ export interface InsurerIds {
 
 /**
  * ADDITION: the employee's row (rank 0) and one row per dependent the coverage_type covers
- * (rank 1). Keyed by policy_members_by_endorsement; a person already active on the policy through
+ * (rank 1); a dependent's own ADDITION (D16) enrols that person only, the decision's UHID being
+ * theirs. Keyed by policy_members_by_endorsement; a person already active on the policy through
  * another path keeps that row (policy_members_one_active), hence `on conflict do nothing`.
  */
 export async function enrolMembers(tx: TenantScope, e: LockedEndorsement, ids: InsurerIds): Promise<void> {
+  if (e.dependent_id) {
+    const uhid = ids.members?.find((m) => m.dependent_id === e.dependent_id)?.uhid ?? ids.uhid;
+    return insertMembers(tx, [memberRow(tx, e, ids, e.dependent_id, uhid)]);
+  }
   const relationships = coveredRelationships(e.coverage_type);
   const dependents = relationships.length
     ? await tx.sql<{ id: string }>(
@@ -64,7 +69,21 @@ export async function enrolMembers(tx: TenantScope, e: LockedEndorsement, ids: I
       )
     : [];
   const uhidOf = new Map((ids.members ?? []).map((m) => [m.dependent_id, m.uhid]));
-  const person = (dependentId: string | null) => ({
+  // The decision's UHID identifies the employee; a dependent's comes by its id in `members`.
+  await insertMembers(tx, [
+    memberRow(tx, e, ids, null, ids.uhid),
+    ...dependents.map((d) => memberRow(tx, e, ids, d.id, uhidOf.get(d.id) ?? null)),
+  ]);
+}
+
+function memberRow(
+  tx: TenantScope,
+  e: LockedEndorsement,
+  ids: InsurerIds,
+  dependentId: string | null,
+  uhid: string | null,
+) {
+  return {
     id: newId('member'),
     client_id: tx.clientId,
     policy_id: e.policy_id,
@@ -72,17 +91,19 @@ export async function enrolMembers(tx: TenantScope, e: LockedEndorsement, ids: I
     dependent_id: dependentId,
     endorsement_id: e.id,
     insurer_member_id: ids.insurerMemberId,
-    // The decision's UHID identifies the employee; a dependent's comes by its id in `members`.
-    uhid: dependentId ? (uhidOf.get(dependentId) ?? null) : ids.uhid,
+    uhid,
     coverage_start_date: e.coverage_start_date,
     coverage_end_date: e.coverage_end_date,
-    premium_amount: dependentId ? null : e.premium_impact,
+    // The family's premium sits on the employee's row; a dependent's own ADDITION carries its own.
+    premium_amount: dependentId && !e.dependent_id ? null : e.premium_impact,
     sum_insured: e.sum_insured,
     remaining_sum_insured: e.sum_insured,
     employee_name: e.employee_name,
     member_rank: dependentId ? 1 : 0,
-  });
-  const rows = [person(null), ...dependents.map((d) => person(d.id))];
+  };
+}
+
+async function insertMembers(tx: TenantScope, rows: ReturnType<typeof memberRow>[]): Promise<void> {
   // A dependent's row enrolled with its own UHID gets an audit entry `policy_member` / `uhid`.
   await tx.sql(
     `with enrolled as (
@@ -106,7 +127,8 @@ export async function enrolMembers(tx: TenantScope, e: LockedEndorsement, ids: I
 }
 
 /**
- * DELETION: the employee's and dependents' active rows end on coverage_end_date (D10). They stay
+ * DELETION: the employee's and dependents' active rows (a dependent's own DELETION: that person's
+ * row only) end on coverage_end_date (D10). They stay
  * active until that date; the caller's endLapsedCoverOf turns them inactive at once when it has
  * already passed. Idempotent: moving the end date to the same date again changes nothing.
  */
@@ -115,8 +137,9 @@ export async function endMemberCover(tx: TenantScope, e: LockedEndorsement): Pro
     `update policy_members
         set coverage_end_date = greatest(coverage_start_date, least(coverage_end_date, ?::date)),
             updated_at = now()
-      where client_id = ? and policy_id = ? and employee_id = ? and status = 'active'`,
-    [e.coverage_end_date, tx.clientId, e.policy_id, e.employee_id],
+      where client_id = ? and policy_id = ? and employee_id = ? and status = 'active'
+        and (?::text is null or dependent_id = ?)`,
+    [e.coverage_end_date, tx.clientId, e.policy_id, e.employee_id, e.dependent_id, e.dependent_id],
   );
 }
 

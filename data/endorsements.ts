@@ -19,7 +19,7 @@ import type { SystemScope, TenantScope } from './scope.js';
 const OPEN_STATUS_SQL = `(${OPEN_ENDORSEMENT_STATUSES.map((s) => `'${s}'`).join(', ')})`;
 
 /** Columns of spec 2.5 as stored; dates and money as text so no time zone or float shifts them. */
-const ENDORSEMENT_COLUMNS = `e.id, e.client_id, e.policy_id, e.employee_id, e.type, e.status,
+const ENDORSEMENT_COLUMNS = `e.id, e.client_id, e.policy_id, e.employee_id, e.dependent_id, e.type, e.status,
   e.coverage_start_date::text as coverage_start_date, e.coverage_end_date::text as coverage_end_date,
   e.premium_impact::text as premium_impact, e.sum_insured::text as sum_insured, e.rejection_reason,
   case when e.awaiting_funds_since is not null and e.status = 'ENDORSEMENT_STATUS_PENDING'
@@ -31,6 +31,8 @@ export interface EndorsementRow {
   client_id: string;
   policy_id: string;
   employee_id: string;
+  /** D16: the one dependent it adds or removes; null for the employee's own (with the family). */
+  dependent_id: string | null;
   type: EndorsementType;
   status: EndorsementStatus;
   coverage_start_date: string;
@@ -105,9 +107,9 @@ export async function insertEndorsement(
   const id = newId('endorsement');
   const inserted = await scope.sql<{ id: string }>(
     `with created as (
-       insert into endorsements (id, client_id, policy_id, employee_id, type, status, coverage_start_date,
-         coverage_end_date, premium_impact, sum_insured)
-       values (?, ?, ?, ?, ?, 'ENDORSEMENT_STATUS_PENDING', ?, ?, ?, ?)
+       insert into endorsements (id, client_id, policy_id, employee_id, dependent_id, type, status,
+         coverage_start_date, coverage_end_date, premium_impact, sum_insured)
+       values (?, ?, ?, ?, ?, ?, 'ENDORSEMENT_STATUS_PENDING', ?, ?, ?, ?)
        on conflict (client_id, employee_id, policy_id) where status in ${OPEN_STATUS_SQL} do nothing
        returning id, client_id),
      audited as (
@@ -119,6 +121,7 @@ export async function insertEndorsement(
       scope.clientId,
       decision.policyId,
       req.employeeId,
+      req.dependentId ?? null,
       req.type,
       req.coverageStartDate,
       req.coverageEndDate,
@@ -306,8 +309,8 @@ export async function markEndorsementUnderReview(
 
 /**
  * What an insurer adapter is handed (D8, D14), or undefined when the endorsement is gone: one
- * statement with the employee's dependents, narrowed to those the policy's coverage type covers and
- * ordered by the domain rule (insurerSubmission).
+ * statement with the employee's dependents (a dependent's own endorsement: that one), narrowed to
+ * those the policy's coverage type covers and ordered by the domain rule (insurerSubmission).
  */
 export async function readInsurerSubmission(
   system: SystemScope,
@@ -325,7 +328,9 @@ export async function readInsurerSubmission(
             coalesce((select json_agg(json_build_object('relationship', d.relationship, 'name', d.name,
                                         'dateOfBirth', d.date_of_birth::text, 'gender', d.gender))
                         from dependents d
-                       where d.client_id = e.client_id and d.employee_id = e.employee_id), '[]') as dependents
+                       where d.client_id = e.client_id and d.employee_id = e.employee_id
+                         and (e.dependent_id is null or d.id = e.dependent_id)), '[]') as dependents,
+            e.dependent_id is not null as "dependentOnly"
        from endorsements e
        join policies p on p.id = e.policy_id
        join insurers i on i.id = p.insurer_id

@@ -23,7 +23,8 @@ type Row = Omit<FileEndorsementRow, 'employee'> & {
 /**
  * Personal details (names, genders, dates of birth) are read here, at the moment a file is written,
  * and go nowhere but into the file: callers pass only ids and counts on. Dependents are all of the
- * employee's, in the order they were added; the coverage type decides who is listed (domain rule).
+ * employee's, in the order they were added (a dependent's own endorsement: that one only); the
+ * coverage type decides who is listed (domain rule).
  */
 const select = (
   extra = '',
@@ -33,8 +34,9 @@ const select = (
        emp.gender as "employeeGender", emp.date_of_birth::text as "employeeDateOfBirth",
        coalesce((select json_agg(json_build_object('name', d.name, 'relationship', d.relationship,
                   'gender', d.gender, 'dateOfBirth', d.date_of_birth::text) order by d.created_at, d.id)
-                   from dependents d where d.client_id = e.client_id and d.employee_id = e.employee_id),
-                '[]'::json) as dependents,
+                   from dependents d where d.client_id = e.client_id and d.employee_id = e.employee_id
+                    and (e.dependent_id is null or d.id = e.dependent_id)),
+                '[]'::json) as dependents, e.dependent_id is not null as "dependentOnly",
        e.coverage_start_date::text as "coverageStartDate", e.coverage_end_date::text as "coverageEndDate",
        e.sum_insured::text as "sumInsured"
   from endorsements e

@@ -119,6 +119,8 @@ function refusalError(err: EndorsementRefused, type: EndorsementType): RowError 
     IN_PROGRESS: `an endorsement is still open for this employee and policy${err.detail ? ` (${err.detail})` : ''}`,
     ALREADY_COVERED: 'the employee is already covered by this policy',
     NOT_COVERED: 'the employee is not covered by this policy',
+    DEPENDENT_NOT_FOUND: 'no such dependent of this employee',
+    INELIGIBLE: err.detail || 'the dependent is not eligible on this policy',
   };
   const onField =
     err.code === 'POLICY_NOT_FOUND'

@@ -31,8 +31,11 @@ export const NO_ACTOR: Actor = { tokenId: null };
 /** The key that makes an official email unique per client: case and surrounding spaces do not count (D6). */
 export const emailKey = (email: string): string => email.trim().toLowerCase();
 
-/** The fields an update may carry (spec 4.7); date_of_leaving follows status (D6). */
-export type EmployeeChanges = Partial<Omit<NewEmployee, 'employeeCode' | 'dateOfLeaving'>>;
+/**
+ * The fields an update may carry (spec 4.7); date_of_leaving follows status (D6) unless given with an
+ * inactive status (D16: the day cover ends).
+ */
+export type EmployeeChanges = Partial<Omit<NewEmployee, 'employeeCode'>>;
 
 /** Changing the official email to one another employee of the client holds. */
 export class EmailInUseError extends Error {}
@@ -50,11 +53,14 @@ export function withLeavingDate(
   changes: EmployeeChanges,
   today: string,
 ): EmployeeValues {
-  const next: EmployeeValues = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined));
+  const { dateOfLeaving: leaving, ...rest } = changes;
+  const next: EmployeeValues = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined));
   if (changes.email !== undefined) next.email = changes.email.trim();
+  const status = changes.status ?? current.status;
+  if (leaving !== undefined && status !== 'ACTIVE') next.dateOfLeaving = leaving;
   if (changes.status === undefined || changes.status === current.status) return next;
   if (changes.status === 'ACTIVE') next.dateOfLeaving = null;
-  else if (current.status === 'ACTIVE' || !current.dateOfLeaving) next.dateOfLeaving = today;
+  else if (current.status === 'ACTIVE' || !current.dateOfLeaving) next.dateOfLeaving = leaving ?? today;
   return next;
 }
 
@@ -66,6 +72,30 @@ export function withCreationLeavingDate(input: NewEmployee, today: string): NewE
 export interface BulkItem {
   employeeId: string;
   lastActiveDate?: string | undefined;
+  /** D16: an exit: an inactive status, with the day cover ends (default today, as D6). */
+  status?: EmployeeStatus | undefined;
+  dateOfLeaving?: string | undefined;
+}
+
+/**
+ * The status changes of a bulk update (D16 exits), as withLeavingDate decides them per employee, a
+ * later item winning; unchanged ones left out.
+ */
+export function leavingChanges(
+  items: readonly BulkItem[],
+  current: ReadonlyMap<string, { status: string | null; dateOfLeaving: string | null }>,
+  today: string,
+): [string, EmployeeValues][] {
+  const wanted = new Map<string, EmployeeValues>();
+  for (const { employeeId, status, dateOfLeaving } of items) {
+    const now = current.get(employeeId);
+    if (!now || (status === undefined && dateOfLeaving === undefined)) continue;
+    const next = withLeavingDate(now, { status, dateOfLeaving }, today);
+    if (next.status === now.status) delete next.status;
+    if (next.dateOfLeaving === now.dateOfLeaving) delete next.dateOfLeaving;
+    if (Object.keys(next).length > 0) wanted.set(employeeId, next);
+  }
+  return [...wanted];
 }
 
 /** The last-active dates a bulk update writes: known employees only, a later item winning, unchanged ones left out. */
@@ -86,4 +116,6 @@ export interface NewDependent {
   relationship: Relationship;
   dateOfBirth: string;
   gender: Gender;
+  /** D16: marriage, birth or adoption: when a dependent joins an employee already covered. */
+  eventDate?: string | undefined;
 }

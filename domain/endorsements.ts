@@ -1,3 +1,4 @@
+import type { EligibilityBreach } from './dependent-eligibility.js';
 import type { Slab } from './premium.js';
 import type { CoverageType, EndorsementType, PolicyStatus, Relationship } from './enums.js';
 import {
@@ -20,16 +21,27 @@ export interface EndorsementRequest {
   coverageEndDate: string;
   /** Exact decimal; ADDITION (optional, default slab) and MODIFICATION (required) only. */
   sumInsured?: string | undefined;
+  /** A dependent joining a covered employee (D16): the endorsement is for that person only. */
+  dependentId?: string | undefined;
 }
 
 /** Why D7 refuses an endorsement synchronously; the API maps each code to its HTTP answer. */
 export type RefusalCode =
-  'EMPLOYEE_NOT_FOUND' | 'POLICY_NOT_FOUND' | 'INVALID' | 'IN_PROGRESS' | 'ALREADY_COVERED' | 'NOT_COVERED';
+  | 'EMPLOYEE_NOT_FOUND'
+  | 'DEPENDENT_NOT_FOUND'
+  | 'POLICY_NOT_FOUND'
+  | 'INVALID'
+  | 'INELIGIBLE'
+  | 'IN_PROGRESS'
+  | 'ALREADY_COVERED'
+  | 'NOT_COVERED';
 
 export class EndorsementRefused extends Error {
   constructor(
     readonly code: RefusalCode,
     readonly detail = '',
+    /** INELIGIBLE: the dependent's breaches of the policy's eligibility rules (D16). */
+    readonly breaches: readonly EligibilityBreach[] = [],
   ) {
     super(`${code}${detail ? `: ${detail}` : ''}`);
   }

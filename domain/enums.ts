@@ -31,6 +31,10 @@ export type EmployeeStatus = (typeof EMPLOYEE_STATUSES)[number];
 export const RELATIONSHIPS = ['SPOUSE', 'CHILD', 'PARENT', 'PARENT_IN_LAW'] as const;
 export type Relationship = (typeof RELATIONSHIPS)[number];
 
+/** D16: a leaver's DELETIONs are created at once or proposed for the client to confirm. */
+export const EXIT_MODES = ['automatic', 'proposed'] as const;
+export type ExitMode = (typeof EXIT_MODES)[number];
+
 export const MEMBER_STATUSES = ['active', 'inactive', 'suspended'] as const;
 export type MemberStatus = (typeof MEMBER_STATUSES)[number];
 

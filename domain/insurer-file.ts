@@ -68,6 +68,8 @@ export interface FileEndorsement {
   employee: Omit<FilePerson, 'relationship'>;
   /** All of the employee's dependents; the policy's coverage type decides who is listed. */
   dependents: FilePerson[];
+  /** D16: a dependent's own endorsement: its one row, without the employee's. */
+  dependentOnly?: boolean;
   coverageStartDate: string;
   coverageEndDate: string;
   /** Rupees with paise, as stored: "500000.00". */
@@ -109,11 +111,14 @@ type Listed = {
   person: FilePerson | (Omit<FilePerson, 'relationship'> & { relationship: 'SELF' });
 };
 
-/** The employee first, then the dependents the policy covers, in the order they were read. */
+/**
+ * The employee first, then the dependents the policy covers, in the order they were read; a
+ * dependent's own endorsement lists that person only.
+ */
 function listed(e: FileEndorsement): Listed[] {
   const covered = new Set(coveredRelationships(e.coverageType));
   return [
-    { e, person: { ...e.employee, relationship: 'SELF' as const } },
+    ...(e.dependentOnly ? [] : [{ e, person: { ...e.employee, relationship: 'SELF' as const } }]),
     ...e.dependents.filter((d) => covered.has(d.relationship)).map((person) => ({ e, person })),
   ];
 }

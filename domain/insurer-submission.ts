@@ -40,7 +40,8 @@ export type InsurerSubmission = InsurerAdapterConfig & {
   sumInsured: string;
   premiumImpact: string;
   /**
-   * The employee first, then the dependents the policy's coverage type covers (as enrolment does),
+   * The employee first (not for a dependent's own endorsement, D16, which lists that person only),
+   * then the dependents the policy's coverage type covers (as enrolment does),
    * spouse, children, parents, parents-in-law, each eldest first: the same order on every retry.
    */
   members: SubmittedMember[];
@@ -53,6 +54,8 @@ export type SubmissionRow = Omit<InsurerSubmission, 'adapter' | 'adapterSettings
   coverageType: CoverageType;
   employee: Omit<SubmittedMember, 'relationship'>;
   dependents: SubmittedMember[];
+  /** D16: a dependent's own endorsement: the insurer gets that person's row only. */
+  dependentOnly?: boolean;
 };
 
 const rank = (r: SubmittedMember['relationship']) => (RELATIONSHIPS as readonly string[]).indexOf(r);
@@ -63,13 +66,13 @@ const byRelationshipThenAge = (a: SubmittedMember, b: SubmittedMember) =>
 
 /** The submission of a stored row: settings read through their adapter's schema, members by coverage. */
 export function insurerSubmission(row: SubmissionRow): InsurerSubmission {
-  const { adapter, adapterSettings, coverageType, employee, dependents, ...rest } = row;
+  const { adapter, adapterSettings, coverageType, employee, dependents, dependentOnly, ...rest } = row;
   const covered = new Set<string>(coveredRelationships(coverageType));
   return {
     ...rest,
     ...storedAdapterConfig(row.insurerCode, adapter, adapterSettings),
     members: [
-      { relationship: 'SELF', ...employee },
+      ...(dependentOnly ? [] : [{ relationship: 'SELF' as const, ...employee }]),
       ...dependents.filter((d) => covered.has(d.relationship)).sort(byRelationshipThenAge),
     ],
   };

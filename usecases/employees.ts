@@ -41,7 +41,8 @@ export const bulkUpdateLastActive = (
   scope: TenantScope,
   items: readonly BulkItem[],
   actor: Actor,
-): Promise<Set<string>> => bulkUpdateEmployees(scope, items, actor);
+  today: string,
+): Promise<Set<string>> => bulkUpdateEmployees(scope, items, actor, today);
 
 /** Adds a dependent to the client's employee (idempotent on the person); null for an unknown employee. */
 export const addEmployeeDependent = (

@@ -15,6 +15,8 @@ import {
   markEndorsementWorkflowStarted,
   readEndorsementCandidates,
 } from '../data/endorsements.js';
+import { readDependentCandidates } from '../data/dependent-endorsements.js';
+import { decideDependentEndorsement } from '../domain/dependent-endorsements.js';
 import { endLapsedCoverOf } from '../data/member-cover.js';
 import { recordStatusEvent } from '../data/outbox.js';
 import { settleApprovedEndorsement } from './cd-account.js';
@@ -23,6 +25,8 @@ import { TenantScope } from '../data/scope.js';
 import {
   decideEndorsement,
   endorsementInProgress,
+  type CandidatePolicy,
+  type EndorsementDecision,
   type CreatedEndorsement,
   type EndorsementRequest,
 } from '../domain/endorsements.js';
@@ -67,8 +71,7 @@ export async function createEndorsement(
   actor: { tokenId: string | null },
   today: string,
 ): Promise<CreatedEndorsement> {
-  const candidates = await readEndorsementCandidates(scope, req, today);
-  const decision = decideEndorsement(candidates, req);
+  const { candidates, decision } = await decide(scope, req, today);
   const stored = await insertEndorsement(scope, req, decision, actor);
   if (!stored.inserted) throw endorsementInProgress(stored.openId);
   const chosen = candidates.find((c) => c.id === decision.policyId);
@@ -86,6 +89,25 @@ export async function createEndorsement(
       },
     }),
   };
+}
+
+type Codes = Pick<CandidatePolicy, 'policy_number' | 'insurer_code' | 'employee_code'> & {
+  id: string | null;
+};
+
+/** The employee's own endorsement (D7) or a dependent's (D16): its read and its pure decision. */
+async function decide(
+  scope: TenantScope,
+  req: EndorsementRequest,
+  today: string,
+): Promise<{ candidates: Codes[]; decision: EndorsementDecision }> {
+  const { dependentId } = req;
+  if (dependentId) {
+    const candidates = await readDependentCandidates(scope, { ...req, dependentId }, today);
+    return { candidates, decision: decideDependentEndorsement(candidates, req, today) };
+  }
+  const candidates = await readEndorsementCandidates(scope, req, today);
+  return { candidates, decision: decideEndorsement(candidates, req) };
 }
 
 export function workflowInput(e: CreatedEndorsement, config: Config): EndorsementWorkflowInput {

@@ -52,6 +52,7 @@ export const dependentSchema = z
     relationship: z.enum(RELATIONSHIP_REQUEST),
     date_of_birth: dateOrEmpty,
     gender: z.enum(RESPONSE_GENDERS),
+    event_date: dateOrEmpty.meta({ description: 'D16: the life event it joined on; "" when none was given' }),
   })
   .meta({
     id: 'Dependent',
@@ -92,12 +93,23 @@ export function presentDependent(d: DependentRecord): DependentOut {
     relationship: d.relationship,
     date_of_birth: str(d.dateOfBirth),
     gender: RESPONSE_GENDER[d.gender],
+    event_date: str(d.eventDate),
   };
 }
 
 /** Spec 4.5. */
 export const getEmployeePayload = z
-  .object({ employee: employeeSchema, ...outcome('Employee fetched successfully') })
+  .object({
+    employee: employeeSchema,
+    pending_exits: z
+      .array(z.object({ policy_id: z.string(), coverage_end_date: dateOut }).meta({ id: 'PendingExit' }))
+      .meta({
+        description:
+          "D16: a leaver's cover that outlasts date_of_leaving with no DELETION under way: in the `proposed` exit " +
+          'mode, confirm one by creating the DELETION (coverage_end_date the leaving date); empty otherwise',
+      }),
+    ...outcome('Employee fetched successfully'),
+  })
   .meta({ id: 'GetEmployeePayload' });
 
 /** Spec 4.6 and 4.7: the service-assigned id of the employee created, found or updated. */
@@ -122,7 +134,28 @@ export const bulkUpdatePayload = z
   .meta({ id: 'BulkUpdatePayload' });
 
 export const addDependentPayload = z
-  .object({ dependent_id: idOut('dep_6w1z8c3n5v'), ...outcome('Dependent added successfully') })
+  .object({
+    dependent_id: idOut('dep_6w1z8c3n5v'),
+    endorsements: z
+      .array(
+        z
+          .object({
+            policy_id: z.string(),
+            endorsement_id: z
+              .string()
+              .nullable()
+              .meta({ description: 'The ADDITION started; null when none was' }),
+            reason: z.string().nullable().meta({ description: 'Why none was started (e.g. one still open)' }),
+          })
+          .meta({ id: 'DependentJoin' }),
+      )
+      .meta({
+        description:
+          "D16: one entry per policy covering the employee and the dependent's relationship: the dependent's " +
+          'own ADDITION, started at once (with the `policy.all` scope), or why not; a repeated add retries them',
+      }),
+    ...outcome('Dependent added successfully'),
+  })
   .meta({ id: 'AddDependentPayload' });
 
 export const listDependentsPayload = z

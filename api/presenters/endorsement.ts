@@ -11,6 +11,10 @@ export const endorsementSchema = z
     client_id: z.string(),
     policy_id: z.string(),
     employee_id: z.string(),
+    dependent_id: z.string().nullable().meta({
+      description:
+        'D16: the one dependent this endorsement adds or removes; null when it is the employee (with the covered family)',
+    }),
     type: z.enum(ENDORSEMENT_TYPES),
     status: z.enum(ENDORSEMENT_STATUSES),
     coverage_start_date: dateOut,
@@ -42,6 +46,7 @@ export function presentEndorsement(row: EndorsementRow): EndorsementOut {
     client_id: row.client_id,
     policy_id: row.policy_id,
     employee_id: row.employee_id,
+    dependent_id: row.dependent_id,
     type: row.type,
     status: row.status,
     coverage_start_date: row.coverage_start_date,

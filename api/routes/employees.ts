@@ -6,6 +6,7 @@ import {
   createEmployee,
   employeeProfile,
 } from '../../usecases/employees.js';
+import { pendingExitsOf, processExits } from '../../usecases/exits.js';
 import { ApiError, conflict, notFound, payloadTooLarge, validationError } from '../errors.js';
 import {
   bulkUpdatePayload,
@@ -23,6 +24,7 @@ import {
   MAX_BULK_ITEMS,
   newEmployeeFromRequest,
   profileQuery,
+  storedStatus,
   updateEmployeeBody,
 } from '../schemas/employees.js';
 import { describeIssues } from '../validation.js';
@@ -45,7 +47,15 @@ type CheckedItem = { item: BulkItem; error?: undefined } | { item?: undefined; e
 function checkItem(raw: unknown): CheckedItem {
   const parsed = bulkUpdateItem.safeParse(raw);
   if (parsed.success) {
-    return { item: { employeeId: parsed.data.emp_id, lastActiveDate: parsed.data.last_active_date } };
+    const { emp_id, last_active_date, status, date_of_leaving } = parsed.data;
+    return {
+      item: {
+        employeeId: emp_id,
+        lastActiveDate: last_active_date,
+        status: status && storedStatus(status),
+        dateOfLeaving: date_of_leaving,
+      },
+    };
   }
   const sent = (raw as { emp_id?: unknown } | null)?.emp_id;
   const error = describeIssues(parsed.error.issues, raw).replace(/^body: /, 'item: ');
@@ -88,11 +98,18 @@ export const employeeRoutes = [
     response: getEmployeePayload,
     errors: [employeeNotFound()],
     invalidQuery: (detail) => new ApiError(400, 'MISSING_EMPLOYEE_ID', 'Employee ID is required', detail),
-    handler: async ({ query, scope }) => {
+    handler: async ({ query, scope, deps }) => {
       // Filtered by the token's client (D1): another client's employee answers exactly as an unknown one.
       const employee = await employeeProfile(scope, query.employee_id);
       if (!employee) throw employeeNotFound();
-      return { employee: presentEmployee(employee), message: 'Employee fetched successfully', success: true };
+      // D16: only a leaver can have exits pending; the active employee's hot read stays one statement.
+      const exits = employee.dateOfLeaving ? await pendingExitsOf(deps, scope, employee.id) : [];
+      return {
+        employee: presentEmployee(employee),
+        pending_exits: exits.map((x) => ({ policy_id: x.policyId, coverage_end_date: x.dateOfLeaving })),
+        message: 'Employee fetched successfully',
+        success: true,
+      };
     },
   }),
   route({
@@ -106,13 +123,16 @@ export const employeeRoutes = [
     body: bulkUpdateBody,
     response: bulkUpdatePayload,
     errors: [tooManyEmployees()],
-    handler: async ({ body, auth, scope }) => {
+    handler: async ({ body, auth, scope, deps }) => {
       if (body.employees.length > MAX_BULK_ITEMS) {
         throw tooManyEmployees();
       }
       const checked = body.employees.map(checkItem);
       const valid = checked.flatMap((c) => (c.item ? [c.item] : []));
-      const known = await bulkUpdateLastActive(scope, valid, { tokenId: auth.tokenId });
+      const actor = { tokenId: auth.tokenId };
+      const known = await bulkUpdateLastActive(scope, valid, actor, today(deps.clock));
+      const leavers = valid.filter((i) => i.status !== undefined && known.has(i.employeeId));
+      await processExits(deps, scope, [...new Set(leavers.map((i) => i.employeeId))], actor);
       const results = checked.map((c): BulkResult => {
         if (!c.item) return { emp_id: c.empId, success: false, error: c.error };
         const emp_id = c.item.employeeId;
@@ -136,12 +156,17 @@ export const employeeRoutes = [
     handler: async ({ params, body, auth, scope, deps }) => {
       const day = today(deps.clock);
       assertBornBefore('date_of_birth', body.date_of_birth, day);
+      const actor = { tokenId: auth.tokenId };
       try {
         const updated = await changeEmployee(scope, params.employee_id, employeeChangesFromRequest(body), {
           today: day,
-          actor: { tokenId: auth.tokenId },
+          actor,
         });
         if (!updated) throw employeeNotFound();
+        // D16: an exit (inactive, its leaving date) ends cover; idempotent, so a repeat creates nothing.
+        if (body.status !== undefined && body.status !== 'EMPLOYEE_STATUS_ACTIVE') {
+          await processExits(deps, scope, [params.employee_id], actor);
+        }
       } catch (err) {
         if (err instanceof EmailInUseError) {
           throw emailInUse();

@@ -6,7 +6,14 @@ import { acceptEndorsement, cancelThroughWorkflow, WorkflowNotStarted } from '..
 import { endorsementWorkflowId } from '../../workflows/endorsement/contract.js';
 import type { Auth } from '../auth/tokens.js';
 import type { AppDeps } from '../deps.js';
-import { conflict, notFound, serviceUnavailable, validationError, type ApiError } from '../errors.js';
+import {
+  conflict,
+  dependentNotEligible,
+  notFound,
+  serviceUnavailable,
+  validationError,
+  type ApiError,
+} from '../errors.js';
 import { isUnavailable } from '../middleware/errors.js';
 import {
   createEndorsementPayload,
@@ -32,22 +39,28 @@ const alreadyDecided = (detail: string) => conflict('Endorsement Already Decided
 /** Every refusal code (a Record, so a new code does not compile until listed), for the API reference. */
 const REFUSALS = Object.keys({
   EMPLOYEE_NOT_FOUND: true,
+  DEPENDENT_NOT_FOUND: true,
   POLICY_NOT_FOUND: true,
   INVALID: true,
+  INELIGIBLE: true,
   IN_PROGRESS: true,
   ALREADY_COVERED: true,
   NOT_COVERED: true,
 } satisfies Record<EndorsementRefused['code'], true>) as EndorsementRefused['code'][];
 
-/** D7's synchronous refusals as the spec's errors. */
-function refusalToApiError(err: EndorsementRefused): ApiError {
+/** D7's synchronous refusals as the spec's errors (D16's eligibility breaches name each rule). */
+export function refusalToApiError(err: EndorsementRefused): ApiError {
   switch (err.code) {
     case 'EMPLOYEE_NOT_FOUND':
       return notFound('Employee Not Found');
+    case 'DEPENDENT_NOT_FOUND':
+      return notFound('Dependent Not Found');
     case 'POLICY_NOT_FOUND':
       return notFound('Policy Not Found');
     case 'INVALID':
       return validationError(err.detail);
+    case 'INELIGIBLE':
+      return dependentNotEligible(err.detail);
     case 'IN_PROGRESS':
       return conflict('Endorsement In Progress', err.detail);
     case 'ALREADY_COVERED':

@@ -50,6 +50,12 @@ export const createEndorsementBody = z
         format: 'date',
         description: 'For an ADDITION, MISSING_ADDITION_DETAILS when absent',
       }),
+      dependent_id: id.nullish().meta({
+        description:
+          'D16: a dependent (`dep_…`) of the employee: an ADDITION enrols only that person beside the covered ' +
+          "employee (one life at the employee's sum insured, the policy's eligibility rules applied); a DELETION " +
+          "ends only that person's cover",
+      }),
       sum_insured: z.unknown().optional().meta({
         type: 'number',
         description:
@@ -108,6 +114,7 @@ export function parseEndorsementRequest(body: CreateEndorsementBody): Endorsemen
     coverageStartDate: body.coverage_start_date as string,
     coverageEndDate: body.coverage_end_date as string,
     sumInsured: sumInsured(body.sum_insured, type),
+    ...(body.dependent_id && { dependentId: body.dependent_id }),
   };
 }
 

@@ -1,5 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
-import { createdAt, ref, text } from './columns.js';
+import { EXIT_MODES } from '../../domain/enums.js';
+import { createdAt, ref, text, textEnum } from './columns.js';
 
 /** An employer organisation: the tenant. Credentials are issued by the admin command (D3). */
 export const ClientSchema = defineEntity({
@@ -12,6 +13,8 @@ export const ClientSchema = defineEntity({
     /** Bumped on rotation; tokens carry it so older ones stop verifying. */
     secretVersion: p.integer().default(1),
     allowedScopes: p.array(),
+    /** D16: an employee's exit gets its DELETIONs created (`automatic`) or listed to confirm (`proposed`). */
+    exitMode: textEnum(EXIT_MODES).default('automatic'),
     createdAt: createdAt(),
   },
 });

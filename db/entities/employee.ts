@@ -87,6 +87,8 @@ export const DependentSchema = defineEntity({
     relationship: textEnum(RELATIONSHIPS),
     dateOfBirth: p.date(),
     gender: textEnum(GENDERS),
+    /** D16: the life event (marriage, birth, adoption) that lets the dependent join a covered employee. */
+    eventDate: p.date().nullable(),
     createdAt: createdAt(),
   },
 });

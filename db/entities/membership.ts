@@ -94,6 +94,8 @@ export const EndorsementSchema = defineEntity({
     policyId: policyRef(),
     employeeId: employeeRef(),
     grantId: ref(GrantSchema, 'grant_id').nullable(),
+    /** D16: a dependent joining a covered employee: the one person the endorsement covers. */
+    dependentId: ref(DependentSchema, 'dependent_id').nullable(),
     type: textEnum(ENDORSEMENT_TYPES),
     status: textEnum(ENDORSEMENT_STATUSES),
     coverageStartDate: p.date(),

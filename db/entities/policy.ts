@@ -44,6 +44,8 @@ export const PolicySchema = defineEntity({
     startDate: p.date(),
     endDate: p.date(),
     slabs: p.json<Slab[]>(),
+    /** D16: the policy's overrides of the dependent eligibility defaults (load file's `eligibility`). */
+    eligibility: p.json<Record<string, unknown>>().defaultRaw("'{}'::jsonb"),
     defaultSumInsured: money(),
     inclusions: text().default(''),
     exclusions: text().default(''),

@@ -79,25 +79,49 @@ export const createEmployeeBody = z.strictObject(
 );
 export type CreateEmployeeBody = z.output<typeof createEmployeeBody>;
 
+const leavingDate = calendarDate.optional().meta({
+  description:
+    'D16: with an inactive status, the day cover ends (default: the day of the change, D6); each policy ' +
+    "covering the employee gets a DELETION ending on it, created or proposed per the client's exit mode",
+});
+
+/** D16: a leaving date comes with the inactive status it belongs to. */
+function leavingNeedsInactive(
+  body: { status?: string | undefined; date_of_leaving?: string | undefined },
+  ctx: z.RefinementCtx,
+): void {
+  if (body.date_of_leaving === undefined) return;
+  if (body.status === undefined || body.status === 'EMPLOYEE_STATUS_ACTIVE') {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['date_of_leaving'],
+      message: 'requires an inactive status in the same request',
+    });
+  }
+}
+
 /** Spec 4.7: every field optional, only present ones change; status may also be INACTIVE_ONGOING_CLAIM. */
-export const updateEmployeeBody = z.strictObject(
-  {
-    name: employeeFields.name.optional(),
-    email: employeeFields.email.optional(),
-    phone_number: employeeFields.phone_number.optional(),
-    date_of_birth: employeeFields.date_of_birth.optional(),
-    gender: employeeFields.gender.optional(),
-    designation: employeeFields.designation.optional(),
-    department: employeeFields.department.optional(),
-    date_of_joining: employeeFields.date_of_joining.optional(),
-    address: employeeFields.address.optional(),
-    personal_email: employeeFields.personal_email.optional(),
-    personal_phone_number: employeeFields.personal_phone_number.optional(),
-    status: oneOf(UPDATE_STATUS).optional(),
-    last_active_date: employeeFields.last_active_date.optional(),
-  },
-  OBJECT,
-);
+export const updateEmployeeBody = z
+  .strictObject(
+    {
+      name: employeeFields.name.optional(),
+      email: employeeFields.email.optional(),
+      phone_number: employeeFields.phone_number.optional(),
+      date_of_birth: employeeFields.date_of_birth.optional(),
+      gender: employeeFields.gender.optional(),
+      designation: employeeFields.designation.optional(),
+      department: employeeFields.department.optional(),
+      date_of_joining: employeeFields.date_of_joining.optional(),
+      address: employeeFields.address.optional(),
+      personal_email: employeeFields.personal_email.optional(),
+      personal_phone_number: employeeFields.personal_phone_number.optional(),
+      status: oneOf(UPDATE_STATUS).optional(),
+      last_active_date: employeeFields.last_active_date.optional(),
+      date_of_leaving: leavingDate,
+    },
+    OBJECT,
+  )
+  .superRefine(leavingNeedsInactive);
 export type UpdateEmployeeBody = z.output<typeof updateEmployeeBody>;
 
 /** Spec 4.8: 1..n items here; over 100 is a 413 the route answers, each item is checked on its own. */
@@ -111,13 +135,17 @@ export const bulkUpdateBody = z.strictObject(
 );
 export const MAX_BULK_ITEMS = 100;
 
-export const bulkUpdateItem = z.strictObject(
-  {
-    emp_id: nonEmptyText(64),
-    last_active_date: calendarDate.optional(),
-  },
-  { error: 'must be an object' },
-);
+export const bulkUpdateItem = z
+  .strictObject(
+    {
+      emp_id: nonEmptyText(64),
+      last_active_date: calendarDate.optional(),
+      status: oneOf(UPDATE_STATUS).optional(),
+      date_of_leaving: leavingDate,
+    },
+    { error: 'must be an object' },
+  )
+  .superRefine(leavingNeedsInactive);
 
 /** Query of Get Employee (4.5); the route answers a failure as MISSING_EMPLOYEE_ID. */
 export const profileQuery = z.object({
@@ -141,6 +169,11 @@ export const createDependentBody = z.strictObject(
     relationship: oneOf(RELATIONSHIP_REQUEST),
     date_of_birth: calendarDate,
     gender: oneOf(GENDER_REQUEST),
+    event_date: calendarDate.optional().meta({
+      description:
+        'D16: the life event (marriage for a spouse; birth, the default, or adoption for a child) that lets a ' +
+        "dependent join an employee already covered, within the policy's window (default 30 days)",
+    }),
   },
   OBJECT,
 );
@@ -186,6 +219,7 @@ export function employeeChangesFromRequest(body: UpdateEmployeeBody): EmployeeCh
     personalPhoneNumber: body.personal_phone_number,
     status: body.status && storedStatus(body.status),
     lastActiveDate: body.last_active_date,
+    dateOfLeaving: body.date_of_leaving,
   };
   return Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined));
 }
@@ -196,5 +230,6 @@ export function newDependentFromRequest(body: CreateDependentBody): NewDependent
     relationship: body.relationship,
     dateOfBirth: body.date_of_birth,
     gender: storedGender(body.gender),
+    eventDate: body.event_date,
   };
 }

@@ -38,7 +38,9 @@ describe('dependents of an employee', () => {
     const res = await add(e.id, spouse, token);
 
     expect(res.status).to.equal(200);
-    expect(res.body.payload).to.have.all.keys('dependent_id', 'message', 'success');
+    // An employee covered nowhere: no policy to join, so no ADDITION (D16).
+    expect(res.body.payload).to.have.all.keys('dependent_id', 'endorsements', 'message', 'success');
+    expect(res.body.payload.endorsements).to.deep.equal([]);
     expect(res.body.payload).to.include({ message: 'Dependent added successfully', success: true });
     const dependentId = res.body.payload.dependent_id as string;
     expect(dependentId).to.match(/^dep_[a-z0-9]{10,}$/);
@@ -55,6 +57,7 @@ describe('dependents of an employee', () => {
           date_of_birth: '1991-06-15',
           // The response spelling of Get Employee and member rows: male without the prefix.
           gender: 'MALE',
+          event_date: '',
         },
       ],
       message: 'Dependents fetched successfully',
@@ -102,6 +105,7 @@ describe('dependents of an employee', () => {
     expect(again.status).to.equal(200);
     expect(again.body.payload).to.deep.equal({
       dependent_id: first.body.payload.dependent_id,
+      endorsements: [],
       message: 'Dependent already exists',
       success: true,
     });

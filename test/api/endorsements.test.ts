@@ -292,6 +292,7 @@ describe('endorsements API', () => {
           client_id: world.client.clientId,
           policy_id: world.policy.id,
           employee_id: world.employee.id,
+          dependent_id: null,
           type: 'ENDORSEMENT_TYPE_ADDITION',
           status: 'ENDORSEMENT_STATUS_SENT_TO_INSURER',
           coverage_start_date: '2026-10-01',

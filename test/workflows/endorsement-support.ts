@@ -176,14 +176,25 @@ export async function memberRows(policyId: string): Promise<Record<string, any>[
 }
 
 /** A test double for an insurer adapter: records every call, decides nothing (like `manual`). */
-export function recordingAdapter(): InsurerAdapter & { submitted: string[]; withdrawn: string[] } {
+export function recordingAdapter(): InsurerAdapter & {
+  submitted: string[];
+  withdrawn: string[];
+  /** The relationships of the people each submission listed, by endorsement id. */
+  people: Map<string, string[]>;
+} {
   const submitted: string[] = [];
   const withdrawn: string[] = [];
+  const people = new Map<string, string[]>();
   return {
     submitted,
     withdrawn,
+    people,
     async submit(s: InsurerSubmission) {
       submitted.push(s.endorsementId);
+      people.set(
+        s.endorsementId,
+        s.members.map((m) => m.relationship),
+      );
     },
     async withdraw(s: InsurerSubmission) {
       withdrawn.push(s.endorsementId);
