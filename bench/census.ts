@@ -44,7 +44,9 @@ async function peakChildRss<T>(run: () => Promise<T>): Promise<{ result: T; peak
   };
   const timer = setInterval(() => void sample(), 100);
   try {
-    return { result: await run(), peakMiB: Math.round(peak) };
+    const result = await run();
+    await sample(); // a run shorter than a sampling pass still gets one figure
+    return { result, peakMiB: Math.round(peak) };
   } finally {
     clearInterval(timer);
   }

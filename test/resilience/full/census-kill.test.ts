@@ -29,7 +29,7 @@ describe('resilience: worker SIGKILLed during a 2,000-row census batch', () => {
   after(() => stopChildren());
 
   it('applies every row exactly once', async function () {
-    this.timeout(900_000);
+    this.timeout(1_800_000);
     const taskQueue = `census-kill-${stack().runId}`;
     const target = ownTarget(taskQueue);
     const api = http(
