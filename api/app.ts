@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import Router from '@koa/router';
 import Koa from 'koa';
 import { authenticate, authenticateInsurer } from './auth/authenticate.js';
@@ -5,7 +6,7 @@ import type { AppDeps } from './deps.js';
 import { errorMiddleware } from './middleware/errors.js';
 import { docsAssets } from './middleware/docs-assets.js';
 import { observe } from './middleware/observe.js';
-import { jsonOnly, readJsonBody, requestLog } from './middleware/request.js';
+import { jsonOnly, readJsonBody, readUpload, requestLog } from './middleware/request.js';
 import { methodNotAllowed, notFound } from './errors.js';
 import { withIdempotency } from './idempotency.js';
 import { shadowedMethods, type RouteDef } from './route.js';
@@ -31,7 +32,7 @@ export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes()): Koa 
   app.use(observe(deps));
   app.use(errorMiddleware(deps.logger));
   app.use(docsAssets());
-  app.use(jsonOnly());
+  app.use(jsonOnly(new Map(routes.flatMap((r) => (r.uploads ? [[r.path, r.uploads] as const] : [])))));
   app.use(router.routes());
   app.use(router.allowedMethods());
   app.use(otherSlashHint(router));
@@ -64,12 +65,16 @@ function mount(router: Router, def: RouteDef, deps: AppDeps): void {
           ? await authenticateInsurer(ctx, deps, def.scopes)
           : await authenticate(ctx, deps, def.scopes);
     // The body is read only now: after authentication on protected routes, within the route's limit.
-    if (def.method !== 'GET') await readJsonBody(ctx, def.bodyLimit);
+    const upload = def.uploads && ctx.is([...def.uploads]) ? await readUpload(ctx, def.bodyLimit ?? 0) : null;
+    if (upload) ctx.state.upload = { type: ctx.request.type, bytes: upload };
+    else if (def.method !== 'GET') await readJsonBody(ctx, def.bodyLimit);
     const params = def.params ? parseInput(def.params, ctx.params) : undefined;
     const query = parseQuery(def.query, ctx.query, def.invalidQuery);
-    const body = def.body
-      ? parseInput(def.body, ctx.request.body ?? null)
-      : parseNoBody(def.method, ctx.request.body);
+    const body = upload
+      ? undefined
+      : def.body
+        ? parseInput(def.body, ctx.request.body ?? null)
+        : parseNoBody(def.method, ctx.request.body);
     // One tenant scope per request, for the token's client; its em carries the tenant filter (D1).
     // An insurer principal is no tenant: its routes scope their reads by the insurer (InsurerScope).
     const scope = auth && !insurer ? tenantScopeOf(deps, auth) : undefined;
@@ -79,21 +84,19 @@ function mount(router: Router, def: RouteDef, deps: AppDeps): void {
     ctx.state.auth = auth;
     const run = () => def.handler({ params, query, body, auth: auth!, scope: scope!, em, deps, ctx });
     // Keyed by the raw body, so a retry of the same request replays whatever the first one answered.
-    const payload =
-      def.scopes !== 'public' && def.idempotencyKey
-        ? await withIdempotency(
-            {
-              deps,
-              ctx,
-              clientId: auth!.clientId,
-              route: `${def.method} ${def.path}`,
-              body: ctx.request.body,
-            },
-            run,
-          )
-        : await run();
+    const keyed = def.scopes !== 'public' && def.idempotencyKey && !def.unkeyed?.(query);
+    // An upload is keyed by its bytes' digest and media type (the same file again is the same request).
+    const keyBody = upload
+      ? { upload_sha256: createHash('sha256').update(upload).digest('hex'), type: ctx.request.type }
+      : ctx.request.body;
+    const payload = keyed
+      ? await withIdempotency(
+          { deps, ctx, clientId: auth!.clientId, route: `${def.method} ${def.path}`, body: keyBody },
+          run,
+        )
+      : await run();
     if (payload !== undefined) {
-      ctx.status = 200;
+      ctx.status = def.successStatus ?? 200;
       ctx.body = { payload };
     }
   });

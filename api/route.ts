@@ -42,6 +42,13 @@ interface RouteBase<PS, QS, BS> {
   invalidQuery?: (detail: string) => ApiError;
   /** Largest body this route reads, in bytes (default 1 MiB); public routes keep theirs small. */
   bodyLimit?: number;
+  /**
+   * Media types besides JSON this route reads as raw bytes (a file upload, within bodyLimit): the
+   * handler finds them in `ctx.state.upload` ({@link Upload}) and gets no parsed body.
+   */
+  uploads?: readonly string[];
+  /** The status of a success (default 200), e.g. 202 for work accepted to run later. */
+  successStatus?: 200 | 202;
   /** Longer text for the API reference (the summary is its title). */
   description?: string;
   /** What a success answers, for the API reference and the contract test. */
@@ -51,6 +58,12 @@ interface RouteBase<PS, QS, BS> {
    * built with the same helpers the handler throws, so the reference cannot name another title.
    */
   errors?: readonly ApiError[];
+}
+
+/** An uploaded body as read by the route mounting: its media type and bytes. */
+export interface Upload {
+  type: string;
+  bytes: Buffer;
 }
 
 /**
@@ -73,6 +86,8 @@ export interface ProtectedRoute<PS, QS, BS> extends RouteBase<PS, QS, BS> {
    * withIdempotency, and the reference declares the header, `Idempotent-Replayed` and its errors.
    */
   idempotencyKey?: boolean;
+  /** A request of an idempotencyKey route that is not keyed (a dry run writes nothing to replay). */
+  unkeyed?: (query: unknown) => boolean;
   /**
    * `insurer` (D14): called by an insurer principal, not a client. The handler gets no tenant
    * scope (`scope` is undefined) and `auth.insurerId` set; it builds an InsurerScope from it.

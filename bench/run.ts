@@ -379,9 +379,10 @@ async function main(): Promise<void> {
 }
 
 /**
- * The bulk cut-off (bench/cut-off.ts) and roster reconciliation (bench/reconcile.ts) scenarios run
+ * The bulk cut-off (bench/cut-off.ts), roster reconciliation (bench/reconcile.ts) and census
+ * (bench/census.ts) scenarios run
  * after the others, each in its own process and on its own stack, so `npm run bench` covers them
- * too; `npm run bench:cut-off` and `npm run bench:reconcile` run one alone.
+ * too; `npm run bench:cut-off`, `npm run bench:reconcile` and `npm run bench:census` run one alone.
  */
 async function separateScenario(entry: string): Promise<void> {
   const child = spawnEntry(entry, process.env, 'inherit');
@@ -392,3 +393,4 @@ async function separateScenario(entry: string): Promise<void> {
 await main();
 await separateScenario('bench/cut-off.ts');
 await separateScenario('bench/reconcile.ts');
+await separateScenario('bench/census.ts');

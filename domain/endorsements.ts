@@ -64,6 +64,8 @@ export interface CreatedEndorsement {
   type: EndorsementType;
   /** Policy number, insurer and employee code when the create read them (the Web UI's summary). */
   codes?: EndorsementCodes;
+  /** The census batch that created it (D16), for its workflow's BatchId search attribute. */
+  batchId?: string;
 }
 
 /** Relationships a policy's coverage_type covers besides the employee (P: parents only). */
@@ -151,7 +153,8 @@ export function decideEndorsement(
   return { policyId: policy.id, ...price(req, policy, memberOf(policy), requestedSlab) };
 }
 
-function choosePolicy(rows: CandidatePolicy[], req: EndorsementRequest): CandidatePolicy {
+/** D7: the requested policy (rows hold it alone) or the routed one; refuses as D7 says. */
+export function choosePolicy(rows: CandidatePolicy[], req: EndorsementRequest): CandidatePolicy {
   if (req.policyId) {
     if (!rows[0]) throw new EndorsementRefused('POLICY_NOT_FOUND');
     return rows[0];

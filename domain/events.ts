@@ -8,5 +8,7 @@ export const EVENT_TYPES = [
   'policy.cd_balance_low',
   /** A roster reconciliation finished: the counts of each kind of difference (never a member's values). */
   'policy.reconciliation_completed',
+  /** A census batch applied every row: ids and counts by outcome (never a person's values). */
+  'endorsement_batch.completed',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];

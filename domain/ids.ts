@@ -21,6 +21,8 @@ export const ID_PREFIXES = {
   delivery: 'dlv',
   /** A roster checked against a policy's members. */
   reconciliation: 'rec',
+  /** A committed census (D16). */
+  batch: 'bat',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -120,6 +120,7 @@ export function workflowInput(e: CreatedEndorsement, config: Config): Endorsemen
     stuckAfterMs: durationMs(config.ENDORSEMENT_STUCK_AFTER),
     slaAfterMs: durationMs(config.INSURER_SLA_DEFAULT),
     ...(e.codes && { codes: e.codes }),
+    ...(e.batchId && { batchId: e.batchId }),
   };
 }
 

@@ -14,3 +14,4 @@ export {
 } from './periodic/workflow.js';
 export { insurerInboxPassWorkflow } from './insurer-inbox/workflow.js';
 export { rosterReconciliationWorkflow } from './roster-reconciliation/workflow.js';
+export { censusBatchWorkflow } from './census-batch/workflow.js';

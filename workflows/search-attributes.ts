@@ -19,6 +19,8 @@ export const SlaDueAt = defineSearchAttributeKey('SlaDueAt', SearchAttributeType
 /** The CD account: reviewed, waiting in PENDING until the policy's available balance covers it. */
 export const AwaitingFunds = defineSearchAttributeKey('AwaitingFunds', SearchAttributeType.BOOL);
 export const GrantStatus = defineSearchAttributeKey('GrantStatus', SearchAttributeType.KEYWORD);
+/** D16: the census batch a workflow belongs to (the batch's own and each row's endorsement). */
+export const BatchId = defineSearchAttributeKey('BatchId', SearchAttributeType.KEYWORD);
 
 export const SEARCH_ATTRIBUTES = [
   EndorsementStatus,
@@ -33,4 +35,5 @@ export const SEARCH_ATTRIBUTES = [
   SlaDueAt,
   AwaitingFunds,
   GrantStatus,
+  BatchId,
 ] as const;

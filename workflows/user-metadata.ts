@@ -62,6 +62,18 @@ export function grantMetadata(g: { grantId: string; clientId: string; employeeId
   };
 }
 
+export function censusBatchMetadata(b: { batchId: string; clientId: string; rows: number }): UserMetadata {
+  const id = b.batchId;
+  return {
+    staticSummary: `CENSUS ${id} · ${b.rows} rows · client ${b.clientId}`,
+    staticDetails: lines(
+      `**Census batch** \`${id}\`: ${b.rows} rows applied in chunks, one endorsement workflow per applied row`,
+      `**API:** \`GET /v1/policy/endorsements/batches/${id}\``,
+      `**its endorsements:** \`BatchId = '${id}'\` in this list`,
+    ),
+  };
+}
+
 export function cutOffMetadata(insurerCode: string, cutOff: string | null): UserMetadata {
   return {
     staticSummary: `CUT-OFF ${insurerCode}${cutOff ? ` at ${cutOff}` : ' (scheduled)'}`,

@@ -35,19 +35,48 @@ export function requestLog(logger: Logger): Koa.Middleware {
 /** Request bodies of any route: at most 1 MiB (413). */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
-/** JSON only: a write with a body of another media type is 415 before any route work (D11). */
-export function jsonOnly(): Koa.Middleware {
+/**
+ * JSON only: a write with a body of another media type is 415 before any route work (D11), except
+ * the media types an upload route (by path) declares.
+ */
+export function jsonOnly(uploads: ReadonlyMap<string, readonly string[]> = new Map()): Koa.Middleware {
   return async (ctx, next) => {
     const hasBody = ctx.request.length ? ctx.request.length > 0 : Boolean(ctx.get('transfer-encoding'));
-    if (hasBody && ['POST', 'PUT', 'PATCH', 'DELETE'].includes(ctx.method) && !ctx.is('application/json')) {
+    const accepted = ['application/json', ...(uploads.get(ctx.path) ?? [])];
+    if (hasBody && ['POST', 'PUT', 'PATCH', 'DELETE'].includes(ctx.method) && !ctx.is(accepted)) {
       throw unsupportedMediaType();
     }
     await next();
   };
 }
 
+/**
+ * Reads an uploaded body as bytes, never more than `limit`: a declared length past it is refused
+ * before reading, and a streamed body is refused as soon as it passes it (413, D11).
+ */
+export async function readUpload(ctx: Koa.Context, limit: number): Promise<Buffer> {
+  const declared = Number(ctx.get('content-length') || 0);
+  if (declared > limit) throw bodyTooLarge(shown(limit));
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
+    total += chunk.length;
+    if (total > limit) {
+      ctx.req.unpipe();
+      ctx.req.resume();
+      throw bodyTooLarge(shown(limit));
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
 const shown = (bytes: number) =>
-  bytes === MAX_BODY_BYTES ? '1 MiB' : bytes % 1024 === 0 ? `${bytes / 1024} KiB` : `${bytes} bytes`;
+  bytes % (1024 * 1024) === 0
+    ? `${bytes / 1024 / 1024} MiB`
+    : bytes % 1024 === 0
+      ? `${bytes / 1024} KiB`
+      : `${bytes} bytes`;
 
 /** One koa-bodyparser per body limit: JSON only, any JSON value (a `null` body is left to the schema). */
 const parsers = new Map<number, Koa.Middleware>();

@@ -158,7 +158,10 @@ export function checkAnswer(
     const text = value === undefined ? undefined : [value].flat().join(', ');
     if (text !== undefined && !pattern.test(text)) return fail(`header ${name}: ${text}`);
   }
-  if (headers['idempotent-replayed'] !== undefined && !(contract.idempotent && status === 200)) {
+  if (
+    headers['idempotent-replayed'] !== undefined &&
+    !(contract.idempotent && status >= 200 && status < 300)
+  ) {
     return fail('Idempotent-Replayed is not documented for this answer');
   }
   if (status >= 200 && status < 300) {

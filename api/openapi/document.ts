@@ -158,14 +158,17 @@ function routeConfig(def: RouteDef): RouteConfig {
   const contract = routeContract(def);
   const responses: Record<string, ResponseConfig> = {};
   if (contract.success) {
-    responses['200'] = {
-      description: contract.success.description,
-      headers: headerRefs([
-        ...answerHeaders(contract, 200).map(headerName),
-        ...(contract.idempotent ? (['Idempotent-Replayed'] as const) : []),
-      ]),
-      content: { [contract.success.contentType]: { schema: contract.success.body } },
-    };
+    // A route answering 202 (work accepted) may answer 200 too (a dry run): both carry its payload schema.
+    for (const status of new Set([200, def.successStatus ?? 200])) {
+      responses[String(status)] = {
+        description: contract.success.description,
+        headers: headerRefs([
+          ...answerHeaders(contract, 200).map(headerName),
+          ...(contract.idempotent ? (['Idempotent-Replayed'] as const) : []),
+        ]),
+        content: { [contract.success.contentType]: { schema: contract.success.body } },
+      };
+    }
   }
   for (const [status, errors] of contract.errors) {
     responses[String(status)] = errorResponse(errors, path, answerHeaders(contract, status));
@@ -184,7 +187,18 @@ function routeConfig(def: RouteDef): RouteConfig {
       params: def.params as Parameters | undefined,
       query: def.query as Parameters | undefined,
       headers: contract.idempotent ? idempotencyKeyHeader : undefined,
-      body: def.body ? { required: true, content: { 'application/json': { schema: def.body } } } : undefined,
+      body: def.body
+        ? {
+            required: true,
+            content: {
+              'application/json': { schema: def.body },
+              // An upload route's files, read as they are (its description says what they hold).
+              ...Object.fromEntries(
+                (def.uploads ?? []).map((t) => [t, { schema: z.string().meta({ format: 'binary' }) }]),
+              ),
+            },
+          }
+        : undefined,
     },
     responses,
   };

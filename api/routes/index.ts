@@ -1,6 +1,7 @@
 import type { RouteDef } from '../route.js';
 import { auditRoutes } from './audit.js';
 import { authRoutes } from './auth.js';
+import { censusRoutes } from './census.js';
 import { coverageRoutes } from './coverage.js';
 import { dependentRoutes } from './dependents.js';
 import { employeeRoutes } from './employees.js';
@@ -21,6 +22,7 @@ export function allRoutes(): RouteDef[] {
     ...reconciliationRoutes,
     ...employeeRoutes,
     ...dependentRoutes,
+    ...censusRoutes,
     ...endorsementRoutes,
     ...coverageRoutes,
     ...auditRoutes,

@@ -1,3 +1,4 @@
+import { CensusBatchRowSchema, CensusBatchSchema } from './census.js';
 import { ClientSchema, TokenFailureSchema, TokenIssueSchema } from './client.js';
 import { DependentSchema, EmployeeSchema, UserSchema } from './employee.js';
 import { InsurerPrincipalSchema, InsurerTokenIssueSchema } from './insurer-principal.js';
@@ -15,6 +16,7 @@ import {
   WebhookEventSchema,
 } from './webhooks.js';
 
+export * from './census.js';
 export * from './client.js';
 export * from './employee.js';
 export * from './insurer-principal.js';
@@ -57,4 +59,6 @@ export const entities = [
   RosterReconciliationSchema,
   RosterRowSchema,
   RosterDifferenceSchema,
+  CensusBatchSchema,
+  CensusBatchRowSchema,
 ];

@@ -14,6 +14,8 @@ import { Migration0012CdAccount } from './0012-cd-account.js';
 import { Migration0014RosterReconciliations } from './0014-roster-reconciliations.js';
 import { Migration0015RosterRowSecurity } from './0015-roster-row-security.js';
 import { Migration0016FileInsurerWithdrawals } from './0016-file-insurer-withdrawals.js';
+import { Migration0017CensusBatches } from './0017-census-batches.js';
+import { Migration0018CensusRowSecurity } from './0018-census-row-security.js';
 import { Migration0019DependentEndorsements } from './0019-dependent-endorsements.js';
 
 /** Listed explicitly so migrations run the same under tsx, compiled JS and bundlers. */
@@ -33,5 +35,7 @@ export const migrationsList: MigrationObject[] = [
   { name: '0014-roster-reconciliations', class: Migration0014RosterReconciliations },
   { name: '0015-roster-row-security', class: Migration0015RosterRowSecurity },
   { name: '0016-file-insurer-withdrawals', class: Migration0016FileInsurerWithdrawals },
+  { name: '0017-census-batches', class: Migration0017CensusBatches },
+  { name: '0018-census-row-security', class: Migration0018CensusRowSecurity },
   { name: '0019-dependent-endorsements', class: Migration0019DependentEndorsements },
 ];

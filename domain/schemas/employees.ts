@@ -42,7 +42,7 @@ const oneOf = <T extends readonly [string, ...string[]]>(values: T) =>
 
 const OBJECT = { error: 'must be an object' };
 
-const employeeFields = {
+export const employeeFields = {
   name: nonEmptyText(200),
   email,
   phone_number: phone,

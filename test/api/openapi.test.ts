@@ -98,6 +98,7 @@ describe('OpenAPI document (GET /openapi.json)', () => {
       'PUT /v1/client/employees/{employee_id}': 'updateEmployee',
       'PATCH /v1/client/employees/bulk': 'bulkUpdateEmployees',
       'POST /v1/policy/endorsements': 'createEndorsement',
+      'POST /v1/policy/endorsements/batches': 'createEndorsementBatch',
       'GET /v1/policy/endorsements/{endorsement_id}': 'getEndorsement',
       'GET /v1/policy/coverage/{employee_id}': 'getCoverage',
       'POST /v1/policy/grant': 'createGrant',
@@ -116,6 +117,7 @@ describe('OpenAPI document (GET /openapi.json)', () => {
     expect(limits.map((p) => p.key).sort()).to.deep.equal([
       'GET /v1/audit',
       'GET /v1/policy/',
+      'GET /v1/policy/endorsements/batches/{batch_id}',
       'GET /v1/policy/{policy_id}/cd-ledger',
       'GET /v1/policy/{policy_id}/members',
       'GET /v1/policy/{policy_id}/reconciliations',
@@ -179,7 +181,11 @@ describe('OpenAPI document (GET /openapi.json)', () => {
     const replayed = operations(doc)
       .filter((o) => (o.op.responses['200'] as Answer | undefined)?.headers?.['Idempotent-Replayed'])
       .map((o) => o.key);
-    expect(replayed.sort()).to.deep.equal(['POST /v1/policy/endorsements', 'POST /v1/policy/grant']);
+    expect(replayed.sort()).to.deep.equal([
+      'POST /v1/policy/endorsements',
+      'POST /v1/policy/endorsements/batches',
+      'POST /v1/policy/grant',
+    ]);
   });
 
   it('finds an answer without its documented headers out of contract', () => {
@@ -490,6 +496,32 @@ describe('responses validate against the OpenAPI document: one success per route
       [
         'POST /v1/policy/endorsements/{endorsement_id}/cancel',
         () => http.post(`/v1/policy/endorsements/${state.endorsementId}/cancel`, auth),
+      ],
+      [
+        'POST /v1/policy/endorsements/batches',
+        () =>
+          http.post('/v1/policy/endorsements/batches?dry_run=true', {
+            ...auth,
+            body: { rows: [{ employee_code: 'E-census', action: 'delete', effective_date: '2026-12-01' }] },
+          }),
+      ],
+      [
+        'GET /v1/policy/endorsements/batches/{batch_id}',
+        async () => {
+          const committed = await http.post('/v1/policy/endorsements/batches', {
+            ...auth,
+            body: { rows: [{ employee_code: 'E-census', action: 'delete', effective_date: '2026-12-01' }] },
+          });
+          return http.get(`/v1/policy/endorsements/batches/${committed.body.payload.batch_id}`, auth);
+        },
+      ],
+      [
+        'GET /v1/policy/endorsements/batches/template.csv',
+        () => http.get('/v1/policy/endorsements/batches/template.csv', auth),
+      ],
+      [
+        'GET /v1/policy/endorsements/batches/template.xlsx',
+        () => http.get('/v1/policy/endorsements/batches/template.xlsx', auth),
       ],
       [
         'GET /v1/policy/coverage/{employee_id}',

@@ -60,6 +60,12 @@ const BEYOND_D2: Record<string, readonly Scope[] | 'public'> = {
   // Roster reconciliations read like the policy itself (issue 17).
   'GET /v1/policy/{}/reconciliations': ['policy.get', 'policy.all'],
   'GET /v1/policy/{}/reconciliations/{}': ['policy.get', 'policy.all'],
+  // Census batches (D16): a commit creates endorsements (as Create Endorsement; rows that create
+  // employees need employee.create too, checked by the handler); reading one is as Get Endorsement.
+  'POST /v1/policy/endorsements/batches': ['policy.all'],
+  'GET /v1/policy/endorsements/batches/{}': ['policy.get', 'policy.all'],
+  'GET /v1/policy/endorsements/batches/template.csv': ['policy.get', 'policy.all'],
+  'GET /v1/policy/endorsements/batches/template.xlsx': ['policy.get', 'policy.all'],
   'GET /openapi.json': 'public',
   'GET /docs': 'public',
   // D14: called by insurers, not clients; an insurer principal holds this scope and nothing else.

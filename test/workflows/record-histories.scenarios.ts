@@ -32,6 +32,8 @@ import {
   workflowState,
 } from './endorsement-support.js';
 import { grant, grantHandle, grantWorld, waitForEndorsements } from './grant-support.js';
+import { census, censusCsv, CSV, newJoiner } from '../support/census.js';
+import { censusBatchWorkflowId } from '../../workflows/census-batch/contract.js';
 
 /**
  * Not part of `npm test` (not a `.test.ts` file): `npm run -s record-histories -- DIR` runs it with
@@ -199,5 +201,22 @@ describe('recording workflow histories', function () {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('a census batch: rows applied in chunks, an invalid row skipped, the batch completed', async () => {
+    const w = await census();
+    const rows = [
+      newJoiner(`H-${w.clientId.slice(-6)}`),
+      { employee_code: '', action: 'add', effective_date: '2026-12-01' },
+    ];
+    const res = await w.api.post('/v1/policy/endorsements/batches', {
+      token: w.token,
+      rawBody: censusCsv(rows),
+      headers: { 'content-type': CSV },
+    });
+    expect(res.status).to.equal(202);
+    const id = censusBatchWorkflowId(res.body.payload.batch_id as string);
+    await closed(id);
+    await recordHistory(id, 'census-batch-completed');
   });
 });

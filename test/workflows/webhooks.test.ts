@@ -103,6 +103,7 @@ describe('webhooks', function () {
       'endorsement.sla_breached',
       'policy.cd_balance_low',
       'policy.reconciliation_completed',
+      'endorsement_batch.completed',
     ]);
     receiver.secret = added.secret;
     const listed = await listWebhooks(stack().orm.em, world.client.clientId);

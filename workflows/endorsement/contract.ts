@@ -8,6 +8,7 @@ import type { EndorsementStatus as Status, EndorsementType as Type } from '../..
 import type { DecisionAnswer, DecisionResult, InsurerDecision } from '../../domain/insurer-decisions.js';
 import {
   AwaitingFunds,
+  BatchId,
   ClientId,
   EmployeeId,
   EndorsementStatus,
@@ -40,6 +41,8 @@ export interface EndorsementWorkflowInput {
   slaAfterMs?: number;
   /** Policy number, insurer and employee code for the Web UI's summary (starts that read them). */
   codes?: EndorsementCodes;
+  /** The census batch that created it (D16): its BatchId search attribute (starts outside a batch: none). */
+  batchId?: string;
 }
 
 /** D8: what an insurer sends (domain/insurer-decisions.ts); exported here for adapter code. */
@@ -135,6 +138,7 @@ export function endorsementStartOptions(input: EndorsementWorkflowInput, taskQue
       { key: EmployeeId, value: input.employeeId },
       { key: EndorsementStuck, value: false },
       { key: AwaitingFunds, value: false },
+      ...(input.batchId ? [{ key: BatchId, value: input.batchId }] : []),
     ]),
   };
 }

@@ -1,0 +1,158 @@
+import { z } from 'zod';
+import type { BatchRowPageRow, BatchSummary } from '../../data/census.js';
+import { CENSUS_BATCH_STATUSES, CENSUS_ROW_OUTCOMES } from '../../domain/census-batch.js';
+import type { PlanTotals, RowPlan } from '../../domain/census-plan.js';
+import { CENSUS_FIELDS } from '../../domain/census.js';
+import { ENDORSEMENT_TYPES } from '../../domain/enums.js';
+import { dateOut, idOut, moneyOut, outcome, pagingOut } from '../schemas/responses.js';
+
+const money = (s: string) => Number(s);
+
+const rowErrorSchema = z
+  .object({
+    field: z
+      .enum([...CENSUS_FIELDS, 'row'])
+      .meta({ description: 'The column (or `row` for the row as a whole)' }),
+    reason: z.string().meta({ example: 'is required for a new employee' }),
+  })
+  .meta({ id: 'CensusRowError' });
+
+const plannedEndorsementSchema = z
+  .object({
+    type: z.enum(ENDORSEMENT_TYPES),
+    policy_id: idOut('pol_8c1d2e3f4a5b6c7d8e9f0a'),
+    coverage_start_date: dateOut,
+    coverage_end_date: dateOut,
+    sum_insured: moneyOut,
+    premium_impact: moneyOut.meta({ description: 'INR; ADDITION positive, DELETION a negative refund (D7)' }),
+  })
+  .meta({ id: 'CensusPlannedEndorsement' });
+
+export const rowPlanSchema = z
+  .object({
+    row: z.number().int().min(1).meta({ description: 'The data row (1 is the first row after the header)' }),
+    status: z.enum(['ok', 'error']),
+    errors: z.array(rowErrorSchema).meta({ description: 'Every problem of the row (empty when ok)' }),
+    employee_code: z.string(),
+    creates_employee: z.boolean(),
+    adds_dependent: z.boolean(),
+    endorsement: plannedEndorsementSchema.nullable(),
+  })
+  .meta({ id: 'CensusRowPlan', description: 'What committing this row would do, or why it cannot' });
+
+const totalsSchema = z
+  .object({
+    rows: z.number().int(),
+    ok: z.number().int(),
+    errors: z.number().int(),
+    employees_created: z.number().int(),
+    endorsements: z.object(Object.fromEntries(ENDORSEMENT_TYPES.map((t) => [t, z.number().int()]))),
+    premium: moneyOut.meta({ description: 'Net premium impact of the ok rows (INR)' }),
+    cd: z.array(
+      z.object({
+        policy_id: z.string(),
+        available: moneyOut.meta({ description: "The policy's available CD balance (balance less holds)" }),
+        debit: moneyOut,
+        credit: moneyOut,
+        shortfall: moneyOut.meta({ description: 'Debits past the available balance (0 when covered)' }),
+      }),
+    ),
+  })
+  .meta({ id: 'CensusTotals' });
+
+export const dryRunPayload = z
+  .object({
+    dry_run: z.literal(true),
+    rows: z.array(rowPlanSchema),
+    totals: totalsSchema,
+    ...outcome('Census checked; nothing was written'),
+  })
+  .meta({ id: 'CensusDryRunPayload' });
+
+export const commitPayload = z
+  .object({
+    batch_id: idOut('bat_3n8v5c2x7z1q9w4e6r0t5y'),
+    ...outcome('Census accepted; its rows are being applied'),
+  })
+  .meta({ id: 'CensusCommitPayload' });
+
+const countsSchema = z.object({
+  pending: z.number().int(),
+  applied: z.number().int(),
+  failed: z.number().int(),
+  invalid: z.number().int(),
+});
+
+const batchRowSchema = z
+  .object({
+    row: z.number().int(),
+    outcome: z.enum(['PENDING', ...CENSUS_ROW_OUTCOMES]),
+    employee_id: z.string().nullable(),
+    endorsement_id: z.string().nullable(),
+    reason: z.string().nullable().meta({ description: 'Why a row is INVALID or FAILED' }),
+    plan: rowPlanSchema,
+  })
+  .meta({ id: 'CensusBatchRow' });
+
+export const batchPayload = z
+  .object({
+    batch: z.object({
+      batch_id: z.string(),
+      status: z.enum(CENSUS_BATCH_STATUSES),
+      rows: z.number().int(),
+      counts: countsSchema,
+      totals: totalsSchema,
+      created_at: z.string().meta({ format: 'date-time' }),
+      completed_at: z.string().nullable().meta({ format: 'date-time' }),
+    }),
+    rows: z.array(batchRowSchema),
+    ...pagingOut,
+    ...outcome('Batch fetched successfully'),
+  })
+  .meta({ id: 'CensusBatchPayload' });
+
+export function presentRowPlan(p: RowPlan): z.infer<typeof rowPlanSchema> {
+  return {
+    ...p,
+    endorsement: p.endorsement && {
+      ...p.endorsement,
+      sum_insured: money(p.endorsement.sum_insured),
+      premium_impact: money(p.endorsement.premium_impact),
+    },
+  };
+}
+
+export function presentTotals(t: PlanTotals): z.infer<typeof totalsSchema> {
+  return {
+    ...t,
+    premium: money(t.premium),
+    cd: t.cd.map((c) => ({
+      policy_id: c.policy_id,
+      available: money(c.available),
+      debit: money(c.debit),
+      credit: money(c.credit),
+      shortfall: money(c.shortfall),
+    })),
+  };
+}
+
+export function presentBatch(b: BatchSummary) {
+  return {
+    batch_id: b.id,
+    status: b.status,
+    rows: b.row_count,
+    counts: b.counts,
+    totals: presentTotals(b.totals as unknown as PlanTotals),
+    created_at: b.created_at,
+    completed_at: b.completed_at,
+  };
+}
+
+export const presentBatchRow = (r: BatchRowPageRow): z.infer<typeof batchRowSchema> => ({
+  row: r.row_number,
+  outcome: r.outcome ?? 'PENDING',
+  employee_id: r.employee_id,
+  endorsement_id: r.endorsement_id,
+  reason: r.reason,
+  plan: presentRowPlan(r.plan),
+});

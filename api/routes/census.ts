@@ -1,0 +1,206 @@
+import { z } from 'zod';
+import { MalformedCensus, MAX_CENSUS_BYTES, MAX_CENSUS_ROWS, CENSUS_COLUMNS } from '../../domain/census.js';
+import { today } from '../../domain/clock.js';
+import { looksLikeId } from '../../domain/ids.js';
+import { hasAnyScope, type Scope } from '../../domain/scopes.js';
+import { readCensusBatch, censusRowPage } from '../../data/census.js';
+import { commitCensus, planCensus, type CensusPlan } from '../../usecases/census.js';
+import { TooManyCensusRows, type CensusInput } from '../../usecases/census-file.js';
+import { WorkflowNotStarted } from '../../usecases/endorsements.js';
+import { censusTemplateCsv, censusTemplateXlsx } from '../../usecases/census-template.js';
+import type { Auth } from '../auth/tokens.js';
+import type { AppDeps } from '../deps.js';
+import {
+  insufficientScope,
+  notFound,
+  payloadTooLarge,
+  serviceUnavailable,
+  validationError,
+} from '../errors.js';
+import { isUnavailable } from '../middleware/errors.js';
+import { cursorsFor, oneDirection, pageQueryFields, pagingFields, withCursorErrors } from '../paging.js';
+import {
+  batchPayload,
+  commitPayload,
+  dryRunPayload,
+  presentBatch,
+  presentBatchRow,
+  presentRowPlan,
+  presentTotals,
+} from '../presenters/census.js';
+import { route, type Handler, type Upload } from '../route.js';
+import type { TenantScope } from '../../data/scope.js';
+import type Koa from 'koa';
+
+const CSV = 'text/csv';
+const XLSX = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
+
+const censusQuery = z.object({
+  dry_run: z
+    .enum(['true', 'false'], { error: 'must be true or false' })
+    .optional()
+    .meta({ description: 'true: check and plan every row, write nothing (200 with the report)' }),
+});
+type CensusQuery = z.output<typeof censusQuery>;
+
+const censusBody = z
+  .strictObject(
+    {
+      rows: z
+        .array(z.record(z.string(), z.unknown()), { error: 'must be an array of objects' })
+        .min(1, 'must hold at least one row')
+        .meta({ description: `Rows keyed by field name: ${CENSUS_COLUMNS.map((c) => c.field).join(', ')}` }),
+    },
+    { error: 'must be an object' },
+  )
+  .meta({ id: 'CensusRowsBody' });
+type CensusBody = z.output<typeof censusBody>;
+
+const batchParams = z.object({ batch_id: z.string().meta({ description: 'The batch id (bat_…)' }) });
+const batchQuery = z.object({ ...pageQueryFields }).superRefine(oneDirection);
+
+const tooManyRows = () => payloadTooLarge('Too Many Rows', `a census holds at most ${MAX_CENSUS_ROWS} rows`);
+const unreadable = (detail: string) => validationError(`census: ${detail}`, 'Unreadable Census');
+const batchNotFound = () => notFound('Batch Not Found');
+/** Rows that create employees need this too (D2's employee create). */
+const EMPLOYEE_CREATE: Scope[] = ['employee.create', 'employee.all'];
+
+function inputOf(ctx: Koa.Context, body: CensusBody | undefined): CensusInput {
+  const upload = ctx.state.upload as Upload | undefined;
+  if (upload) return { kind: upload.type === CSV ? 'csv' : 'xlsx', bytes: upload.bytes };
+  return { kind: 'json', rows: body?.rows ?? [] };
+}
+
+async function plan(scope: TenantScope, deps: AppDeps, input: CensusInput): Promise<CensusPlan> {
+  try {
+    return await planCensus(scope, input, today(deps.clock));
+  } catch (err) {
+    if (err instanceof TooManyCensusRows) throw tooManyRows();
+    if (err instanceof MalformedCensus) throw unreadable(err.message);
+    throw err;
+  }
+}
+
+async function commit(deps: AppDeps, scope: TenantScope, auth: Auth, planned: CensusPlan) {
+  if (planned.rows.some((r) => r.creates_employee) && !hasAnyScope(auth.scopes, EMPLOYEE_CREATE))
+    throw insufficientScope(EMPLOYEE_CREATE);
+  try {
+    const batchId = await commitCensus(deps, scope, planned, { tokenId: auth.tokenId });
+    return {
+      batch_id: batchId,
+      message: 'Census accepted; its rows are being applied',
+      success: true as const,
+    };
+  } catch (err) {
+    if (!(err instanceof WorkflowNotStarted)) throw err;
+    if (isUnavailable(err.cause))
+      throw serviceUnavailable('The workflow engine is unreachable; retry shortly.');
+    throw err.cause;
+  }
+}
+
+const template = (path: string, type: string, operationId: string, make: () => Promise<Buffer | string>) =>
+  route({
+    method: 'GET',
+    path,
+    operationId,
+    summary: `Census template (${type === CSV ? 'CSV' : 'XLSX'})`,
+    description: 'The header row a census is read by; fill one row per person.',
+    scopes: ['policy.get', 'policy.all'],
+    response: { contentType: type, schema: z.string(), description: 'The census template' },
+    handler: async ({ ctx }: Handler<undefined, undefined, undefined, Auth>) => {
+      ctx.body = await make();
+      ctx.status = 200;
+      ctx.type = type;
+      ctx.set('Content-Disposition', `attachment; filename="${path.split('/').pop()!}"`);
+      return undefined;
+    },
+  });
+
+/** D16: census batches. */
+export const censusRoutes = [
+  template('/v1/policy/endorsements/batches/template.csv', CSV, 'getCensusTemplateCsv', async () =>
+    censusTemplateCsv(),
+  ),
+  template(
+    '/v1/policy/endorsements/batches/template.xlsx',
+    XLSX,
+    'getCensusTemplateXlsx',
+    censusTemplateXlsx,
+  ),
+  route({
+    method: 'POST',
+    path: '/v1/policy/endorsements/batches',
+    operationId: 'createEndorsementBatch',
+    summary: 'Upload a census: dry run or commit (D16)',
+    description:
+      `A census as CSV (\`${CSV}\`), XLSX (\`${XLSX}\`) or JSON \`{rows: [...]}\`; at most ${MAX_CENSUS_ROWS} rows ` +
+      `and 10 MiB (413 past either). Headers as the templates. \`?dry_run=true\` answers 200 with every row's plan ` +
+      'or errors and the totals (premium, CD impact) and writes nothing; a commit answers 202 with the batch id at ' +
+      'once and a workflow applies the rows, each once. Rows that create employees need `employee.create` too. ' +
+      '`Idempotency-Key` as on endorsements (the same file again with the same key: the same batch).',
+    scopes: ['policy.all'],
+    query: censusQuery,
+    body: censusBody,
+    uploads: [CSV, XLSX],
+    bodyLimit: MAX_CENSUS_BYTES,
+    successStatus: 202,
+    response: z.union([commitPayload, dryRunPayload]),
+    errors: [tooManyRows(), unreadable('<why>'), insufficientScope(EMPLOYEE_CREATE)],
+    idempotencyKey: true,
+    // A dry run writes nothing: it is not keyed (the same key may then commit).
+    unkeyed: (q) => (q as CensusQuery).dry_run === 'true',
+    handler: async ({
+      query,
+      body,
+      auth,
+      scope,
+      deps,
+      ctx,
+    }: Handler<undefined, CensusQuery, CensusBody, Auth>) => {
+      const planned = await plan(scope, deps, inputOf(ctx, body));
+      if (query.dry_run !== 'true') return commit(deps, scope, auth, planned);
+      ctx.status = 200;
+      ctx.body = {
+        payload: dryRunPayload.parse({
+          dry_run: true,
+          rows: planned.rows.map(presentRowPlan),
+          totals: presentTotals(planned.totals),
+          message: 'Census checked; nothing was written',
+          success: true,
+        }),
+      };
+      return undefined;
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/policy/endorsements/batches/:batch_id',
+    operationId: 'getEndorsementBatch',
+    summary: "A census batch's progress and its rows' outcomes (D16)",
+    description: 'Counts by outcome, status, and one page of rows in file order (keyset paging, D5).',
+    scopes: ['policy.get', 'policy.all'],
+    params: batchParams,
+    query: batchQuery,
+    response: batchPayload,
+    errors: [batchNotFound()],
+    handler: async ({
+      params,
+      query,
+      scope,
+      deps,
+    }: Handler<z.output<typeof batchParams>, z.output<typeof batchQuery>, undefined, Auth>) => {
+      const id = params.batch_id;
+      const batch = looksLikeId('batch', id) ? await readCensusBatch(scope, id) : undefined;
+      if (!batch) throw batchNotFound();
+      const page = await withCursorErrors(censusRowPage(scope, cursorsFor(deps.config), id, query));
+      return {
+        batch: presentBatch(batch),
+        rows: page.rows.map(presentBatchRow),
+        ...pagingFields(page),
+        message: 'Batch fetched successfully',
+        success: true,
+      };
+    },
+  }),
+];

@@ -1,0 +1,340 @@
+import { CENSUS_FIELDS, type CensusRecord, type CensusRow, type RowError } from './census.js';
+import { emailKey } from './employees.js';
+import {
+  choosePolicy,
+  decideEndorsement,
+  EndorsementRefused,
+  type CandidatePolicy,
+  type EndorsementRequest,
+} from './endorsements.js';
+import type { EndorsementType } from './enums.js';
+import { formatPaise, toPaise, type Slab } from './premium.js';
+
+/** One of the client's ACTIVE policies as the plan needs it, with its available CD balance. */
+export interface PlanPolicy {
+  id: string;
+  policy_number: string;
+  start_date: string;
+  end_date: string;
+  slabs: Slab[];
+  default_sum_insured: string;
+  insurer_code: string | null;
+  cd_available: string;
+}
+
+/** An existing employee the census names (by code, or by the e-mail a new row would take). */
+export interface PlanEmployee {
+  id: string;
+  employee_code: string;
+  email_key: string;
+  /** Their own active member rows (D10, on today). */
+  cover: { policy_id: string; sum_insured: string | null; start: string; end: string }[];
+  /** Their open endorsements (PENDING or SENT_TO_INSURER). */
+  open: { policy_id: string; endorsement_id: string }[];
+}
+
+export interface CensusSnapshot {
+  policies: PlanPolicy[];
+  employees: PlanEmployee[];
+}
+
+/** What committing one row would do; the same for the dry run and the commit of the same file. */
+export interface PlannedEndorsement {
+  type: EndorsementType;
+  policy_id: string;
+  coverage_start_date: string;
+  coverage_end_date: string;
+  sum_insured: string;
+  premium_impact: string;
+}
+
+export interface RowPlan {
+  row: number;
+  status: 'ok' | 'error';
+  errors: RowError[];
+  employee_code: string;
+  creates_employee: boolean;
+  adds_dependent: boolean;
+  endorsement: PlannedEndorsement | null;
+}
+
+export interface PolicyCdImpact {
+  policy_id: string;
+  available: string;
+  debit: string;
+  credit: string;
+  shortfall: string;
+}
+
+export interface PlanTotals {
+  rows: number;
+  ok: number;
+  errors: number;
+  employees_created: number;
+  endorsements: Record<EndorsementType, number>;
+  premium: string;
+  cd: PolicyCdImpact[];
+}
+
+const TYPES: Record<CensusRow['action'], EndorsementType> = {
+  add: 'ENDORSEMENT_TYPE_ADDITION',
+  delete: 'ENDORSEMENT_TYPE_DELETION',
+  modify: 'ENDORSEMENT_TYPE_MODIFICATION',
+};
+
+const COLUMN_ORDER = new Map<string, number>([...CENSUS_FIELDS, 'row'].map((f, i) => [f, i]));
+
+/** Errors in column order (then the row's own), so the same row always reads the same. */
+const inColumnOrder = (errors: readonly RowError[]): RowError[] =>
+  [...errors].sort((a, b) => COLUMN_ORDER.get(a.field)! - COLUMN_ORDER.get(b.field)!);
+
+/** A row that failed its cells' rules, in plan form (so a report lists every row). */
+export const invalidRowPlan = (row: number, employeeCode: string, errors: RowError[]): RowPlan => ({
+  row,
+  status: 'error',
+  errors: inColumnOrder(errors),
+  employee_code: employeeCode,
+  creates_employee: false,
+  adds_dependent: false,
+  endorsement: null,
+});
+
+/** The D7 refusal as a row error, on the field it is about. */
+function refusalError(err: EndorsementRefused, type: EndorsementType): RowError {
+  const field = /^(\w+):/.exec(err.detail)?.[1];
+  const known = ['sum_insured', 'policy_id', 'coverage_start_date', 'coverage_end_date'];
+  const mapped =
+    field === 'sum_insured' || field === 'policy_id'
+      ? field
+      : field && known.includes(field)
+        ? 'effective_date'
+        : 'row';
+  const reasons: Record<EndorsementRefused['code'], string> = {
+    EMPLOYEE_NOT_FOUND: 'no employee has this code',
+    POLICY_NOT_FOUND:
+      type === 'ENDORSEMENT_TYPE_ADDITION'
+        ? 'no active policy of the client fits this row'
+        : 'the employee is not covered by an active policy of the client',
+    INVALID: err.detail.replace(/^\w+: /, ''),
+    IN_PROGRESS: `an endorsement is still open for this employee and policy${err.detail ? ` (${err.detail})` : ''}`,
+    ALREADY_COVERED: 'the employee is already covered by this policy',
+    NOT_COVERED: 'the employee is not covered by this policy',
+    DEPENDENT_NOT_FOUND: 'no such dependent of this employee',
+    INELIGIBLE: err.detail || 'the dependent is not eligible on this policy',
+  };
+  const onField =
+    err.code === 'POLICY_NOT_FOUND'
+      ? 'policy_id'
+      : err.code === 'EMPLOYEE_NOT_FOUND'
+        ? 'employee_code'
+        : mapped;
+  return { field: onField, reason: reasons[err.code] };
+}
+
+const NEW_EMPLOYEE_FIELDS = [
+  ['name', 'name'],
+  ['email', 'email'],
+  ['phone', 'phone'],
+  ['dateOfBirth', 'date_of_birth'],
+  ['gender', 'gender'],
+] as const;
+
+/**
+ * Plans a census against what exists (pure: the caller reads the snapshot). Each row goes through
+ * D7's own checks and premium (decideEndorsement, routing and slabs as for a single create), in
+ * file order, and what earlier rows would do counts for later ones: a second row for the same
+ * employee and policy meets the first's open endorsement, as it would when applied.
+ */
+export class CensusPlanner {
+  private readonly byCode = new Map<string, PlanEmployee>();
+  private readonly byEmail = new Map<string, string>();
+  /** Rows planned so far: `${code}|${policy}` -> the row that opens an endorsement there. */
+  private readonly opened = new Map<string, number>();
+  /** Codes a planned row creates. */
+  private readonly created = new Set<string>();
+
+  constructor(private readonly snapshot: CensusSnapshot) {
+    for (const e of snapshot.employees) {
+      this.byCode.set(e.employee_code, e);
+      this.byEmail.set(e.email_key, e.employee_code);
+    }
+  }
+
+  plan(row: CensusRow): RowPlan {
+    const errors: RowError[] = [];
+    const existing = this.byCode.get(row.employeeCode);
+    const creates = !existing && !this.created.has(row.employeeCode);
+    if (row.relationship !== 'self') {
+      errors.push({
+        field: 'relationship',
+        reason: "dependents' rows are not accepted yet: only the employee's own row (self)",
+      });
+    }
+    if (creates) errors.push(...this.newEmployeeErrors(row));
+    if (!existing && row.action !== 'add')
+      errors.push({ field: 'employee_code', reason: 'no employee has this code' });
+    const endorsement = errors.length === 0 ? this.endorse(row, existing, errors) : null;
+    if (errors.length > 0) return invalidRowPlan(row.row, row.employeeCode, errors);
+    if (creates) {
+      this.created.add(row.employeeCode);
+      this.byEmail.set(emailKey(row.email!), row.employeeCode);
+    }
+    this.opened.set(`${row.employeeCode}|${endorsement!.policy_id}`, row.row);
+    return {
+      row: row.row,
+      status: 'ok',
+      errors: [],
+      employee_code: row.employeeCode,
+      creates_employee: creates,
+      adds_dependent: false,
+      endorsement,
+    };
+  }
+
+  /**
+   * For a row whose cells failed their rules: the details a new employee would also lack, so the
+   * report names every problem of the row at once.
+   */
+  missingForNew(r: CensusRecord): RowError[] {
+    const code = r.employee_code;
+    if (!code || this.byCode.has(code) || this.created.has(code) || r.action?.toLowerCase() !== 'add')
+      return [];
+    return (['name', 'email', 'phone', 'date_of_birth', 'gender'] as const)
+      .filter((f) => r[f] === undefined)
+      .map((field) => ({ field, reason: 'is required for a new employee' }));
+  }
+
+  private newEmployeeErrors(row: CensusRow): RowError[] {
+    if (row.action !== 'add') return [];
+    const errors: RowError[] = NEW_EMPLOYEE_FIELDS.filter(([k]) => row[k] === undefined).map(([, field]) => ({
+      field,
+      reason: 'is required for a new employee',
+    }));
+    const holder = row.email ? this.byEmail.get(emailKey(row.email)) : undefined;
+    if (holder !== undefined && holder !== row.employeeCode)
+      errors.push({ field: 'email', reason: 'is already the official e-mail of another employee' });
+    return errors;
+  }
+
+  /** D7's decision for the row's endorsement, or its refusal pushed onto errors. */
+  private endorse(
+    row: CensusRow,
+    employee: PlanEmployee | undefined,
+    errors: RowError[],
+  ): PlannedEndorsement | null {
+    const type = TYPES[row.action];
+    const candidates = this.candidates(row, employee);
+    try {
+      if (candidates.length === 0) throw new EndorsementRefused('POLICY_NOT_FOUND');
+      const probe: EndorsementRequest = {
+        employeeId: employee?.id ?? 'new',
+        type,
+        coverageStartDate: row.effectiveDate,
+        coverageEndDate: row.effectiveDate,
+        ...(row.policyId && { policyId: row.policyId }),
+      };
+      const policy = choosePolicy(candidates, probe);
+      const req = this.request(row, type, policy, probe.employeeId);
+      const decision = decideEndorsement([policy], req);
+      return {
+        type,
+        policy_id: decision.policyId,
+        coverage_start_date: req.coverageStartDate,
+        coverage_end_date: req.coverageEndDate,
+        sum_insured: decision.sumInsured,
+        premium_impact: decision.premiumImpact,
+      };
+    } catch (err) {
+      if (!(err instanceof EndorsementRefused)) throw err;
+      errors.push(refusalError(err, type));
+      return null;
+    }
+  }
+
+  /** The dates of the row's endorsement: from the effective date to the end of cover (or policy). */
+  private request(
+    row: CensusRow,
+    type: EndorsementType,
+    p: CandidatePolicy,
+    employeeId: string,
+  ): EndorsementRequest {
+    const base = { employeeId, policyId: p.id, type, ...(row.sumInsured && { sumInsured: row.sumInsured }) };
+    if (type === 'ENDORSEMENT_TYPE_DELETION')
+      return {
+        ...base,
+        coverageStartDate: p.member_start ?? p.start_date,
+        coverageEndDate: row.effectiveDate,
+      };
+    return { ...base, coverageStartDate: row.effectiveDate, coverageEndDate: p.member_end ?? p.end_date };
+  }
+
+  /** D7's candidate rows for this employee (none covered yet for a new one), with earlier rows' opens. */
+  private candidates(row: CensusRow, employee: PlanEmployee | undefined): CandidatePolicy[] {
+    const policies = this.snapshot.policies.filter((p) => !row.policyId || p.id === row.policyId);
+    return policies.map((p) => {
+      const cover = employee?.cover.find((c) => c.policy_id === p.id);
+      const openRow = this.opened.get(`${row.employeeCode}|${p.id}`);
+      const open =
+        employee?.open.find((o) => o.policy_id === p.id)?.endorsement_id ??
+        (openRow === undefined ? null : `planned by row ${openRow} of this census`);
+      return {
+        id: p.id,
+        policy_number: p.policy_number,
+        status: 'POLICY_STATUS_ACTIVE',
+        start_date: p.start_date,
+        end_date: p.end_date,
+        slabs: p.slabs,
+        default_sum_insured: p.default_sum_insured,
+        employee_active: cover !== undefined,
+        open_endorsement_id: open,
+        member_sum_insured: cover?.sum_insured ?? null,
+        member_start: cover?.start ?? null,
+        member_end: cover?.end ?? null,
+      };
+    });
+  }
+}
+
+/** Endorsements by type, net premium and each policy's CD impact against its available balance. */
+export function planTotals(plans: readonly RowPlan[], policies: readonly PlanPolicy[]): PlanTotals {
+  const endorsements: Record<EndorsementType, number> = {
+    ENDORSEMENT_TYPE_ADDITION: 0,
+    ENDORSEMENT_TYPE_DELETION: 0,
+    ENDORSEMENT_TYPE_MODIFICATION: 0,
+  };
+  const perPolicy = new Map<string, { debit: bigint; credit: bigint }>();
+  let premium = 0n;
+  for (const p of plans) {
+    if (!p.endorsement) continue;
+    endorsements[p.endorsement.type] += 1;
+    const paise = toPaise(p.endorsement.premium_impact);
+    premium += paise;
+    const acc = perPolicy.get(p.endorsement.policy_id) ?? { debit: 0n, credit: 0n };
+    if (paise >= 0n) acc.debit += paise;
+    else acc.credit -= paise;
+    perPolicy.set(p.endorsement.policy_id, acc);
+  }
+  const cd = [...perPolicy.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([policyId, acc]) => {
+      const available = toPaise(policies.find((p) => p.id === policyId)?.cd_available ?? '0');
+      const short = acc.debit - available;
+      return {
+        policy_id: policyId,
+        available: formatPaise(available),
+        debit: formatPaise(acc.debit),
+        credit: formatPaise(acc.credit),
+        shortfall: formatPaise(short > 0n ? short : 0n),
+      };
+    });
+  const ok = plans.filter((p) => p.status === 'ok').length;
+  return {
+    rows: plans.length,
+    ok,
+    errors: plans.length - ok,
+    employees_created: plans.filter((p) => p.creates_employee).length,
+    endorsements,
+    premium: formatPaise(premium),
+    cd,
+  };
+}

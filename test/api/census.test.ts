@@ -1,0 +1,274 @@
+import { expect } from 'chai';
+import { makeClient, makePolicy, sql } from '../support/factories.js';
+import {
+  census,
+  censusCsv,
+  censusXlsx,
+  CSV,
+  newJoiner,
+  XLSX,
+  type Census,
+  type CensusRowIn,
+} from '../support/census.js';
+import { checkCdLedgersAfterEachTest } from '../support/cd-ledger-check.js';
+import { waitFor } from '../workflows/endorsement-support.js';
+import { workflowHandle } from '../workflows/endorsement-support.js';
+import { BatchId } from '../../workflows/search-attributes.js';
+
+const PATH = '/v1/policy/endorsements/batches';
+
+/** Good rows first (1-4), then one of each kind of bad row (5-12). */
+function mixedRows(w: Census): CensusRowIn[] {
+  const tag = w.clientId.slice(-6);
+  return [
+    newJoiner(`N1-${tag}`, { sum_insured: '500000' }),
+    { employee_code: w.uncovered.employeeCode, action: 'add', effective_date: '2026-12-01' },
+    {
+      employee_code: w.covered.employeeCode,
+      action: 'modify',
+      effective_date: '2026-12-01',
+      sum_insured: '500000',
+    },
+    newJoiner(`N2-${tag}`),
+    { employee_code: '', action: 'add', effective_date: '2026-12-01' },
+    newJoiner(`N3-${tag}`, { action: 'hire', effective_date: '2026-13-01' }),
+    newJoiner(`N4-${tag}`, { name: undefined, email: 'not-an-email' }),
+    newJoiner(`N5-${tag}`, { policy_id: 'pol_unknown' }),
+    {
+      employee_code: w.uncovered.employeeCode,
+      action: 'delete',
+      effective_date: '2027-01-31',
+      relationship: 'self',
+    },
+    newJoiner(`N6-${tag}`, { sum_insured: '123456' }),
+    newJoiner(`N1-${tag}`),
+    newJoiner(`N7-${tag}`, { relationship: 'spouse' }),
+  ];
+}
+
+const upload = (w: Census, bytes: Buffer, type: string, query = '', headers: Record<string, string> = {}) =>
+  w.api.post(`${PATH}${query}`, {
+    token: w.token,
+    rawBody: bytes,
+    headers: { 'content-type': type, ...headers },
+  });
+
+const getBatch = (w: Census, id: string, query = '') =>
+  w.api.get(`${PATH}/${id}${query}`, { token: w.token });
+
+const fields = (row: any) => row.errors.map((e: any) => e.field);
+
+describe('census batches API (D16)', () => {
+  checkCdLedgersAfterEachTest();
+
+  it('dry run lists every error of every row, plans the good ones and writes nothing', async () => {
+    const w = await census();
+    const before = await sql(
+      'select count(*)::int as n from endorsements e join employees m on m.id = e.employee_id where m.client_id = ?',
+      [w.clientId],
+    );
+    const res = await upload(w, censusCsv(mixedRows(w)), CSV, '?dry_run=true');
+    expect(res.status, res.text).to.equal(200);
+    const { rows, totals } = res.body.payload;
+    expect(rows.map((r: any) => r.status)).to.deep.equal([
+      'ok',
+      'ok',
+      'ok',
+      'ok',
+      'error',
+      'error',
+      'error',
+      'error',
+      'error',
+      'error',
+      'error',
+      'error',
+    ]);
+    expect(rows[0]).to.deep.include({ creates_employee: true, adds_dependent: false });
+    expect(rows[0].endorsement).to.include({
+      type: 'ENDORSEMENT_TYPE_ADDITION',
+      policy_id: w.policyId,
+      coverage_start_date: '2026-12-01',
+      coverage_end_date: '2027-03-31',
+      sum_insured: 500000,
+    });
+    expect(rows[1].creates_employee).to.equal(false);
+    expect(rows[2].endorsement.type).to.equal('ENDORSEMENT_TYPE_MODIFICATION');
+    expect(fields(rows[4])).to.deep.equal(['employee_code']);
+    expect(fields(rows[5])).to.deep.equal(['action', 'effective_date']);
+    expect(fields(rows[6])).to.deep.equal(['name', 'email']);
+    expect(fields(rows[7])).to.deep.equal(['policy_id']);
+    expect(rows[8].errors).to.deep.equal([
+      { field: 'policy_id', reason: 'the employee is not covered by an active policy of the client' },
+    ]);
+    expect(fields(rows[9])).to.deep.equal(['sum_insured']);
+    expect(rows[10].errors[0].reason).to.match(/still open.*row 1/);
+    expect(fields(rows[11])).to.deep.equal(['relationship']);
+    expect(totals).to.include({ rows: 12, ok: 4, errors: 8, employees_created: 2 });
+    expect(totals.endorsements).to.deep.equal({
+      ENDORSEMENT_TYPE_ADDITION: 3,
+      ENDORSEMENT_TYPE_DELETION: 0,
+      ENDORSEMENT_TYPE_MODIFICATION: 1,
+    });
+    const premium = rows
+      .slice(0, 4)
+      .reduce((s: number, r: any) => s + Math.round(r.endorsement.premium_impact * 100), 0);
+    expect(Math.round(totals.premium * 100)).to.equal(premium);
+    expect(totals.cd).to.deep.equal([
+      { policy_id: w.policyId, available: 1000000, debit: premium / 100, credit: 0, shortfall: 0 },
+    ]);
+    const after = await sql(
+      'select count(*)::int as n from endorsements e join employees m on m.id = e.employee_id where m.client_id = ?',
+      [w.clientId],
+    );
+    expect(after[0].n).to.equal(before[0].n);
+    const batches = await sql('select count(*)::int as n from census_batches where client_id = ?', [
+      w.clientId,
+    ]);
+    expect(batches[0].n).to.equal(0);
+  });
+
+  it('reads the same plan from XLSX, CSV and JSON rows', async () => {
+    const w = await census();
+    const rows = mixedRows(w);
+    const csv = await upload(w, censusCsv(rows), CSV, '?dry_run=true');
+    const xlsx = await upload(w, await censusXlsx(rows), XLSX, '?dry_run=true');
+    const json = await w.api.post(`${PATH}?dry_run=true`, { token: w.token, body: { rows } });
+    expect(xlsx.status, xlsx.text).to.equal(200);
+    expect(xlsx.body.payload).to.deep.equal(csv.body.payload);
+    expect(json.body.payload).to.deep.equal(csv.body.payload);
+  });
+
+  it('commit answers 202 with a batch id and applies exactly the good rows, each once, with the dry run’s plan', async () => {
+    const w = await census();
+    const file = censusCsv(mixedRows(w));
+    const dry = await upload(w, file, CSV, '?dry_run=true');
+    const res = await upload(w, file, CSV);
+    expect(res.status, res.text).to.equal(202);
+    const id = res.body.payload.batch_id;
+    expect(id).to.match(/^bat_[a-z0-9]+$/);
+    const done = await waitFor(
+      () => getBatch(w, id, '?limit=100'),
+      (r) => r.body.payload?.batch.status === 'BATCH_STATUS_COMPLETED',
+      'the batch to complete',
+    );
+    const { batch, rows } = done.body.payload;
+    expect(batch.counts).to.deep.equal({ pending: 0, applied: 4, failed: 0, invalid: 8 });
+    expect(batch.totals).to.deep.equal(dry.body.payload.totals);
+    expect(rows.map((r: any) => r.plan)).to.deep.equal(dry.body.payload.rows);
+    expect(rows.map((r: any) => r.outcome)).to.deep.equal([
+      ...Array(4).fill('APPLIED'),
+      ...Array(8).fill('INVALID'),
+    ]);
+    const made = await sql(
+      `select e.id, e.type, e.policy_id, e.premium_impact::text as premium, m.employee_code
+         from endorsements e join employees m on m.id = e.employee_id where m.client_id = ? order by e.created_at`,
+      [w.clientId],
+    );
+    expect(made).to.have.length(4);
+    expect(
+      rows
+        .slice(0, 4)
+        .map((r: any) => r.endorsement_id)
+        .sort(),
+    ).to.deep.equal(made.map((m) => m.id).sort());
+    for (const r of rows.slice(0, 4)) {
+      const e = made.find((m) => m.id === r.endorsement_id)!;
+      expect(Number(e.premium)).to.equal(r.plan.endorsement.premium_impact);
+      const described = await workflowHandle(r.endorsement_id).describe();
+      expect(described.typedSearchAttributes.get(BatchId)).to.equal(id);
+    }
+    const joiners = await sql(
+      'select employee_code, date_of_joining::text as doj from employees where client_id = ? and employee_code like ?',
+      [w.clientId, 'N%'],
+    );
+    expect(joiners.map((j) => j.employee_code).sort()).to.deep.equal([
+      `N1-${w.clientId.slice(-6)}`,
+      `N2-${w.clientId.slice(-6)}`,
+    ]);
+    expect(joiners[0].doj).to.equal('2026-11-01');
+    const events = await sql(
+      `select payload from webhook_events where client_id = ? and type = 'endorsement_batch.completed'`,
+      [w.clientId],
+    );
+    expect(events).to.have.length(1);
+  });
+
+  it('pages the rows (D5 keyset) and hides another client’s batch (404)', async () => {
+    const w = await census();
+    const res = await upload(w, censusCsv(mixedRows(w)), CSV);
+    const id = res.body.payload.batch_id;
+    const first = await getBatch(w, id, '?limit=5');
+    expect(first.status).to.equal(200);
+    expect(first.body.payload.rows.map((r: any) => r.row)).to.deep.equal([1, 2, 3, 4, 5]);
+    expect(first.body.payload).to.include({ total_count: 12, has_next: true, has_previous: false });
+    const second = await getBatch(w, id, `?limit=5&start_cursor=${first.body.payload.end_cursor}`);
+    expect(second.body.payload.rows.map((r: any) => r.row)).to.deep.equal([6, 7, 8, 9, 10]);
+    const stranger = await makeClient();
+    const theirs = await w.api.get(`${PATH}/${id}`, { token: stranger.token() });
+    expect(theirs.status).to.equal(404);
+    expect(theirs.body).to.include({ type: 'NOT_FOUND', title: 'Batch Not Found' });
+    expect((await getBatch(w, 'bat_unknown')).status).to.equal(404);
+  });
+
+  it('the same file twice with one Idempotency-Key is one batch; another file with it is refused', async () => {
+    const w = await census();
+    const file = censusCsv(mixedRows(w));
+    const headers = { 'idempotency-key': `census-${w.clientId}` };
+    const a = await upload(w, file, CSV, '', headers);
+    const b = await upload(w, file, CSV, '', headers);
+    expect(a.status).to.equal(202);
+    expect(b.status).to.equal(202);
+    expect(b.body.payload.batch_id).to.equal(a.body.payload.batch_id);
+    expect(b.headers.get('idempotent-replayed')).to.equal('true');
+    const other = await upload(w, censusCsv(mixedRows(w).slice(0, 2)), CSV, '', headers);
+    expect(other.status).to.equal(422);
+    const n = await sql('select count(*)::int as n from census_batches where client_id = ?', [w.clientId]);
+    expect(n[0].n).to.equal(1);
+  });
+
+  it('refuses 10,001 rows and a body past 10 MiB with 413, and an unknown column with 400', async () => {
+    const w = await census();
+    const many = Array.from({ length: 10_001 }, (_, i) => ({
+      employee_code: `E${i}`,
+      action: 'add',
+      effective_date: '2026-12-01',
+    }));
+    const rows = await upload(w, censusCsv(many), CSV, '?dry_run=true');
+    expect(rows.status).to.equal(413);
+    expect(rows.body).to.include({ type: 'PAYLOAD_TOO_LARGE', title: 'Too Many Rows' });
+    const json = await w.api.post(`${PATH}?dry_run=true`, { token: w.token, body: { rows: many } });
+    expect(json.status).to.equal(413);
+    const big = Buffer.alloc(10 * 1024 * 1024 + 1, 'a');
+    const huge = await upload(w, big, CSV);
+    expect(huge.status).to.equal(413);
+    expect(huge.body).to.include({ type: 'PAYLOAD_TOO_LARGE', detail: 'request body exceeds 10 MiB' });
+    const odd = await upload(
+      w,
+      Buffer.from('Employee Code,Acton,Effective Date\r\nE1,add,2026-12-01\r\n'),
+      CSV,
+    );
+    expect(odd.status).to.equal(400);
+    expect(odd.body.detail).to.match(/unknown column "Acton"/);
+  });
+
+  it('refuses a commit that creates employees without employee.create (403), and answers the templates', async () => {
+    const w = await census();
+    const client = await makeClient();
+    await makePolicy(client.clientId);
+    const narrow = client.token(['policy.all']);
+    const res = await w.api.post(PATH, {
+      token: narrow,
+      rawBody: censusCsv([newJoiner('X1')]),
+      headers: { 'content-type': CSV },
+    });
+    expect(res.status).to.equal(403);
+    expect(res.body).to.include({ title: 'Insufficient Scope' });
+    const csv = await w.api.get(`${PATH}/template.csv`, { token: w.token });
+    expect(csv.status).to.equal(200);
+    expect(csv.text.trim()).to.equal(censusCsv([]).toString().trim());
+    const xlsx = await w.api.get(`${PATH}/template.xlsx`, { token: w.token });
+    expect(xlsx.status).to.equal(200);
+    expect(xlsx.headers.get('content-type')).to.contain(XLSX);
+  });
+});

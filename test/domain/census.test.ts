@@ -1,0 +1,158 @@
+import { expect } from 'chai';
+import {
+  CENSUS_COLUMNS,
+  headerFields,
+  MalformedCensus,
+  parseCensusRecord,
+  recordOf,
+} from '../../domain/census.js';
+import { CensusPlanner, planTotals, type CensusSnapshot } from '../../domain/census-plan.js';
+
+const POLICY = {
+  id: 'pol_a',
+  policy_number: 'A/1',
+  start_date: '2026-04-01',
+  end_date: '2027-03-31',
+  slabs: [
+    { sum_insured: '300000.00', annual_premium: '3650.00' },
+    { sum_insured: '500000.00', annual_premium: '7300.00' },
+  ],
+  default_sum_insured: '300000.00',
+  insurer_code: 'INS',
+  cd_available: '1000.00',
+};
+
+const snapshot = (): CensusSnapshot => ({
+  policies: [POLICY],
+  employees: [
+    {
+      id: 'emp_covered',
+      employee_code: 'C1',
+      email_key: 'c1@example.com',
+      cover: [{ policy_id: 'pol_a', sum_insured: '300000.00', start: '2026-04-01', end: '2027-03-31' }],
+      open: [],
+    },
+  ],
+});
+
+const row = (r: Record<string, string>, n = 1) => {
+  const parsed = parseCensusRecord(n, r);
+  if (!('row' in parsed)) throw new Error(JSON.stringify(parsed.errors));
+  return parsed.row;
+};
+
+describe('census (domain/census.ts)', () => {
+  it('matches headers by the templates’ names or field names, whatever the case and spacing', () => {
+    const fields = headerFields([' employee CODE ', 'action', 'Effective_Date', '']);
+    expect(fields).to.deep.equal(['employee_code', 'action', 'effective_date', null]);
+    expect(recordOf(fields, ['E1', 'add', '2026-12-01', 'ignored'])).to.deep.equal({
+      employee_code: 'E1',
+      action: 'add',
+      effective_date: '2026-12-01',
+    });
+    expect(headerFields(CENSUS_COLUMNS.map((c) => c.header))).to.have.length(CENSUS_COLUMNS.length);
+  });
+
+  it('refuses an unknown column, a column twice and a header without the needed columns', () => {
+    expect(() => headerFields(['Employee Code', 'Acton', 'Effective Date'])).to.throw(
+      MalformedCensus,
+      /Acton/,
+    );
+    expect(() => headerFields(['Employee Code', 'employee_code', 'Action', 'Effective Date'])).to.throw(
+      /twice/,
+    );
+    expect(() => headerFields(['Employee Code', 'Action'])).to.throw(/effective_date/);
+  });
+
+  it('reports every bad cell of a row, by field', () => {
+    const parsed = parseCensusRecord(3, {
+      action: 'hire',
+      effective_date: '2026-02-30',
+      email: 'nope',
+      gender: 'x',
+      sum_insured: '1.234',
+      policy_id: 'P1',
+    });
+    expect('errors' in parsed && parsed.errors.map((e) => e.field)).to.deep.equal([
+      'employee_code',
+      'action',
+      'effective_date',
+      'email',
+      'gender',
+      'sum_insured',
+      'policy_id',
+    ]);
+  });
+});
+
+describe('census plan (domain/census-plan.ts)', () => {
+  it('plans an addition with D7’s routing and pro-rata premium, and a modification of a covered employee', () => {
+    const planner = new CensusPlanner(snapshot());
+    const add = planner.plan(
+      row({
+        employee_code: 'N1',
+        name: 'A',
+        email: 'n1@example.com',
+        phone: '+919800000000',
+        date_of_birth: '1990-01-01',
+        gender: 'female',
+        action: 'add',
+        effective_date: '2026-10-01',
+      }),
+    );
+    expect(add).to.deep.include({ status: 'ok', creates_employee: true });
+    // 3650 a year over 365 days, 182 days from 2026-10-01 to 2027-03-31: 1820.00.
+    expect(add.endorsement).to.deep.equal({
+      type: 'ENDORSEMENT_TYPE_ADDITION',
+      policy_id: 'pol_a',
+      coverage_start_date: '2026-10-01',
+      coverage_end_date: '2027-03-31',
+      sum_insured: '300000.00',
+      premium_impact: '1820.00',
+    });
+    const modify = planner.plan(
+      row({ employee_code: 'C1', action: 'modify', effective_date: '2026-10-01', sum_insured: '500000' }, 2),
+    );
+    expect(modify.endorsement?.type).to.equal('ENDORSEMENT_TYPE_MODIFICATION');
+    const totals = planTotals([add, modify], [POLICY]);
+    expect(totals.endorsements).to.deep.equal({
+      ENDORSEMENT_TYPE_ADDITION: 1,
+      ENDORSEMENT_TYPE_DELETION: 0,
+      ENDORSEMENT_TYPE_MODIFICATION: 1,
+    });
+    expect(totals.cd).to.deep.equal([
+      { policy_id: 'pol_a', available: '1000.00', debit: '3640.00', credit: '0.00', shortfall: '2640.00' },
+    ]);
+  });
+
+  it('refuses what D7 refuses, a new employee without details, and a second row for the same employee and policy', () => {
+    const planner = new CensusPlanner(snapshot());
+    const covered = planner.plan(
+      row({ employee_code: 'C1', action: 'add', effective_date: '2026-10-01', policy_id: 'pol_a' }),
+    );
+    expect(covered.errors).to.deep.equal([
+      { field: 'row', reason: 'the employee is already covered by this policy' },
+    ]);
+    const bare = planner.plan(row({ employee_code: 'N2', action: 'add', effective_date: '2026-10-01' }));
+    expect(bare.errors.map((e) => e.field)).to.deep.equal([
+      'name',
+      'email',
+      'phone',
+      'date_of_birth',
+      'gender',
+    ]);
+    const unknown = planner.plan(
+      row({ employee_code: 'N3', action: 'delete', effective_date: '2026-10-01' }),
+    );
+    expect(unknown.errors.map((e) => e.field)).to.deep.equal(['employee_code']);
+    const first = planner.plan(
+      row({ employee_code: 'C1', action: 'delete', effective_date: '2026-12-31' }, 4),
+    );
+    expect(first.status).to.equal('ok');
+    expect(first.endorsement?.premium_impact.startsWith('-')).to.equal(true);
+    const second = planner.plan(
+      row({ employee_code: 'C1', action: 'delete', effective_date: '2027-01-31' }, 5),
+    );
+    expect(second.errors[0]!.reason).to.match(/row 4 of this census/);
+  });
+});

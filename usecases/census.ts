@@ -1,0 +1,115 @@
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { insertCensusBatch, readCensusSnapshot, discardCensusBatch, type StagedRow } from '../data/census.js';
+import type { TenantScope } from '../data/scope.js';
+import { parseCensusRecord, type CensusRow } from '../domain/census.js';
+import {
+  CensusPlanner,
+  invalidRowPlan,
+  planTotals,
+  type PlanTotals,
+  type RowPlan,
+} from '../domain/census-plan.js';
+import { emailKey } from '../domain/employees.js';
+import { newId } from '../domain/ids.js';
+import { CENSUS_BATCH_WORKFLOW, censusBatchStartOptions } from '../workflows/census-batch/contract.js';
+import { readCensus, type CensusInput } from './census-file.js';
+import { WorkflowNotStarted, type StartDeps } from './endorsements.js';
+
+const START_DEADLINE_MS = 4_000;
+
+/** A census's plan: every row's, the totals, and what a commit stages. */
+export interface CensusPlan {
+  rows: RowPlan[];
+  totals: PlanTotals;
+  staged: StagedRow[];
+}
+
+/** A new employee's details as staged (personal data: PostgreSQL only, never Temporal or logs). */
+const personOf = (r: CensusRow): Record<string, string> =>
+  Object.fromEntries(
+    Object.entries({
+      name: r.name,
+      email: r.email,
+      phone: r.phone,
+      date_of_birth: r.dateOfBirth,
+      gender: r.gender,
+      date_of_joining: r.eventDate,
+    }).filter(([, v]) => v !== undefined),
+  ) as Record<string, string>;
+
+/**
+ * D16's dry run, also what a commit stores: reads the census, checks each row's cells, reads what
+ * exists in three statements, and plans every row with D7's own rules (domain/census-plan.ts).
+ * Writes nothing. The same census against the same data plans the same.
+ */
+export async function planCensus(scope: TenantScope, input: CensusInput, today: string): Promise<CensusPlan> {
+  const lines = await readCensus(input);
+  const parsed = lines.map((l) => ({ line: l, result: parseCensusRecord(l.row, l.record) }));
+  const ok = parsed.flatMap((p) =>
+    'row' in p.result && p.line.unknownFields.length === 0 ? [p.result.row] : [],
+  );
+  const snapshot = await readCensusSnapshot(
+    scope,
+    [...new Set(ok.map((r) => r.employeeCode))],
+    [...new Set(ok.flatMap((r) => (r.email ? [emailKey(r.email)] : [])))],
+    today,
+  );
+  const planner = new CensusPlanner(snapshot);
+  const staged: StagedRow[] = parsed.map(({ line, result }) => {
+    const code = line.record.employee_code ?? '';
+    if (line.unknownFields.length > 0) {
+      const errors = line.unknownFields.map((f) => ({ field: 'row' as const, reason: `unknown field ${f}` }));
+      return { plan: invalidRowPlan(line.row, code, errors), person: null };
+    }
+    if ('errors' in result) {
+      const errors = [...result.errors, ...planner.missingForNew(line.record)];
+      return { plan: invalidRowPlan(line.row, code, errors), person: null };
+    }
+    const plan = planner.plan(result.row);
+    return { plan, person: plan.creates_employee ? personOf(result.row) : null };
+  });
+  const rows = staged.map((s) => s.plan);
+  return { rows, totals: planTotals(rows, snapshot.policies), staged };
+}
+
+/**
+ * Stores a planned census as a RUNNING batch, then starts its workflow. A start that fails removes
+ * the batch (WorkflowNotStarted), so the client never holds a batch id without a workflow. The
+ * start is idempotent (workflow id from the batch id).
+ */
+export async function commitCensus(
+  deps: StartDeps,
+  scope: TenantScope,
+  plan: CensusPlan,
+  actor: { tokenId: string | null },
+): Promise<string> {
+  const batchId = newId('batch');
+  await insertCensusBatch(
+    scope,
+    { id: batchId, totals: plan.totals, actorTokenId: actor.tokenId },
+    plan.staged,
+  );
+  try {
+    await startCensusWorkflow(deps, { batchId, clientId: scope.clientId, rows: plan.rows.length });
+  } catch (err) {
+    await discardCensusBatch(scope, batchId);
+    throw new WorkflowNotStarted(err);
+  }
+  return batchId;
+}
+
+async function startCensusWorkflow(
+  deps: StartDeps,
+  input: { batchId: string; clientId: string; rows: number },
+): Promise<void> {
+  try {
+    await deps.temporal.withDeadline(Date.now() + START_DEADLINE_MS, () =>
+      deps.temporal.workflow.start(
+        CENSUS_BATCH_WORKFLOW,
+        censusBatchStartOptions(input, deps.config.TEMPORAL_TASK_QUEUE),
+      ),
+    );
+  } catch (err) {
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+  }
+}
