@@ -7,6 +7,7 @@ import {
   type JoiningDependent,
 } from './dependent-eligibility.js';
 import {
+  checkCoveragePeriod,
   coveredRelationships,
   endorsementInProgress,
   EndorsementRefused,
@@ -85,7 +86,7 @@ export function decideDependentEndorsement(
     rows.filter((r) => r.id !== null),
     req,
   );
-  checkPeriod(policy, req);
+  checkCoveragePeriod(policy, req);
   if (req.type === 'ENDORSEMENT_TYPE_ADDITION') return addition(policy, req, today);
   return deletion(policy, req);
 }
@@ -109,18 +110,6 @@ function choosePolicy(rows: DependentCandidate[], req: EndorsementRequest): Depe
 
 const covers = (r: DependentCandidate, relationship: Relationship) =>
   coveredRelationships(r.coverage_type).includes(relationship);
-
-function checkPeriod(policy: DependentCandidate, req: EndorsementRequest): void {
-  if (req.coverageStartDate >= req.coverageEndDate) {
-    throw new EndorsementRefused('INVALID', 'coverage_end_date: must be after coverage_start_date');
-  }
-  if (req.coverageStartDate < policy.start_date || req.coverageEndDate > policy.end_date) {
-    throw new EndorsementRefused(
-      'INVALID',
-      `coverage_start_date: the coverage period must lie within the policy period ${policy.start_date} to ${policy.end_date}`,
-    );
-  }
-}
 
 function addition(policy: DependentCandidate, req: EndorsementRequest, today: string): EndorsementDecision {
   if (!covers(policy, policy.relationship!)) {

@@ -133,15 +133,7 @@ export function decideEndorsement(
     rows.filter((r) => r.id !== null),
     req,
   );
-  if (req.coverageStartDate >= req.coverageEndDate) {
-    throw new EndorsementRefused('INVALID', 'coverage_end_date: must be after coverage_start_date');
-  }
-  if (req.coverageStartDate < policy.start_date || req.coverageEndDate > policy.end_date) {
-    throw new EndorsementRefused(
-      'INVALID',
-      `coverage_start_date: the coverage period must lie within the policy period ${policy.start_date} to ${policy.end_date}`,
-    );
-  }
+  checkCoveragePeriod(policy, req);
   const requestedSlab = req.sumInsured === undefined ? undefined : findSlab(policy.slabs, req.sumInsured);
   if (req.sumInsured !== undefined && req.type !== 'ENDORSEMENT_TYPE_DELETION' && !requestedSlab) {
     throw new EndorsementRefused(
@@ -297,4 +289,20 @@ export function reviewRejection(e: ReviewSubject, cdHold = false): string | null
     return `Review: the policy's CD balance ${e.cd_balance} does not cover the premium ${e.premium_impact}`;
   }
   return null;
+}
+
+/** D7: the coverage period runs forwards and lies inside the policy's period. */
+export function checkCoveragePeriod(
+  policy: { start_date: string; end_date: string },
+  req: Pick<EndorsementRequest, 'coverageStartDate' | 'coverageEndDate'>,
+): void {
+  if (req.coverageStartDate >= req.coverageEndDate) {
+    throw new EndorsementRefused('INVALID', 'coverage_end_date: must be after coverage_start_date');
+  }
+  if (req.coverageStartDate < policy.start_date || req.coverageEndDate > policy.end_date) {
+    throw new EndorsementRefused(
+      'INVALID',
+      `coverage_start_date: the coverage period must lie within the policy period ${policy.start_date} to ${policy.end_date}`,
+    );
+  }
 }
