@@ -6,7 +6,12 @@ import { CdLedgerEntrySchema } from './ledger.js';
 import { EndorsementSchema, GrantItemSchema, GrantSchema, PolicyMemberSchema } from './membership.js';
 import { PolicySchema } from './policy.js';
 import { AuditEventSchema, IdempotencyRecordSchema } from './records.js';
-import { RosterDifferenceSchema, RosterReconciliationSchema, RosterRowSchema } from './roster.js';
+import {
+  CdStatementDifferenceSchema,
+  RosterDifferenceSchema,
+  RosterReconciliationSchema,
+  RosterRowSchema,
+} from './roster.js';
 import { InsurerSchema, ProductSchema, TpaSchema } from './reference.js';
 import {
   WebhookDeliveryAttemptSchema,
@@ -57,4 +62,5 @@ export const entities = [
   RosterReconciliationSchema,
   RosterRowSchema,
   RosterDifferenceSchema,
+  CdStatementDifferenceSchema,
 ];

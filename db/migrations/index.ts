@@ -14,6 +14,7 @@ import { Migration0012CdAccount } from './0012-cd-account.js';
 import { Migration0014RosterReconciliations } from './0014-roster-reconciliations.js';
 import { Migration0015RosterRowSecurity } from './0015-roster-row-security.js';
 import { Migration0016FileInsurerWithdrawals } from './0016-file-insurer-withdrawals.js';
+import { Migration0021CdStatementReconciliations } from './0021-cd-statement-reconciliations.js';
 
 /** Listed explicitly so migrations run the same under tsx, compiled JS and bundlers. */
 export const migrationsList: MigrationObject[] = [
@@ -32,4 +33,5 @@ export const migrationsList: MigrationObject[] = [
   { name: '0014-roster-reconciliations', class: Migration0014RosterReconciliations },
   { name: '0015-roster-row-security', class: Migration0015RosterRowSecurity },
   { name: '0016-file-insurer-withdrawals', class: Migration0016FileInsurerWithdrawals },
+  { name: '0021-cd-statement-reconciliations', class: Migration0021CdStatementReconciliations },
 ];
