@@ -9,6 +9,7 @@ import { topUpCd } from '../../usecases/cd-account.js';
 import { reconcileCdStatementFile } from '../../usecases/cd-statement.js';
 import { expectCdLedgersBalanced } from '../support/cd-ledger-check.js';
 import { makeClient, makePolicy, sql } from '../support/factories.js';
+import { client } from '../support/http.js';
 import { stack, TEST_KEYS } from '../support/stack.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
@@ -44,6 +45,7 @@ describe('the insurer CD statement against our ledger', function () {
 
     const looked = await reconcileCdStatementFile(em(), policy.id, file, { postTopUps: false });
     expect(looked).to.deep.include({
+      repeat: false,
       status: 'completed',
       from: '2026-01-01',
       to: '2099-12-31',
@@ -59,6 +61,8 @@ describe('the insurer CD statement against our ledger', function () {
     expect(await balance(policy.id)).to.equal('16000.00');
 
     const posted = await reconcileCdStatementFile(em(), policy.id, file, { postTopUps: true });
+    // Recorded once: the same statement (same SHA-256) answers the first reconciliation.
+    expect(posted).to.include({ reconciliation_id: looked.reconciliation_id, repeat: true });
     expect(posted.top_ups_posted).to.deep.equal([
       { reference: 'NEFT-2', amount: '2500.50', duplicate: false },
     ]);
@@ -70,6 +74,84 @@ describe('the insurer CD statement against our ledger', function () {
     expect(again.differences.map((d) => d.reference)).to.deep.equal([null, 'end_not_ours', 'NEFT-0']);
     expect(await balance(policy.id)).to.equal('18500.50');
     await expectCdLedgersBalanced();
+
+    // One reconciliation, its four differences, one webhook event with ids and counts only.
+    const [recorded] = await sql(
+      `select (select count(*)::int from roster_reconciliations where policy_id = ?) as reconciliations,
+              (select count(*)::int from cd_statement_differences where reconciliation_id = ?) as differences`,
+      [policy.id, looked.reconciliation_id],
+    );
+    expect(recorded).to.deep.equal({ reconciliations: 1, differences: 4 });
+    const events = await sql(
+      `select payload from webhook_events where type = 'policy.reconciliation_completed' and client_id = ?`,
+      [clientId],
+    );
+    expect(events.map((e: { payload: unknown }) => e.payload)).to.deep.equal([
+      {
+        reconciliation_id: looked.reconciliation_id,
+        policy_id: policy.id,
+        kind: 'cd_statement',
+        status: 'completed',
+        roster_rows: 3,
+        counts: looked.counts,
+      },
+    ]);
+  });
+
+  it('shows a statement reconciliation through the reconciliation routes, to the owning client only', async () => {
+    const [owner, other] = await Promise.all([makeClient(), makeClient()]);
+    const policy = await makePolicy(owner.clientId, { cdBalance: '100.00' });
+    const file = await statementFile(
+      'api.csv',
+      'opening,2026-01-01,,90',
+      'posting,2026-01-02,NEFT-API,-1.50',
+      'closing,2099-12-31,,100',
+    );
+    const done = await reconcileCdStatementFile(em(), policy.id, file, { postTopUps: false });
+    const http = client((await stack().startApi()).url);
+    const token = owner.token(['policy.get']);
+    const list = await http.get(`/v1/policy/${policy.id}/reconciliations`, { token });
+    expect(list.status, list.text).to.equal(200);
+    expect(list.body.payload.reconciliations).to.have.length(1);
+    expect(list.body.payload.reconciliations[0]).to.deep.include({
+      id: done.reconciliation_id,
+      kind: 'cd_statement',
+      source: 'command',
+      file_name: 'api.csv',
+      status: 'completed',
+      roster_rows: 1,
+      counts: done.counts,
+    });
+    const path1 = `/v1/policy/${policy.id}/reconciliations/${done.reconciliation_id}?limit=1`;
+    const first = await http.get(path1, { token });
+    expect(first.status, first.text).to.equal(200);
+    expect(first.body.payload.differences).to.deep.equal([
+      {
+        seq: 1,
+        kind: 'opening_mismatch',
+        reference: null,
+        statement_row: null,
+        ours: '100.00',
+        theirs: '90.00',
+      },
+    ]);
+    const next = await http.get(`${path1}&start_cursor=${first.body.payload.end_cursor}`, { token });
+    expect(next.status, next.text).to.equal(200);
+    expect(next.body.payload.differences).to.deep.equal([
+      {
+        seq: 2,
+        kind: 'posting_there_not_here',
+        reference: 'NEFT-API',
+        statement_row: 3,
+        ours: null,
+        theirs: '-1.50',
+      },
+    ]);
+    const foreign = other.token(['policy.get']);
+    const hidden = await http.get(`/v1/policy/${policy.id}/reconciliations/${done.reconciliation_id}`, {
+      token: foreign,
+    });
+    expect(hidden.status).to.equal(404);
   });
 
   it('refuses a malformed statement whole and posts nothing', async () => {
@@ -83,6 +165,10 @@ describe('the insurer CD statement against our ledger', function () {
       'closing,2026-12-31,,5100',
     );
     const refused = await reconcileCdStatementFile(em(), policy.id, file, { postTopUps: true });
+    const [row] = await sql('select kind, status, error from roster_reconciliations where id = ?', [
+      refused.reconciliation_id,
+    ]);
+    expect(row).to.deep.equal({ kind: 'cd_statement', status: 'refused', error: refused.error });
     expect(refused).to.deep.include({
       status: 'refused',
       error: 'row 4: amount is not an amount in rupees (at most two decimals)',
