@@ -1,14 +1,16 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
+import { localInsurerFolders } from '../../adapters/file/local.js';
 import { SystemScope } from '../../data/scope.js';
 import { topUpCd } from '../../usecases/cd-account.js';
 import { reconcileCdStatementFile } from '../../usecases/cd-statement.js';
+import { ingestResponses } from '../../usecases/insurer-responses.js';
 import { expectCdLedgersBalanced } from '../support/cd-ledger-check.js';
-import { makeClient, makePolicy, sql } from '../support/factories.js';
+import { makeClient, makePolicy, makeReferenceData, sql } from '../support/factories.js';
 import { client } from '../support/http.js';
 import { stack, TEST_KEYS } from '../support/stack.js';
 
@@ -178,6 +180,66 @@ describe('the insurer CD statement against our ledger', function () {
     const notSheet = await statementFile('statement.pdf', 'x');
     const wrongKind = await reconcileCdStatementFile(em(), policy.id, notSheet, { postTopUps: false });
     expect(wrongKind.error).to.contain('not a spreadsheet');
+  });
+
+  it("takes a CDSTATEMENT_ file from a file insurer's inbox, leaving its top-ups to the operator; another client's policy is refused", async () => {
+    const [owner, other] = await Promise.all([makeClient(), makeClient()]);
+    const reference = await makeReferenceData(owner.clientId, {
+      adapter: 'file',
+      adapterSettings: { template: 'india-census' },
+    });
+    const tag = Date.now().toString(36).toUpperCase();
+    const policy = await makePolicy(owner.clientId, {
+      reference,
+      policyNumber: `CARE/CD/${tag}`,
+      cdBalance: '100.00',
+    });
+    const foreign = await makePolicy(other.clientId, { policyNumber: `OTHER/CD/${tag}` });
+    const [{ code }] = await sql('select code from insurers where id = ?', [reference.insurerId]);
+    const dataDir = await mkdtemp(path.join(os.tmpdir(), 'cd-inbox-'));
+    const folders = localInsurerFolders(dataDir, code);
+    await mkdir(folders.inbox, { recursive: true });
+    const statement =
+      'type,date,reference,amount\r\nopening,2026-01-01,,100\r\nposting,2026-01-02,NEFT-IN,50\r\nclosing,2099-12-31,,150\r\n';
+    const name = `CDSTATEMENT_${policy.policyNumber.replaceAll('/', '-')}_202611.csv`;
+    const foreignName = `cdstatement_${foreign.policyNumber.replaceAll('/', '-')}_202611.csv`;
+    await writeFile(path.join(folders.inbox, name), statement);
+    await writeFile(path.join(folders.inbox, foreignName), statement);
+
+    const deps = { em: stack().orm.em, temporal: stack().temporal, dataDir, taskQueue: stack().taskQueue };
+    const byName = new Map((await ingestResponses(deps, { insurerCode: code })).map((f) => [f.file_name, f]));
+    expect(byName.get(foreignName)).to.include({
+      status: 'refused',
+      error: `no policy of insurer ${code} has the number the file name gives`,
+      moved_to: `refused/${foreignName}`,
+    });
+    const accepted = byName.get(name)!;
+    expect(accepted).to.include({
+      status: 'applied',
+      error: null,
+      repeat: false,
+      moved_to: `processed/${name}`,
+    });
+    const [row] = await sql('select kind, source, status, counts from roster_reconciliations where id = ?', [
+      accepted.reconciliation_id,
+    ]);
+    expect(row).to.deep.include({ kind: 'cd_statement', source: 'file', status: 'completed' });
+    expect(row.counts).to.include({ posting_there_not_here: 1, closing_mismatch: 1 });
+    // The statement's top-up waits for the operator's word.
+    expect(await balance(policy.id)).to.equal('100.00');
+    const ack = await readFile(path.join(folders.outbox, `${name}.ack.csv`), 'utf8');
+    expect(ack).to.contain(`${accepted.reconciliation_id},accepted`);
+
+    // The same file sent again answers the recorded reconciliation.
+    await writeFile(path.join(folders.inbox, name), statement);
+    const [again] = await ingestResponses(deps, { insurerCode: code, fileName: name });
+    expect(again).to.include({ reconciliation_id: accepted.reconciliation_id, repeat: true });
+    const [none] = await sql(
+      'select count(*)::int as n from roster_reconciliations where policy_id in (?, ?)',
+      [foreign.id, policy.id],
+    );
+    expect(none.n).to.equal(1);
+    await rm(dataDir, { recursive: true, force: true });
   });
 
   it('refuses an unknown policy', async () => {
