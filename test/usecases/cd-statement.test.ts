@@ -100,6 +100,24 @@ describe('the insurer CD statement against our ledger', function () {
     ]);
   });
 
+  it('records the same statement sent twice at once a single time', async () => {
+    const { clientId } = await makeClient();
+    const policy = await makePolicy(clientId, { cdBalance: '100.00' });
+    const file = await statementFile('race.csv', 'opening,2026-01-01,,100', 'closing,2099-12-31,,90');
+    const both = await Promise.all(
+      [1, 2].map(() => reconcileCdStatementFile(em(), policy.id, file, { postTopUps: false })),
+    );
+    expect(new Set(both.map((r) => r.reconciliation_id)).size).to.equal(1);
+    expect(both.map((r) => r.repeat).sort()).to.deep.equal([false, true]);
+    const [counted] = await sql(
+      `select (select count(*)::int from cd_statement_differences where client_id = ?) as differences,
+              (select count(*)::int from webhook_events where client_id = ?
+                 and type = 'policy.reconciliation_completed') as events`,
+      [clientId, clientId],
+    );
+    expect(counted).to.deep.equal({ differences: 1, events: 1 });
+  });
+
   it('shows a statement reconciliation through the reconciliation routes, to the owning client only', async () => {
     const [owner, other] = await Promise.all([makeClient(), makeClient()]);
     const policy = await makePolicy(owner.clientId, { cdBalance: '100.00' });
@@ -171,6 +189,11 @@ describe('the insurer CD statement against our ledger', function () {
       refused.reconciliation_id,
     ]);
     expect(row).to.deep.equal({ kind: 'cd_statement', status: 'refused', error: refused.error });
+    const [events] = await sql(
+      `select count(*)::int as n from webhook_events where client_id = ? and type = 'policy.reconciliation_completed'`,
+      [clientId],
+    );
+    expect(events.n).to.equal(0);
     expect(refused).to.deep.include({
       status: 'refused',
       error: 'row 4: amount is not an amount in rupees (at most two decimals)',
