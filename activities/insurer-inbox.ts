@@ -2,6 +2,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { InsurerDeliveryError } from '../adapters/file/transport.js';
 import { listFileInsurerCodes } from '../usecases/insurer-inbox-schedule.js';
 import { IngestError, ingestResponses } from '../usecases/insurer-responses.js';
+import { startDeliveries } from '../usecases/webhook-deliveries.js';
 import { INSURER_INBOX_MIN_AGE_MS, type InboxPassResult } from '../workflows/insurer-inbox/contract.js';
 import type { ActivityDeps } from './index.js';
 
@@ -22,6 +23,7 @@ export function createInsurerInboxActivities(deps: ActivityDeps) {
             dataDir: deps.config.dataDir,
             taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
             logger: deps.logger,
+            deliver: (ids) => startDeliveries(deps, deps.orm.em, ids),
           },
           { insurerCode, minAgeMs: INSURER_INBOX_MIN_AGE_MS, now: deps.clock.now() },
         );

@@ -3,7 +3,12 @@ import {
   type DifferenceCounts,
   type DifferenceKind,
 } from '../domain/roster-reconciliation.js';
-import type { ReconciliationStatus, RosterSource } from '../domain/roster-reconciliation.js';
+import type {
+  ReconciliationKind,
+  ReconciliationStatus,
+  RosterSource,
+} from '../domain/roster-reconciliation.js';
+import type { StatementCounts } from '../domain/cd-statement.js';
 import type { RosterRow } from '../domain/roster-file.js';
 import { jsonbLiteral } from './bulk-json.js';
 import { activeOnSql } from './member-cover.js';
@@ -21,17 +26,19 @@ export interface ReconciliationRow {
   id: string;
   client_id: string;
   policy_id: string;
+  kind: ReconciliationKind;
   source: RosterSource;
   file_name: string | null;
   status: ReconciliationStatus;
   error: string | null;
+  /** The rows read: a roster's members, or a CD statement's postings. */
   roster_rows: number;
-  counts: DifferenceCounts;
+  counts: DifferenceCounts | StatementCounts;
   created_at: string;
   completed_at: string | null;
 }
 
-const RECONCILIATION_COLUMNS = `r.id, r.client_id, r.policy_id, r.source, r.file_name, r.status, r.error, r.roster_rows,
+const RECONCILIATION_COLUMNS = `r.id, r.client_id, r.policy_id, r.kind, r.source, r.file_name, r.status, r.error, r.roster_rows,
   r.counts, ${isoSql('r.created_at')} as created_at,
   case when r.completed_at is null then null else ${isoSql('r.completed_at')} end as completed_at`;
 
@@ -332,7 +339,7 @@ export async function compareRoster(
          returning r.client_id, r.id, r.policy_id, r.counts, r.roster_rows),
        change as (
          select client_id, id as entity_id, 'COMPLETED'::text as to_status,
-                jsonb_build_object('reconciliation_id', id, 'policy_id', policy_id, 'status', 'completed',
+                jsonb_build_object('reconciliation_id', id, 'policy_id', policy_id, 'kind', 'roster', 'status', 'completed',
                   'roster_rows', roster_rows, 'counts', counts) as data
            from done),
        ${outbox.sql}

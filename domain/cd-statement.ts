@@ -190,3 +190,20 @@ export function unrecordedTopUps(
     (p) => missing.has(p.reference) && p.amount > 0n && !isEndorsementId(p.reference),
   );
 }
+
+/** The number of differences of each kind (every kind named, zero included). */
+export type StatementCounts = Record<StatementDifferenceKind, number>;
+
+export function countStatementDifferences(differences: readonly StatementDifference[]): StatementCounts {
+  const counts = Object.fromEntries(STATEMENT_DIFFERENCE_KINDS.map((k) => [k, 0])) as StatementCounts;
+  for (const d of differences) counts[d.kind]++;
+  return counts;
+}
+
+/** A CD statement in a file insurer's inbox: `CDSTATEMENT_<policy number>_<anything>.csv|xlsx` (any case). */
+const STATEMENT_FILE = /^cdstatement_([A-Za-z0-9-]+)_.*\.(csv|xlsx)$/i;
+
+/** The policy part of a CD statement file's name, or null when the file is not a CD statement. */
+export function statementFilePolicy(fileName: string): string | null {
+  return STATEMENT_FILE.exec(fileName)?.[1] ?? null;
+}

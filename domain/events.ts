@@ -6,7 +6,7 @@ export const EVENT_TYPES = [
   'endorsement.sla_breached',
   /** The CD account fell below its threshold (forecast included): once per crossing. */
   'policy.cd_balance_low',
-  /** A roster reconciliation finished: the counts of each kind of difference (never a member's values). */
+  /** A roster's or CD statement's reconciliation finished: its counts by kind of difference (never a member's values). */
   'policy.reconciliation_completed',
   /** A census batch applied every row: ids and counts by outcome (never a person's values). */
   'endorsement_batch.completed',

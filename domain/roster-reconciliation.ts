@@ -36,7 +36,11 @@ export type DifferenceCounts = Record<DifferenceKind, number>;
 export const RECONCILIATION_STATUSES = ['staged', 'completed', 'refused'] as const;
 export type ReconciliationStatus = (typeof RECONCILIATION_STATUSES)[number];
 
-/** Where a roster came from. */
+/** What a reconciliation checked: the insurer's roster, or its CD statement (domain/cd-statement.ts). */
+export const RECONCILIATION_KINDS = ['roster', 'cd_statement'] as const;
+export type ReconciliationKind = (typeof RECONCILIATION_KINDS)[number];
+
+/** Where a roster (or CD statement) came from. */
 export const ROSTER_SOURCES = ['file', 'command', 'api'] as const;
 export type RosterSource = (typeof ROSTER_SOURCES)[number];
 

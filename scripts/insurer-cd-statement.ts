@@ -12,7 +12,9 @@ export const CD_STATEMENT_USAGE =
 
 class StatementUsageError extends Error {}
 
-async function run(argv: string[]): Promise<Omit<StatementResult, 'funded'> & { woken: number }> {
+async function run(
+  argv: string[],
+): Promise<Omit<StatementResult, 'funded' | 'deliveries'> & { woken: number }> {
   const { positionals, values } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -29,7 +31,12 @@ async function run(argv: string[]): Promise<Omit<StatementResult, 'funded'> & { 
   const config = operatorConfig(postTopUps ? ['database', 'temporal'] : ['database']);
   const orm = await initOrm({ databaseUrl: requireDatabaseUrl(config), poolMax: 2 });
   try {
-    const { funded, ...result } = await reconcileCdStatementFile(orm.em.fork(), policyId, file, {
+    // The webhook's deliveries are started by the worker's sweeper (this command runs no worker).
+    const {
+      funded,
+      deliveries: _started,
+      ...result
+    } = await reconcileCdStatementFile(orm.em.fork(), policyId, file, {
       postTopUps,
     });
     if (funded.length === 0) return { ...result, woken: 0 };
@@ -46,7 +53,7 @@ async function run(argv: string[]): Promise<Omit<StatementResult, 'funded'> & { 
 }
 
 function lines(r: Awaited<ReturnType<typeof run>>): string {
-  const head = `CD statement ${r.file_name} of policy ${r.policy_id}: ${r.status}`;
+  const head = `CD statement ${r.file_name} of policy ${r.policy_id}: ${r.status} as ${r.reconciliation_id}${r.repeat ? ' (recorded before)' : ''}`;
   if (r.status === 'refused') return `${head}: ${r.error}`;
   const diffs = r.differences.map(
     (d) => `  ${d.kind} ${d.reference ?? ''} ours ${d.ours ?? '-'} theirs ${d.theirs ?? '-'}`,

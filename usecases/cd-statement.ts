@@ -1,25 +1,34 @@
-import { createReadStream } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { Readable } from 'node:stream';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { rosterTableRows, type RosterTableRow } from '../adapters/file/roster-reader.js';
 import { findPolicyClient } from '../data/cd-account.js';
 import { ledgerForStatement } from '../data/cd-ledger.js';
+import { recordStatementReconciliation } from '../data/cd-statement-reconciliations.js';
 import { SystemScope, TenantScope } from '../data/scope.js';
 import {
   compareStatement,
+  countStatementDifferences,
   MalformedStatement,
   readStatement,
-  STATEMENT_DIFFERENCE_KINDS,
   unrecordedTopUps,
+  type CdStatement,
   type StatementDifference,
   type StatementDifferenceKind,
 } from '../domain/cd-statement.js';
-import { looksLikeId } from '../domain/ids.js';
+import { looksLikeId, newId } from '../domain/ids.js';
 import { formatPaise, toPaise } from '../domain/premium.js';
 import { MalformedRoster } from '../domain/roster-file.js';
+import type { RosterSource } from '../domain/roster-reconciliation.js';
 import { CdTopUpRefused, topUpCd } from './cd-account.js';
 
 export interface StatementResult {
+  /** The recorded reconciliation (GET /v1/policy/{policy_id}/reconciliations/{id}). */
+  reconciliation_id: string;
+  /** The same statement was recorded before: nothing recorded again (top-ups still posted when asked). */
+  repeat: boolean;
   policy_id: string;
   file_name: string;
   status: 'completed' | 'refused';
@@ -33,70 +42,98 @@ export interface StatementResult {
   top_ups_posted: { reference: string; amount: string; duplicate: boolean }[];
   /** Endorsements those top-ups funded (their workflows are woken by the caller). */
   funded: string[];
+  /** Webhook deliveries of `policy.reconciliation_completed`, for the caller to start (else the sweeper does). */
+  deliveries: string[];
 }
 
-async function statementRows(file: string): Promise<RosterTableRow[]> {
+async function statementRows(fileName: string, content: Buffer): Promise<RosterTableRow[]> {
   const rows: RosterTableRow[] = [];
   // Bounded: readStatement refuses more than MAX_STATEMENT_ROWS, and the file size is the caller's.
-  for await (const row of rosterTableRows(file, createReadStream(file)))
+  for await (const row of rosterTableRows(fileName, Readable.from([content])))
     if (row.cells.some((c) => c.trim() !== '')) rows.push(row);
   return rows;
 }
 
-/**
- * `insurer cd-statement POLICY_ID FILE`: the insurer's CD statement compared with the policy's ledger
- * over the statement's period. A malformed file is refused whole (nothing posted). With postTopUps
- * (operator-confirmed, never automatic: a statement line is the insurer's claim, and a refund it
- * shows is credited by its approval), the statement's positive postings we have not recorded and
- * that name no endorsement are posted as top-ups under the statement's reference: idempotent by
- * reference (topUpCd), so the same statement again posts nothing twice.
- */
-export async function reconcileCdStatementFile(
-  em: EntityManager,
+/** A statement read and compared with the policy's ledger over its period, or refused whole. */
+async function compareWithLedger(
+  tenant: TenantScope,
   policyId: string,
-  file: string,
-  o: { postTopUps: boolean },
-): Promise<StatementResult> {
-  const system = SystemScope.of(em);
-  const clientId = await findPolicyClient(system, policyId);
-  if (!clientId) throw new CdTopUpRefused(`no policy ${policyId}`);
-  const counts = Object.fromEntries(
-    STATEMENT_DIFFERENCE_KINDS.map((k) => [k, 0]),
-  ) as StatementResult['counts'];
-  const base = {
-    policy_id: policyId,
-    file_name: path.basename(file),
-    counts,
-    top_ups_posted: [],
-    funded: [],
-  };
+  fileName: string,
+  content: Buffer,
+): Promise<{ statement: CdStatement; differences: StatementDifference[] } | { error: string }> {
   let statement;
   try {
-    statement = readStatement(await statementRows(file));
+    statement = readStatement(await statementRows(fileName, content));
   } catch (err) {
     if (!(err instanceof MalformedStatement || err instanceof MalformedRoster)) throw err;
-    return { ...base, status: 'refused', error: err.message, from: null, to: null, differences: [] };
+    return { error: err.message };
   }
-  const side = await ledgerForStatement(TenantScope.of(em, clientId), policyId, statement);
+  const side = await ledgerForStatement(tenant, policyId, statement);
   const differences = compareStatement(statement, {
     opening: toPaise(side.opening),
     closing: toPaise(side.closing),
     postings: side.postings.map((p) => ({ reference: p.reference, amount: toPaise(p.amount) })),
   });
-  for (const d of differences) counts[d.kind]++;
+  return { statement, differences };
+}
+
+/** The policy a statement is for (found across clients: its client owns every row written). */
+export interface StatementPolicy {
+  policyId: string;
+  clientId: string;
+}
+
+/**
+ * The insurer's CD statement compared with the policy's ledger over the statement's period and
+ * recorded as a reconciliation (kind cd_statement; data/cd-statement-reconciliations.ts: the same
+ * statement again records nothing twice and answers `repeat`). A malformed file is refused whole
+ * (recorded with its error; nothing posted). With postTopUps (operator-confirmed, never automatic: a
+ * statement line is the insurer's claim, and a refund it shows is credited by its approval), the
+ * statement's positive postings we have not recorded and that name no endorsement are posted as
+ * top-ups under the statement's reference: idempotent by reference (topUpCd), so posting them again
+ * (a repeated statement, now confirmed) posts nothing twice.
+ */
+export async function reconcileCdStatement(
+  em: EntityManager,
+  policy: StatementPolicy,
+  file: { source: RosterSource; fileName: string; content: Buffer },
+  o: { postTopUps: boolean },
+): Promise<StatementResult> {
+  const tenant = TenantScope.of(em, policy.clientId);
+  const compared = await compareWithLedger(tenant, policy.policyId, file.fileName, file.content);
+  const differences = 'error' in compared ? [] : compared.differences;
+  const counts = countStatementDifferences(differences);
+  const recorded = await recordStatementReconciliation(tenant, {
+    id: newId('reconciliation'),
+    policyId: policy.policyId,
+    source: file.source,
+    fileName: file.fileName,
+    runKey: `cd-statement:sha256:${createHash('sha256').update(file.content).digest('hex')}`,
+    status: 'error' in compared ? 'refused' : 'completed',
+    error: 'error' in compared ? compared.error : null,
+    postings: 'error' in compared ? 0 : compared.statement.postings.length,
+    counts,
+    differences,
+  });
   const result: StatementResult = {
-    ...base,
-    status: 'completed',
-    error: null,
-    from: statement.from,
-    to: statement.to,
+    reconciliation_id: recorded.reconciliation.id,
+    repeat: recorded.repeat,
+    policy_id: policy.policyId,
+    file_name: file.fileName,
+    status: 'error' in compared ? 'refused' : 'completed',
+    error: 'error' in compared ? compared.error : null,
+    from: 'error' in compared ? null : compared.statement.from,
+    to: 'error' in compared ? null : compared.statement.to,
+    counts,
     differences,
     top_ups_posted: [],
     funded: [],
+    deliveries: recorded.deliveries,
   };
-  if (!o.postTopUps) return result;
-  for (const p of unrecordedTopUps(statement, differences, (r) => looksLikeId('endorsement', r))) {
-    const posted = await topUpCd(system, policyId, p.amount, p.reference);
+  if (!o.postTopUps || 'error' in compared) return result;
+  const system = SystemScope.of(em);
+  for (const p of unrecordedTopUps(compared.statement, differences, (r) => looksLikeId('endorsement', r))) {
+    const posted = await topUpCd(system, policy.policyId, p.amount, p.reference);
     result.top_ups_posted.push({
       reference: p.reference,
       amount: formatPaise(p.amount),
@@ -105,4 +142,21 @@ export async function reconcileCdStatementFile(
     result.funded.push(...posted.funded);
   }
   return result;
+}
+
+/** `insurer cd-statement POLICY_ID FILE`: reconcileCdStatement for a policy found across clients. */
+export async function reconcileCdStatementFile(
+  em: EntityManager,
+  policyId: string,
+  file: string,
+  o: { postTopUps: boolean },
+): Promise<StatementResult> {
+  const clientId = await findPolicyClient(SystemScope.of(em), policyId);
+  if (!clientId) throw new CdTopUpRefused(`no policy ${policyId}`);
+  return reconcileCdStatement(
+    em,
+    { policyId, clientId },
+    { source: 'command', fileName: path.basename(file), content: await readFile(file) },
+    o,
+  );
 }

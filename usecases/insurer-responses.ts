@@ -17,6 +17,7 @@ import {
 import { rosterPoliciesOfInsurerCode, type RosterPolicy } from '../data/roster-reconciliations.js';
 import { SystemScope } from '../data/scope.js';
 import { fileSafePolicyNumber, rosterFilePolicy } from '../domain/roster-reconciliation.js';
+import { statementFilePolicy } from '../domain/cd-statement.js';
 import { storedAdapterConfig, type FileAdapterSettings } from '../domain/insurer-adapter-settings.js';
 import type { DecisionAnswer } from '../domain/insurer-decisions.js';
 import { coveredRelationships } from '../domain/endorsements.js';
@@ -39,6 +40,7 @@ import {
 } from '../domain/insurer-response-file.js';
 import type { Logger } from '../infra/logger.js';
 import { submitInsurerDecisions } from './insurer-decisions.js';
+import { reconcileCdStatement } from './cd-statement.js';
 import { reconcileRoster } from './roster-reconciliation.js';
 
 /** Unknown insurer code, not a file insurer, no such file: the operator's input, not a fault. */
@@ -51,6 +53,8 @@ export interface IngestDeps {
   /** Where a roster file's reconciliation workflow runs. */
   taskQueue: string;
   logger?: Logger;
+  /** Starts webhook deliveries after their commit (the activity's); without it the sweeper starts them. */
+  deliver?: (deliveryIds: readonly string[]) => Promise<unknown>;
 }
 
 /** One response file's outcome: ids, results and our answers (no personal data). */
@@ -68,7 +72,7 @@ export interface IngestedFile {
   acknowledgement: string;
   counts: ResultCounts;
   rows: ResponseRowOutcome[];
-  /** A roster file (`ROSTER_<policy number>_…`): the reconciliation it started, if it named a policy. */
+  /** A roster or CD statement file (`ROSTER_<policy number>_…`, `CDSTATEMENT_…`): its reconciliation, if it named a policy. */
   reconciliation_id?: string;
 }
 
@@ -231,15 +235,10 @@ async function ingestOne(
   };
 }
 
-/** The insurer's policy a roster file's name names (as our file names spell policy numbers), or why none. */
-async function rosterPolicy(
-  deps: IngestDeps,
-  code: string,
-  fileName: string,
-): Promise<RosterPolicy | string> {
-  const named = rosterFilePolicy(fileName)!.toLowerCase();
+/** The insurer's policy a roster's or CD statement's file name names (as our file names spell policy numbers), or why none. */
+async function namedPolicy(deps: IngestDeps, code: string, named: string): Promise<RosterPolicy | string> {
   const policies = (await rosterPoliciesOfInsurerCode(SystemScope.of(deps.em), code)).filter(
-    (p) => fileSafePolicyNumber(p.policyNumber).toLowerCase() === named,
+    (p) => fileSafePolicyNumber(p.policyNumber).toLowerCase() === named.toLowerCase(),
   );
   if (policies.length === 1) return policies[0]!;
   return policies.length === 0
@@ -247,41 +246,80 @@ async function rosterPolicy(
     : `several clients' policies of insurer ${code} have the number the file name gives`;
 }
 
+type InboxFile = { name: string; content: Buffer; folder: InboxFolder };
+type Reconciled = { reconciliationId: string; repeat: boolean; error: string | null };
+
+/** What a reconciliation file starts: a roster's workflow, or a CD statement's comparison (recorded at once). */
+const RECONCILIATION_FILES = {
+  roster: {
+    policy: rosterFilePolicy,
+    received: 'roster received for reconciliation',
+    reconcile: async (deps: IngestDeps, policy: RosterPolicy, file: InboxFile): Promise<Reconciled> => {
+      const r = await reconcileRoster(deps, policy, {
+        source: 'file',
+        fileName: file.name,
+        open: () => Readable.from([file.content]),
+      });
+      return { reconciliationId: r.reconciliation.id, repeat: r.repeat, error: r.reconciliation.error };
+    },
+  },
+  cd_statement: {
+    policy: statementFilePolicy,
+    received: 'CD statement reconciled',
+    // Top-ups the statement shows stay the operator's to confirm (`insurer cd-statement --post-top-ups`).
+    reconcile: async (deps: IngestDeps, policy: RosterPolicy, file: InboxFile): Promise<Reconciled> => {
+      const r = await reconcileCdStatement(
+        deps.em,
+        policy,
+        { source: 'file', fileName: file.name, content: file.content },
+        { postTopUps: false },
+      );
+      await deps.deliver?.(r.deliveries);
+      return { reconciliationId: r.reconciliation_id, repeat: r.repeat, error: r.error };
+    },
+  },
+} as const;
+
+type ReconciliationFileKind = keyof typeof RECONCILIATION_FILES;
+
+const reconciliationFileKind = (name: string): ReconciliationFileKind | null =>
+  rosterFilePolicy(name) !== null ? 'roster' : statementFilePolicy(name) !== null ? 'cd_statement' : null;
+
 /**
- * A roster file (`ROSTER_<policy number>_<anything>.csv|xlsx`): starts that policy's reconciliation
- * (usecases/roster-reconciliation.ts; the same roster again answers the recorded one), acknowledges
- * it and moves it aside. A name that names none of this insurer's policies (another insurer's, or
- * another client's), or a malformed roster, is refused whole.
+ * A roster file (`ROSTER_<policy number>_<anything>.csv|xlsx`) starts that policy's reconciliation
+ * (usecases/roster-reconciliation.ts); a CD statement (`CDSTATEMENT_<policy number>_…`) is compared
+ * with the policy's ledger and recorded (usecases/cd-statement.ts). Either way the same file again
+ * answers the recorded reconciliation; the file is acknowledged and moved aside. A name that names
+ * none of this insurer's policies (another insurer's, or another client's), or a malformed file, is
+ * refused whole.
  */
-async function ingestRoster(
+async function ingestReconciliationFile(
   deps: IngestDeps,
   ctx: { insurer: FileInsurer; transport: InsurerExchange },
-  file: { name: string; content: Buffer; folder: InboxFolder },
+  file: InboxFile,
+  kind: ReconciliationFileKind,
 ): Promise<IngestedFile> {
-  const policy = await rosterPolicy(deps, ctx.insurer.code, file.name);
-  const outcome =
+  const handler = RECONCILIATION_FILES[kind];
+  const policy = await namedPolicy(deps, ctx.insurer.code, handler.policy(file.name)!);
+  const outcome: Reconciled =
     typeof policy === 'string'
-      ? { reconciliation: null, repeat: false, error: policy }
-      : await reconcileRoster(deps, policy, {
-          source: 'file',
-          fileName: file.name,
-          open: () => Readable.from([file.content]),
-        }).then((r) => ({ ...r, error: r.reconciliation.error }));
+      ? { reconciliationId: '', repeat: false, error: policy }
+      : await handler.reconcile(deps, policy, file);
   const acknowledgement = acknowledgementName(file.name);
-  const id = outcome.reconciliation?.id ?? '';
+  const id = outcome.reconciliationId;
   const ack =
     outcome.error === null
       ? [
           ['row', 'reference', 'result', 'detail'],
-          ['', id, 'accepted', 'roster received for reconciliation'],
+          ['', id, 'accepted', handler.received],
         ]
       : acknowledgementTable({ error: outcome.error, rows: [] });
   await ctx.transport.deliver(acknowledgement, acknowledgementCsv(ack));
   const to = outcome.error === null ? 'processed' : 'refused';
   const moved = file.folder === 'inbox' ? await moveAside(ctx.transport, file.name, to) : null;
   deps.logger?.info(
-    { insurerCode: ctx.insurer.code, reconciliationId: id || null, status: to, repeat: outcome.repeat },
-    'insurer roster file ingested',
+    { insurerCode: ctx.insurer.code, kind, reconciliationId: id || null, status: to, repeat: outcome.repeat },
+    'insurer reconciliation file ingested',
   );
   return {
     file_name: file.name,
@@ -344,9 +382,11 @@ export async function ingestResponses(
     insurerCode: insurer.code,
   });
   const ctx = { insurer, template: fileTemplate(insurer.settings.template), transport };
-  // A roster file starts a reconciliation; every other file is a response file.
-  const one = (file: { name: string; content: Buffer; folder: InboxFolder }) =>
-    rosterFilePolicy(file.name) === null ? ingestOne(deps, ctx, file) : ingestRoster(deps, ctx, file);
+  // A roster or CD statement file starts a reconciliation; every other file is a response file.
+  const one = (file: InboxFile) => {
+    const kind = reconciliationFileKind(file.name);
+    return kind === null ? ingestOne(deps, ctx, file) : ingestReconciliationFile(deps, ctx, file, kind);
+  };
   if (q.fileName !== undefined) {
     return [await one(await namedFile(transport, insurer.code, q.fileName))];
   }

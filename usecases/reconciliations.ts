@@ -1,3 +1,7 @@
+import {
+  statementDifferencePage,
+  type StatementDifferenceRow,
+} from '../data/cd-statement-reconciliations.js';
 import type { CursorCodec, Page, PageRequest } from '../data/paging.js';
 import {
   differencePage,
@@ -21,16 +25,29 @@ export async function reconciliationListPage(
   return found.policyFound ? found.page : null;
 }
 
-/** One reconciliation with a page of its differences, or null when it is not one of the client's on that policy. */
+export type ReconciliationDetail =
+  | { kind: 'roster'; reconciliation: ReconciliationRow; differences: Page<DifferenceRow> }
+  | { kind: 'cd_statement'; reconciliation: ReconciliationRow; differences: Page<StatementDifferenceRow> };
+
+/**
+ * One reconciliation (a roster's or a CD statement's) with a page of its differences, or null when
+ * it is not one of the client's on that policy.
+ */
 export async function reconciliationDetail(
   scope: TenantScope,
   cursors: CursorCodec,
   policyId: string,
   id: string,
   page: PageRequest,
-): Promise<{ reconciliation: ReconciliationRow; differences: Page<DifferenceRow> } | null> {
+): Promise<ReconciliationDetail | null> {
   if (!looksLikeId('policy', policyId) || !looksLikeId('reconciliation', id)) return null;
   const reconciliation = await readReconciliation(scope, policyId, id);
   if (!reconciliation) return null;
-  return { reconciliation, differences: await differencePage(scope, cursors, id, page) };
+  if (reconciliation.kind === 'cd_statement')
+    return {
+      kind: 'cd_statement',
+      reconciliation,
+      differences: await statementDifferencePage(scope, cursors, id, page),
+    };
+  return { kind: 'roster', reconciliation, differences: await differencePage(scope, cursors, id, page) };
 }

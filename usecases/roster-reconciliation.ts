@@ -23,7 +23,7 @@ import type { InsurerAdapterName } from '../domain/enums.js';
 import { fileTemplate } from '../domain/insurer-file-templates/index.js';
 import { newId } from '../domain/ids.js';
 import { MalformedRoster, MAX_ROSTER_ROWS, rosterReader, type RosterRow } from '../domain/roster-file.js';
-import type { RosterSource } from '../domain/roster-reconciliation.js';
+import type { DifferenceCounts, RosterSource } from '../domain/roster-reconciliation.js';
 import {
   reconciliationWorkflowId,
   ROSTER_RECONCILIATION_WORKFLOW,
@@ -178,7 +178,8 @@ export const resultOf = (r: ReconciliationRow): ReconcileResult => ({
   reconciliation_id: r.id,
   policy_id: r.policy_id,
   status: r.status,
-  counts: r.counts,
+  // A roster's reconciliation counts a roster's kinds (a CD statement's is never run by this workflow).
+  counts: r.counts as DifferenceCounts,
 });
 
 /** The comparison and its webhook; the deliveries are started by the caller after the commit. */

@@ -8,6 +8,7 @@ import {
   listReconciliationsPayload,
   presentDifference,
   presentReconciliation,
+  presentStatementDifference,
 } from '../presenters/reconciliation.js';
 import { route, type Handler } from '../route.js';
 import { policyParams, type PolicyParams } from '../schemas/policies.js';
@@ -26,7 +27,7 @@ const policyNotFound = () => notFound('Policy Not Found');
 const reconciliationNotFound = () => notFound('Reconciliation Not Found');
 
 /**
- * Roster reconciliations of a policy. The differences quote both sides' values (names, dates of
+ * Reconciliations of a policy: its insurer's rosters and CD statements (`kind`). A roster's differences quote both sides' values (names, dates of
  * birth): only the client owning the policy reads them (its scope finds nothing of another's: 404).
  */
 export const reconciliationRoutes = [
@@ -34,8 +35,9 @@ export const reconciliationRoutes = [
     method: 'GET',
     path: '/v1/policy/:policy_id/reconciliations',
     operationId: 'listPolicyReconciliations',
-    summary: "List the policy's roster reconciliations",
-    description: 'Newest first, each with its counts by kind of difference; keyset paging (D5).',
+    summary: "List the policy's reconciliations (rosters and CD statements)",
+    description:
+      'Newest first, each with its kind (roster or cd_statement) and counts by kind of difference; keyset paging (D5).',
     scopes: ['policy.get', 'policy.all'],
     params: policyParams,
     query: pageQuery,
@@ -58,9 +60,9 @@ export const reconciliationRoutes = [
     method: 'GET',
     path: '/v1/policy/:policy_id/reconciliations/:reconciliation_id',
     operationId: 'getPolicyReconciliation',
-    summary: 'Get a roster reconciliation with its differences',
+    summary: 'Get a reconciliation with its differences',
     description:
-      'The summary and one page of its differences in order (keyset paging, D5): kind, field, our value and the insurer’s.',
+      'The summary and one page of its differences in order (keyset paging, D5): a roster’s (kind, field, our value and the insurer’s) or a CD statement’s (kind, reference, our amount and the insurer’s).',
     scopes: ['policy.get', 'policy.all'],
     params: reconciliationParams,
     query: pageQuery,
@@ -79,7 +81,10 @@ export const reconciliationRoutes = [
       if (!found) throw reconciliationNotFound();
       return {
         reconciliation: presentReconciliation(found.reconciliation),
-        differences: found.differences.rows.map(presentDifference),
+        differences:
+          found.kind === 'cd_statement'
+            ? found.differences.rows.map(presentStatementDifference)
+            : found.differences.rows.map(presentDifference),
         ...pagingFields(found.differences),
         message: 'Reconciliation fetched successfully',
         success: true,

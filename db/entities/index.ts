@@ -7,7 +7,12 @@ import { CdLedgerEntrySchema } from './ledger.js';
 import { EndorsementSchema, GrantItemSchema, GrantSchema, PolicyMemberSchema } from './membership.js';
 import { PolicySchema } from './policy.js';
 import { AuditEventSchema, IdempotencyRecordSchema } from './records.js';
-import { RosterDifferenceSchema, RosterReconciliationSchema, RosterRowSchema } from './roster.js';
+import {
+  CdStatementDifferenceSchema,
+  RosterDifferenceSchema,
+  RosterReconciliationSchema,
+  RosterRowSchema,
+} from './roster.js';
 import { InsurerSchema, ProductSchema, TpaSchema } from './reference.js';
 import {
   WebhookDeliveryAttemptSchema,
@@ -61,4 +66,5 @@ export const entities = [
   RosterDifferenceSchema,
   CensusBatchSchema,
   CensusBatchRowSchema,
+  CdStatementDifferenceSchema,
 ];

@@ -16,6 +16,8 @@ export const RosterReconciliationSchema = defineEntity({
     seq: p.bigint('string').autoincrement(),
     clientId: clientRef(),
     policyId: ref(PolicySchema, 'policy_id'),
+    /** roster, or cd_statement (migration 0021). */
+    kind: text().default('roster'),
     source: text(),
     fileName: text().nullable(),
     runKey: text(),
@@ -76,3 +78,21 @@ export const RosterDifferenceSchema = defineEntity({
   },
 });
 export type RosterDifference = InferEntity<typeof RosterDifferenceSchema>;
+
+/** One difference between the insurer's CD statement and our ledger (migration 0021). */
+export const CdStatementDifferenceSchema = defineEntity({
+  name: 'CdStatementDifference',
+  tableName: 'cd_statement_differences',
+  filters: tenantFilter,
+  properties: {
+    reconciliationId: ref(RosterReconciliationSchema, 'reconciliation_id').primary(),
+    seq: p.integer().primary(),
+    clientId: clientRef(),
+    kind: text(),
+    reference: text().nullable(),
+    statementRow: p.integer().nullable(),
+    ours: text().nullable(),
+    theirs: text().nullable(),
+  },
+});
+export type CdStatementDifference = InferEntity<typeof CdStatementDifferenceSchema>;

@@ -17,6 +17,7 @@ import { Migration0016FileInsurerWithdrawals } from './0016-file-insurer-withdra
 import { Migration0017CensusBatches } from './0017-census-batches.js';
 import { Migration0018CensusRowSecurity } from './0018-census-row-security.js';
 import { Migration0019DependentEndorsements } from './0019-dependent-endorsements.js';
+import { Migration0021CdStatementReconciliations } from './0021-cd-statement-reconciliations.js';
 
 /** Listed explicitly so migrations run the same under tsx, compiled JS and bundlers. */
 export const migrationsList: MigrationObject[] = [
@@ -38,4 +39,5 @@ export const migrationsList: MigrationObject[] = [
   { name: '0017-census-batches', class: Migration0017CensusBatches },
   { name: '0018-census-row-security', class: Migration0018CensusRowSecurity },
   { name: '0019-dependent-endorsements', class: Migration0019DependentEndorsements },
+  { name: '0021-cd-statement-reconciliations', class: Migration0021CdStatementReconciliations },
 ];

@@ -6,6 +6,7 @@ import { DependentSchema, TENANT_FILTER } from '../../db/entities/index.js';
 import { TENANT_TABLES as BASE_TENANT_TABLES } from '../../db/migrations/0009-row-level-security.js';
 import { ROSTER_TENANT_TABLES } from '../../db/migrations/0015-roster-row-security.js';
 import { CENSUS_TENANT_TABLES } from '../../db/migrations/0018-census-row-security.js';
+import { CD_STATEMENT_TENANT_TABLES } from '../../db/migrations/0021-cd-statement-reconciliations.js';
 import { initOrm, migrate, migrateDatabase, type Orm } from '../../db/orm.js';
 import { SERVICE_ROLE } from '../../db/roles.js';
 import { newId } from '../../domain/ids.js';
@@ -20,7 +21,12 @@ import {
 import { stack } from '../support/stack.js';
 
 /** Every tenant table: 0009's and those later migrations added. */
-const TENANT_TABLES = [...BASE_TENANT_TABLES, ...ROSTER_TENANT_TABLES, ...CENSUS_TENANT_TABLES];
+const TENANT_TABLES = [
+  ...BASE_TENANT_TABLES,
+  ...ROSTER_TENANT_TABLES,
+  ...CENSUS_TENANT_TABLES,
+  ...CD_STATEMENT_TENANT_TABLES,
+];
 
 /** A statement on the service role's pool with no scope: no row-level security setting at all. */
 const bare = <T>(orm: Orm, query: string, params: unknown[] = []) =>

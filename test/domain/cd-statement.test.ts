@@ -1,8 +1,10 @@
 import { expect } from 'chai';
 import {
   compareStatement,
+  countStatementDifferences,
   MalformedStatement,
   readStatement,
+  statementFilePolicy,
   unrecordedTopUps,
   type CdStatement,
 } from '../../domain/cd-statement.js';
@@ -102,5 +104,32 @@ describe('the CD statement', () => {
     const differences = compareStatement(s, { opening: s.opening, closing: s.closing, postings: [] });
     const offered = unrecordedTopUps(s, differences, (r) => r.startsWith('end_'));
     expect(offered.map((p) => p.reference)).to.deep.equal(['NEFT-1', 'NEFT-9']);
+  });
+});
+
+describe("a CD statement's file name and counts", () => {
+  it('names its policy as CDSTATEMENT_<policy number>_…csv|xlsx in any case; other names are not statements', () => {
+    expect(statementFilePolicy('CDSTATEMENT_CARE-GH-1_202611.csv')).to.equal('CARE-GH-1');
+    expect(statementFilePolicy('cdstatement_care-gh-1_x.XLSX')).to.equal('care-gh-1');
+    expect(statementFilePolicy('ROSTER_CARE-GH-1_202611.csv')).to.equal(null);
+    expect(statementFilePolicy('CDSTATEMENT_CARE-GH-1_202611.pdf')).to.equal(null);
+    expect(statementFilePolicy('CDSTATEMENT_CARE/GH/1_202611.csv')).to.equal(null);
+  });
+
+  it('counts every kind, zero included', () => {
+    const none = { reference: null, row: null, ours: null, theirs: null };
+    expect(
+      countStatementDifferences([
+        { ...none, kind: 'amount_mismatch' },
+        { ...none, kind: 'amount_mismatch' },
+        { ...none, kind: 'opening_mismatch' },
+      ]),
+    ).to.deep.equal({
+      opening_mismatch: 1,
+      closing_mismatch: 0,
+      posting_there_not_here: 0,
+      posting_here_not_there: 0,
+      amount_mismatch: 2,
+    });
   });
 });

@@ -148,6 +148,7 @@ describe('roster reconciliation', function () {
     );
     expect(detail.status).to.equal(200);
     expect(detail.body.payload.reconciliation).to.include({
+      kind: 'roster',
       status: 'completed',
       source: 'command',
       roster_rows: 7,
@@ -219,6 +220,7 @@ describe('roster reconciliation', function () {
     expect(event.payload).to.deep.equal({
       reconciliation_id: result.reconciliation_id,
       policy_id: s.policy.id,
+      kind: 'roster',
       status: 'completed',
       roster_rows: 7,
       counts: result.counts,
