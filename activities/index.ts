@@ -14,6 +14,7 @@ import { createMemberCoverActivities } from './member-cover.js';
 import { createInsurerInboxActivities } from './insurer-inbox.js';
 import { createInsurerCutOffActivities } from './insurer-cut-off.js';
 import { createRosterActivities } from './roster-reconciliation.js';
+import { createDependentAgeOutActivities } from './dependent-age-out.js';
 
 export interface ActivityDeps {
   config: Config;
@@ -37,6 +38,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createInsurerInboxActivities(deps),
     ...createInsurerCutOffActivities(deps),
     ...createRosterActivities(deps),
+    ...createDependentAgeOutActivities(deps),
     async ping(name: string): Promise<string> {
       const answered = await pingDatabase(SystemScope.of(deps.orm.em)).then(
         () => true,
