@@ -15,6 +15,7 @@ import { createInsurerInboxActivities } from './insurer-inbox.js';
 import { createInsurerCutOffActivities } from './insurer-cut-off.js';
 import { createRosterActivities } from './roster-reconciliation.js';
 import { createCensusActivities } from './census.js';
+import { createDependentAgeOutActivities } from './dependent-age-out.js';
 
 export interface ActivityDeps {
   config: Config;
@@ -39,6 +40,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createInsurerCutOffActivities(deps),
     ...createRosterActivities(deps),
     ...createCensusActivities(deps),
+    ...createDependentAgeOutActivities(deps),
     async ping(name: string): Promise<string> {
       const answered = await pingDatabase(SystemScope.of(deps.orm.em)).then(
         () => true,

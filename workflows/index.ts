@@ -10,6 +10,7 @@ export {
   grantReconcilePassWorkflow,
   memberCoverEndPassWorkflow,
   cdBalanceCheckPassWorkflow,
+  dependentAgeOutPassWorkflow,
   webhookSweepPassWorkflow,
 } from './periodic/workflow.js';
 export { insurerInboxPassWorkflow } from './insurer-inbox/workflow.js';

@@ -165,13 +165,14 @@ describe('ops schedules: the reconcilers and the sweeper as Temporal Schedules',
   this.timeout(60_000);
   after(() => deletePeriodicSchedules(stack().temporal));
 
-  it('--create makes the five Schedules; the listing shows their state, including a pause', async () => {
+  it('--create makes the periodic Schedules; the listing shows their state, including a pause', async () => {
     await deletePeriodicSchedules(stack().temporal);
     const before = await ops('schedules', '--json');
     expect(before.code, before.err).to.equal(0);
     const periodic = (out: string) =>
       JSON.parse(out).filter((r: any) => !r.schedule_id.startsWith('insurer-cut-off-'));
     expect(periodic(before.out).map((r: any) => r.missing)).to.deep.equal([
+      true,
       true,
       true,
       true,
@@ -191,6 +192,7 @@ describe('ops schedules: the reconcilers and the sweeper as Temporal Schedules',
       ['webhook-sweeper', 'webhookSweepPassWorkflow', stack().taskQueue, false, 30],
       ['member-cover-end', 'memberCoverEndPassWorkflow', stack().taskQueue, false, null],
       ['cd-balance-check', 'cdBalanceCheckPassWorkflow', stack().taskQueue, false, null],
+      ['dependent-age-out', 'dependentAgeOutPassWorkflow', stack().taskQueue, false, null],
       ['insurer-inbox', 'insurerInboxPassWorkflow', stack().taskQueue, false, 300],
     ]);
 

@@ -19,6 +19,7 @@ export const GRANT_RECONCILE_PASS = 'grantReconcilePassWorkflow';
 export const WEBHOOK_SWEEP_PASS = 'webhookSweepPassWorkflow';
 export const MEMBER_COVER_END_PASS = 'memberCoverEndPassWorkflow';
 export const CD_BALANCE_CHECK_PASS = 'cdBalanceCheckPassWorkflow';
+export const DEPENDENT_AGE_OUT_PASS = 'dependentAgeOutPassWorkflow';
 
 /** What the daily CD pass did: policies checked, low-balance warnings it sent (new crossings). */
 export interface CdBalanceCheckResult {
@@ -29,6 +30,12 @@ export interface CdBalanceCheckResult {
 /** What the daily cover pass did: member rows whose cover ended by date and turned inactive (D10). */
 export interface CoverEndResult {
   ended: number;
+}
+
+/** What the daily age-out pass did: children due to leave at renewal, DELETIONs it created (D16). */
+export interface AgeOutResult {
+  due: number;
+  removed: number;
 }
 
 /** A wall-clock time of day in a time zone, for passes that run once a day rather than every interval. */
@@ -76,6 +83,13 @@ export const PERIODIC_SCHEDULES: readonly PeriodicSchedule[] = [
     note: 'Warns (policy.cd_balance_low) once per crossing when a CD balance, forecast included, is low',
     // Early morning in India, before HR systems send the day's additions.
     daily: { hour: 6, minute: 0, timezone: 'Asia/Kolkata' },
+  },
+  {
+    scheduleId: 'dependent-age-out',
+    workflowType: DEPENDENT_AGE_OUT_PASS,
+    note: "Removes children over the age limit at their policy's renewal by a DELETION (D16)",
+    // After the cover-end pass, so today's ended cover is already inactive.
+    daily: { hour: 0, minute: 20, timezone: 'Asia/Kolkata' },
   },
 ];
 

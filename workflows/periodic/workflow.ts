@@ -1,6 +1,12 @@
 import { log, metricMeter, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../../activities/index.js';
-import type { CdBalanceCheckResult, CoverEndResult, PassInput, PassResult } from './contract.js';
+import type {
+  AgeOutResult,
+  CdBalanceCheckResult,
+  CoverEndResult,
+  PassInput,
+  PassResult,
+} from './contract.js';
 
 /** A pass reads a page of rows and starts workflows; a few quick retries, then the run fails. */
 const passes = proxyActivities<Activities>({
@@ -9,7 +15,7 @@ const passes = proxyActivities<Activities>({
 });
 
 /** Runs one pass; a failure is logged, counted and fails the run (the Schedule shows it). */
-async function onePass<R extends PassResult | CoverEndResult | CdBalanceCheckResult>(
+async function onePass<R extends PassResult | CoverEndResult | CdBalanceCheckResult | AgeOutResult>(
   pass: string,
   run: () => Promise<R>,
 ): Promise<R> {
@@ -56,4 +62,9 @@ export async function memberCoverEndPassWorkflow(): Promise<CoverEndResult> {
 /** The CD account's daily low-balance check over every active policy (a warning once per crossing). */
 export async function cdBalanceCheckPassWorkflow(): Promise<CdBalanceCheckResult> {
   return onePass('cd-balance-check', () => passes.checkCdBalances());
+}
+
+/** D16: children over the age limit at their policy's renewal get a DELETION ending cover then. */
+export async function dependentAgeOutPassWorkflow(): Promise<AgeOutResult> {
+  return onePass('dependent-age-out', () => passes.removeAgedOutChildren());
 }
