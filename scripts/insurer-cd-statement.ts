@@ -6,6 +6,7 @@ import { operatorConfig } from '../infra/local-stack.js';
 import { createTemporalClient } from '../infra/temporal-client.js';
 import { CdTopUpRefused, wakeFundedEndorsements } from '../usecases/cd-account.js';
 import { reconcileCdStatementFile, type StatementResult } from '../usecases/cd-statement.js';
+import { printCommandResult } from './command-result.js';
 
 export const CD_STATEMENT_USAGE =
   '  insurer cd-statement <POLICY_ID> <FILE> [--post-top-ups] [--json]   compare an insurer CD statement with the ledger';
@@ -69,18 +70,9 @@ function lines(r: Awaited<ReturnType<typeof run>>): string {
  * policy's ledger; prints the differences (references and amounts). A statement refused whole exits 1.
  */
 export function runCdStatementCommand(argv: string[]): void {
-  const json = argv.includes('--json');
-  run(argv).then(
-    (result) => {
-      process.stdout.write(`${json ? JSON.stringify(result) : lines(result)}\n`);
-      if (result.status === 'refused') process.exitCode = 1;
-    },
-    (err: unknown) => {
-      const message = err instanceof Error ? err.message : String(err);
-      const known =
-        err instanceof StatementUsageError || err instanceof CdTopUpRefused || err instanceof ConfigError;
-      process.stderr.write(`${known ? message : `failed: ${message}`}\n`);
-      process.exitCode = err instanceof StatementUsageError ? 2 : 1;
-    },
-  );
+  printCommandResult(run(argv), argv.includes('--json'), lines, {
+    known: (err) =>
+      err instanceof StatementUsageError || err instanceof CdTopUpRefused || err instanceof ConfigError,
+    usage: (err) => err instanceof StatementUsageError,
+  });
 }

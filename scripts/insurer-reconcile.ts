@@ -5,6 +5,7 @@ import { initOrm } from '../db/orm.js';
 import { operatorConfig } from '../infra/local-stack.js';
 import { createTemporalClient } from '../infra/temporal-client.js';
 import { reconcileRosterFile, RosterError } from '../usecases/roster-reconciliation.js';
+import { printCommandResult } from './command-result.js';
 
 export const RECONCILE_USAGE =
   '  insurer reconcile <POLICY_ID> <FILE> [--json]   check an insurer roster (.csv/.xlsx) against the policy’s members';
@@ -50,18 +51,9 @@ function lines(r: Reconciled): string {
  * through the API). A roster refused whole prints why and exits 1.
  */
 export function runReconcileCommand(argv: string[]): void {
-  const json = argv.includes('--json');
-  reconcile(argv).then(
-    (result) => {
-      process.stdout.write(`${json ? JSON.stringify(result) : lines(result)}\n`);
-      if (result.status === 'refused') process.exitCode = 1;
-    },
-    (err: unknown) => {
-      const message = err instanceof Error ? err.message : String(err);
-      const known =
-        err instanceof ReconcileUsageError || err instanceof RosterError || err instanceof ConfigError;
-      process.stderr.write(`${known ? message : `failed: ${message}`}\n`);
-      process.exitCode = err instanceof ReconcileUsageError ? 2 : 1;
-    },
-  );
+  printCommandResult(reconcile(argv), argv.includes('--json'), lines, {
+    known: (err) =>
+      err instanceof ReconcileUsageError || err instanceof RosterError || err instanceof ConfigError,
+    usage: (err) => err instanceof ReconcileUsageError,
+  });
 }
