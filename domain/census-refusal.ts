@@ -1,5 +1,5 @@
 import type { RowError } from './census.js';
-import { EndorsementRefused } from './endorsements.js';
+import type { EndorsementRefused } from './endorsements.js';
 import type { EndorsementType } from './enums.js';
 
 /** The D7 refusal as a row error, on the field it is about. */
