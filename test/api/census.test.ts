@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { makeClient, makePolicy, sql } from '../support/factories.js';
+import { makeClient, makeDependent, makeMember, makePolicy, sql } from '../support/factories.js';
 import {
   census,
   censusCsv,
@@ -360,5 +360,36 @@ describe('census batches API (D16)', () => {
       [w.clientId, w.clientId],
     );
     expect(n[0]).to.deep.equal({ deps: 0, ends: 0 });
+  });
+
+  it('a dependent’s delete row creates the DELETION naming the covered dependent', async () => {
+    const w = await census();
+    const employee = { id: w.covered.id, name: 'Covered' };
+    const wife = await makeDependent(w.clientId, w.covered.id, {
+      name: 'Asha Census',
+      relationship: 'SPOUSE',
+      dateOfBirth: '1991-03-03',
+    });
+    await makeMember(w.clientId, w.policyId, employee, { dependentId: wife.id });
+    const rows: CensusRowIn[] = [
+      {
+        ...spouseOf(w.covered.employeeCode),
+        name: 'ASHA CENSUS',
+        action: 'delete',
+        effective_date: '2027-01-31',
+      },
+    ];
+    const done = await commitAndWait(w, censusCsv(rows));
+    expect(done.rows[0].plan.endorsement).to.include({
+      type: 'ENDORSEMENT_TYPE_DELETION',
+      coverage_end_date: '2027-01-31',
+    });
+    expect(done.rows[0].outcome, done.rows[0].reason).to.equal('APPLIED');
+    const made = await sql('select id, dependent_id, type from endorsements where client_id = ?', [
+      w.clientId,
+    ]);
+    expect(made).to.deep.equal([
+      { id: done.rows[0].endorsement_id, dependent_id: wife.id, type: 'ENDORSEMENT_TYPE_DELETION' },
+    ]);
   });
 });
