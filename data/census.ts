@@ -9,7 +9,8 @@ import type { TenantScope } from './scope.js';
 /**
  * What a census plan reads, in three statements whatever the census's size: the client's ACTIVE
  * policies with their available CD balance, and the employees the census names (by code or by a
- * new row's e-mail) with their own cover on `today` (D10) and their open endorsements.
+ * new row's e-mail) with their own cover on `today` (D10), their open endorsements and their
+ * dependents with each one's cover.
  */
 export async function readCensusSnapshot(
   scope: TenantScope,
@@ -22,7 +23,8 @@ export async function readCensusSnapshot(
     `select p.id, p.policy_number, p.start_date::text as start_date, p.end_date::text as end_date, p.slabs,
             p.default_sum_insured::text as default_sum_insured,
             (select i.code from insurers i where i.id = p.insurer_id) as insurer_code,
-            (p.cd_balance - p.cd_held)::text as cd_available
+            (p.cd_balance - p.cd_held)::text as cd_available,
+            p.coverage_type, coalesce(p.eligibility, '{}'::jsonb) as eligibility
        from policies p where p.client_id = ? and p.status = 'POLICY_STATUS_ACTIVE'`,
     [c],
   );
@@ -35,11 +37,27 @@ export async function readCensusSnapshot(
                   and ${activeOnSql('m')}), '[]') as cover,
             coalesce((select jsonb_agg(jsonb_build_object('policy_id', o.policy_id, 'endorsement_id', o.id))
                  from endorsements o
-                where o.client_id = e.client_id and o.employee_id = e.id and o.status in (select jsonb_array_elements_text(?::jsonb))), '[]') as open
+                where o.client_id = e.client_id and o.employee_id = e.id and o.status in (select jsonb_array_elements_text(?::jsonb))), '[]') as open,
+            coalesce((select jsonb_agg(jsonb_build_object('id', d.id, 'relationship', d.relationship, 'name', d.name,
+                        'date_of_birth', d.date_of_birth::text, 'event_date', d.event_date::text,
+                        'cover', coalesce((select jsonb_agg(jsonb_build_object('policy_id', dm.policy_id,
+                                   'sum_insured', dm.sum_insured::text, 'start', dm.coverage_start_date::text,
+                                   'end', dm.coverage_end_date::text))
+                              from policy_members dm
+                             where dm.client_id = d.client_id and dm.dependent_id = d.id and ${activeOnSql('dm')}), '[]'))
+                        order by d.created_at, d.id)
+                 from dependents d where d.client_id = e.client_id and d.employee_id = e.id), '[]') as dependents
        from employees e join users u on u.id = e.user_id
       where e.client_id = ? and (e.employee_code in (select jsonb_array_elements_text(?::jsonb))
                                   or u.email_key in (select jsonb_array_elements_text(?::jsonb)))`,
-    [today, JSON.stringify(OPEN_ENDORSEMENT_STATUSES), c, JSON.stringify(codes), JSON.stringify(emailKeys)],
+    [
+      today,
+      JSON.stringify(OPEN_ENDORSEMENT_STATUSES),
+      today,
+      c,
+      JSON.stringify(codes),
+      JSON.stringify(emailKeys),
+    ],
   );
   return { policies, employees };
 }

@@ -1,4 +1,7 @@
 import { CENSUS_FIELDS, type CensusRecord, type CensusRow, type RowError } from './census.js';
+import { planDependentRow, RELATIONSHIP_OF, type PlanDependent } from './census-dependents.js';
+import { refusalError } from './census-refusal.js';
+import type { EligibilityRules } from './dependent-eligibility.js';
 import { emailKey } from './employees.js';
 import {
   choosePolicy,
@@ -7,7 +10,7 @@ import {
   type CandidatePolicy,
   type EndorsementRequest,
 } from './endorsements.js';
-import type { EndorsementType } from './enums.js';
+import type { CoverageType, EndorsementType } from './enums.js';
 import { formatPaise, toPaise, type Slab } from './premium.js';
 
 /** One of the client's ACTIVE policies as the plan needs it, with its available CD balance. */
@@ -20,6 +23,9 @@ export interface PlanPolicy {
   default_sum_insured: string;
   insurer_code: string | null;
   cd_available: string;
+  coverage_type: CoverageType;
+  /** The policy's overrides of D16's eligibility defaults. */
+  eligibility: Partial<EligibilityRules>;
 }
 
 /** An existing employee the census names (by code, or by the e-mail a new row would take). */
@@ -31,6 +37,8 @@ export interface PlanEmployee {
   cover: { policy_id: string; sum_insured: string | null; start: string; end: string }[];
   /** Their open endorsements (PENDING or SENT_TO_INSURER). */
   open: { policy_id: string; endorsement_id: string }[];
+  /** Their dependents, each with its own cover (absent: none). */
+  dependents?: PlanDependent[];
 }
 
 export interface CensusSnapshot {
@@ -99,38 +107,6 @@ export const invalidRowPlan = (row: number, employeeCode: string, errors: RowErr
   endorsement: null,
 });
 
-/** The D7 refusal as a row error, on the field it is about. */
-function refusalError(err: EndorsementRefused, type: EndorsementType): RowError {
-  const field = /^(\w+):/.exec(err.detail)?.[1];
-  const known = ['sum_insured', 'policy_id', 'coverage_start_date', 'coverage_end_date'];
-  const mapped =
-    field === 'sum_insured' || field === 'policy_id'
-      ? field
-      : field && known.includes(field)
-        ? 'effective_date'
-        : 'row';
-  const reasons: Record<EndorsementRefused['code'], string> = {
-    EMPLOYEE_NOT_FOUND: 'no employee has this code',
-    POLICY_NOT_FOUND:
-      type === 'ENDORSEMENT_TYPE_ADDITION'
-        ? 'no active policy of the client fits this row'
-        : 'the employee is not covered by an active policy of the client',
-    INVALID: err.detail.replace(/^\w+: /, ''),
-    IN_PROGRESS: `an endorsement is still open for this employee and policy${err.detail ? ` (${err.detail})` : ''}`,
-    ALREADY_COVERED: 'the employee is already covered by this policy',
-    NOT_COVERED: 'the employee is not covered by this policy',
-    DEPENDENT_NOT_FOUND: 'no such dependent of this employee',
-    INELIGIBLE: err.detail || 'the dependent is not eligible on this policy',
-  };
-  const onField =
-    err.code === 'POLICY_NOT_FOUND'
-      ? 'policy_id'
-      : err.code === 'EMPLOYEE_NOT_FOUND'
-        ? 'employee_code'
-        : mapped;
-  return { field: onField, reason: reasons[err.code] };
-}
-
 const NEW_EMPLOYEE_FIELDS = [
   ['name', 'name'],
   ['email', 'email'],
@@ -152,8 +128,17 @@ export class CensusPlanner {
   private readonly opened = new Map<string, number>();
   /** Codes a planned row creates. */
   private readonly created = new Set<string>();
+  /** Dependents planned rows add, by employee code (the family rules count them). */
+  private readonly dependents = new Map<
+    string,
+    { relationship: PlanDependent['relationship']; name: string; date_of_birth: string }[]
+  >();
 
-  constructor(private readonly snapshot: CensusSnapshot) {
+  /** `today`: the day the eligibility rules are checked on (Asia/Kolkata). */
+  constructor(
+    private readonly snapshot: CensusSnapshot,
+    private readonly today: string,
+  ) {
     for (const e of snapshot.employees) {
       this.byCode.set(e.employee_code, e);
       this.byEmail.set(e.email_key, e.employee_code);
@@ -163,13 +148,8 @@ export class CensusPlanner {
   plan(row: CensusRow): RowPlan {
     const errors: RowError[] = [];
     const existing = this.byCode.get(row.employeeCode);
+    if (row.relationship !== 'self') return this.planDependent(row, existing);
     const creates = !existing && !this.created.has(row.employeeCode);
-    if (row.relationship !== 'self') {
-      errors.push({
-        field: 'relationship',
-        reason: "dependents' rows are not accepted yet: only the employee's own row (self)",
-      });
-    }
     if (creates) errors.push(...this.newEmployeeErrors(row));
     if (!existing && row.action !== 'add')
       errors.push({ field: 'employee_code', reason: 'no employee has this code' });
@@ -191,13 +171,57 @@ export class CensusPlanner {
     };
   }
 
+  /** A dependent's row (census-dependents.ts); what it plans counts for later rows as an employee's does. */
+  private planDependent(row: CensusRow, employee: PlanEmployee | undefined): RowPlan {
+    const code = row.employeeCode;
+    const planned = this.dependents.get(code) ?? [];
+    const { errors, endorsement } = planDependentRow({
+      row,
+      employee,
+      createdInFile: this.created.has(code),
+      policies: this.snapshot.policies,
+      planned,
+      openOn: (policyId) =>
+        employee?.open.find((o) => o.policy_id === policyId)?.endorsement_id ??
+        (this.opened.has(`${code}|${policyId}`)
+          ? `planned by row ${this.opened.get(`${code}|${policyId}`)} of this census`
+          : null),
+      today: this.today,
+    });
+    if (errors.length > 0) return invalidRowPlan(row.row, code, errors);
+    if (row.action === 'add') {
+      const relationship = RELATIONSHIP_OF[row.relationship as keyof typeof RELATIONSHIP_OF];
+      this.dependents.set(code, [
+        ...planned,
+        { relationship, name: row.name!, date_of_birth: row.dateOfBirth! },
+      ]);
+    }
+    if (endorsement) this.opened.set(`${code}|${endorsement.policy_id}`, row.row);
+    return {
+      row: row.row,
+      status: 'ok',
+      errors: [],
+      employee_code: code,
+      creates_employee: false,
+      adds_dependent: row.action === 'add',
+      endorsement,
+    };
+  }
+
   /**
    * For a row whose cells failed their rules: the details a new employee would also lack, so the
    * report names every problem of the row at once.
    */
   missingForNew(r: CensusRecord): RowError[] {
     const code = r.employee_code;
-    if (!code || this.byCode.has(code) || this.created.has(code) || r.action?.toLowerCase() !== 'add')
+    const dependent = r.relationship !== undefined && r.relationship.toLowerCase() !== 'self';
+    if (
+      !code ||
+      dependent ||
+      this.byCode.has(code) ||
+      this.created.has(code) ||
+      r.action?.toLowerCase() !== 'add'
+    )
       return [];
     return (['name', 'email', 'phone', 'date_of_birth', 'gender'] as const)
       .filter((f) => r[f] === undefined)

@@ -7,10 +7,12 @@ import {
   setCensusRowOutcome,
   type PendingRow,
 } from '../data/census.js';
+import { addDependent, listDependents } from '../data/dependents.js';
 import { createOrFindEmployee } from '../data/employees.js';
 import type { TenantScope } from '../data/scope.js';
 import { EndorsementRefused, type EndorsementRequest } from '../domain/endorsements.js';
-import type { Gender } from '../domain/enums.js';
+import { samePerson } from '../domain/census-dependents.js';
+import type { Gender, Relationship } from '../domain/enums.js';
 import type { EndorsementType } from '../domain/enums.js';
 import { createEndorsement, startEndorsementWorkflow, type StartDeps } from './endorsements.js';
 
@@ -79,16 +81,19 @@ async function applyRow(
       if (!r || r.outcome) return null;
       const employeeId = await employeeOf(tx, r);
       if (!employeeId) throw new EndorsementRefused('EMPLOYEE_NOT_FOUND', 'no employee has this code');
-      const created = await createEndorsement(
-        tx,
-        requestOf(r, employeeId),
-        { tokenId: r.actor_token_id },
-        today,
-      );
+      const dependentId = r.person?.relationship ? await dependentOf(tx, employeeId, r) : undefined;
+      const created = r.plan.endorsement
+        ? await createEndorsement(
+            tx,
+            { ...requestOf(r, employeeId), ...(dependentId && { dependentId }) },
+            { tokenId: r.actor_token_id },
+            today,
+          )
+        : null;
       await setCensusRowOutcome(tx, batchId, row, {
         outcome: 'APPLIED',
         employeeId,
-        endorsementId: created.id,
+        endorsementId: created?.id ?? null,
         reason: null,
       });
       return 'APPLIED' as const;
@@ -109,10 +114,41 @@ async function applyRow(
   }
 }
 
+/**
+ * A dependent's row's person: `add` upserts it (data/dependents.ts finds it again by employee,
+ * relationship, name and date of birth, so a re-applied row, in this batch or another, adds no one
+ * twice); `delete` finds it. Inside the row's transaction: a refusal after it writes nothing.
+ */
+async function dependentOf(tx: TenantScope, employeeId: string, r: PendingRow): Promise<string> {
+  const p = r.person!;
+  const person = {
+    relationship: p.relationship as Relationship,
+    name: p.name!,
+    dateOfBirth: p.date_of_birth!,
+  };
+  if (r.plan.adds_dependent) {
+    const added = await addDependent(
+      tx,
+      employeeId,
+      { ...person, gender: p.gender as Gender, ...(p.event_date && { eventDate: p.event_date }) },
+      { tokenId: r.actor_token_id },
+    );
+    if (added) return added.id;
+  } else {
+    const wanted = { ...person, date_of_birth: person.dateOfBirth };
+    const found = (await listDependents(tx, employeeId))?.find((d) =>
+      samePerson({ ...d, date_of_birth: d.dateOfBirth }, wanted),
+    );
+    if (found) return found.id;
+  }
+  throw new EndorsementRefused('DEPENDENT_NOT_FOUND', 'no such dependent of this employee');
+}
+
 /** The row's employee: created (or found) from the staged details for a new one, else by code. */
 async function employeeOf(tx: TenantScope, r: PendingRow): Promise<string | undefined> {
   const p = r.person;
-  if (!p) return employeeIdByCode(tx, r.plan.employee_code);
+  // A dependent's row names an existing employee (census-dependents.ts): never created from it.
+  if (!p || p.relationship) return employeeIdByCode(tx, r.plan.employee_code);
   const found = await createOrFindEmployee(
     tx,
     {
@@ -138,7 +174,8 @@ function requestOf(r: PendingRow, employeeId: string): EndorsementRequest {
     type: e.type,
     coverageStartDate: e.coverage_start_date,
     coverageEndDate: e.coverage_end_date,
-    ...(e.type !== 'ENDORSEMENT_TYPE_DELETION' && { sumInsured: e.sum_insured }),
+    // A dependent shares the employee's sum insured: its endorsement names none.
+    ...(e.type !== 'ENDORSEMENT_TYPE_DELETION' && !r.person?.relationship && { sumInsured: e.sum_insured }),
   };
 }
 

@@ -9,6 +9,7 @@ import {
   type PlanTotals,
   type RowPlan,
 } from '../domain/census-plan.js';
+import { RELATIONSHIP_OF } from '../domain/census-dependents.js';
 import { emailKey } from '../domain/employees.js';
 import { newId } from '../domain/ids.js';
 import { CENSUS_BATCH_WORKFLOW, censusBatchStartOptions } from '../workflows/census-batch/contract.js';
@@ -37,6 +38,13 @@ const personOf = (r: CensusRow): Record<string, string> =>
     }).filter(([, v]) => v !== undefined),
   ) as Record<string, string>;
 
+/** A dependent's row as staged: who it names (found again by these at commit) and its life event. */
+const dependentOf = (r: CensusRow): Record<string, string> => ({
+  ...personOf({ ...r, email: undefined, phone: undefined, eventDate: undefined }),
+  relationship: RELATIONSHIP_OF[r.relationship as keyof typeof RELATIONSHIP_OF],
+  ...(r.eventDate && { event_date: r.eventDate }),
+});
+
 /**
  * D16's dry run, also what a commit stores: reads the census, checks each row's cells, reads what
  * exists in three statements, and plans every row with D7's own rules (domain/census-plan.ts).
@@ -54,7 +62,7 @@ export async function planCensus(scope: TenantScope, input: CensusInput, today: 
     [...new Set(ok.flatMap((r) => (r.email ? [emailKey(r.email)] : [])))],
     today,
   );
-  const planner = new CensusPlanner(snapshot);
+  const planner = new CensusPlanner(snapshot, today);
   const staged: StagedRow[] = parsed.map(({ line, result }) => {
     const code = line.record.employee_code ?? '';
     if (line.unknownFields.length > 0) {
@@ -66,7 +74,13 @@ export async function planCensus(scope: TenantScope, input: CensusInput, today: 
       return { plan: invalidRowPlan(line.row, code, errors), person: null };
     }
     const plan = planner.plan(result.row);
-    return { plan, person: plan.creates_employee ? personOf(result.row) : null };
+    const person =
+      result.row.relationship !== 'self'
+        ? dependentOf(result.row)
+        : plan.creates_employee
+          ? personOf(result.row)
+          : null;
+    return { plan, person: plan.status === 'ok' ? person : null };
   });
   const rows = staged.map((s) => s.plan);
   return { rows, totals: planTotals(rows, snapshot.policies), staged };

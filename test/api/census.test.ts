@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { makeClient, makePolicy, sql } from '../support/factories.js';
+import { makeClient, makeDependent, makeMember, makePolicy, sql } from '../support/factories.js';
 import {
   census,
   censusCsv,
@@ -56,6 +56,29 @@ const upload = (w: Census, bytes: Buffer, type: string, query = '', headers: Rec
 const getBatch = (w: Census, id: string, query = '') =>
   w.api.get(`${PATH}/${id}${query}`, { token: w.token });
 
+/** A spouse's row for the employee: joining from 2026-12-01. */
+const spouseOf = (code: string): CensusRowIn => ({
+  employee_code: code,
+  name: 'Asha Census',
+  date_of_birth: '1991-03-03',
+  gender: 'female',
+  relationship: 'spouse',
+  action: 'add',
+  effective_date: '2026-12-01',
+});
+
+/** Commits the file and waits for its batch to complete; answers the batch and its rows. */
+async function commitAndWait(w: Census, file: Buffer): Promise<{ batch: any; rows: any[] }> {
+  const res = await upload(w, file, CSV);
+  expect(res.status, res.text).to.equal(202);
+  const done = await waitFor(
+    () => getBatch(w, res.body.payload.batch_id, '?limit=100'),
+    (r) => r.body.payload?.batch.status === 'BATCH_STATUS_COMPLETED',
+    'the batch to complete',
+  );
+  return done.body.payload;
+}
+
 const fields = (row: any) => row.errors.map((e: any) => e.field);
 
 describe('census batches API (D16)', () => {
@@ -103,7 +126,7 @@ describe('census batches API (D16)', () => {
     ]);
     expect(fields(rows[9])).to.deep.equal(['sum_insured']);
     expect(rows[10].errors[0].reason).to.match(/still open.*row 1/);
-    expect(fields(rows[11])).to.deep.equal(['relationship']);
+    expect(rows[11].errors).to.deep.equal([{ field: 'employee_code', reason: 'no employee has this code' }]);
     expect(totals).to.include({ rows: 12, ok: 4, errors: 8, employees_created: 2 });
     expect(totals.endorsements).to.deep.equal({
       ENDORSEMENT_TYPE_ADDITION: 3,
@@ -270,5 +293,103 @@ describe('census batches API (D16)', () => {
     const xlsx = await w.api.get(`${PATH}/template.xlsx`, { token: w.token });
     expect(xlsx.status).to.equal(200);
     expect(xlsx.headers.get('content-type')).to.contain(XLSX);
+  });
+
+  it('applies a dependent’s row with its own ADDITION naming the dependent; the same row again adds no one twice', async () => {
+    const w = await census();
+    const married = new Date(Date.now() - 5 * 86_400_000).toISOString().slice(0, 10);
+    const rows: CensusRowIn[] = [
+      { ...spouseOf(w.covered.employeeCode), event_date: married },
+      // The uncovered employee's son: added without an endorsement (nothing covers the employee yet).
+      {
+        ...spouseOf(w.uncovered.employeeCode),
+        relationship: 'son',
+        name: 'Kiran Census',
+        date_of_birth: '2015-06-01',
+      },
+    ];
+    const dry = await upload(w, censusCsv(rows), CSV, '?dry_run=true');
+    expect(dry.status, dry.text).to.equal(200);
+    const [spouse, son] = dry.body.payload.rows;
+    expect(spouse).to.deep.include({ status: 'ok', adds_dependent: true, creates_employee: false });
+    expect(spouse.endorsement).to.include({ type: 'ENDORSEMENT_TYPE_ADDITION', policy_id: w.policyId });
+    expect(son).to.deep.include({ status: 'ok', adds_dependent: true, endorsement: null });
+    const first = await commitAndWait(w, censusCsv(rows));
+    expect(first.batch.counts).to.deep.equal({ pending: 0, applied: 2, failed: 0, invalid: 0 });
+    const deps = await sql(
+      `select d.id, d.name, d.employee_id from dependents d where d.client_id = ? order by d.name`,
+      [w.clientId],
+    );
+    expect(deps.map((d) => d.name)).to.deep.equal(['Asha Census', 'Kiran Census']);
+    const made = await sql('select id, dependent_id, type from endorsements where client_id = ?', [
+      w.clientId,
+    ]);
+    expect(made).to.deep.equal([
+      { id: first.rows[0].endorsement_id, dependent_id: deps[0].id, type: 'ENDORSEMENT_TYPE_ADDITION' },
+    ]);
+    expect(first.rows[1]).to.include({ outcome: 'APPLIED', endorsement_id: null });
+    const again = await commitAndWait(w, censusCsv(rows));
+    // The spouse's ADDITION is still open: that row is refused; the son's is applied again as the same person.
+    expect(again.rows.map((r: any) => r.outcome)).to.deep.equal(['INVALID', 'APPLIED']);
+    const after = await sql('select count(*)::int as n from dependents where client_id = ?', [w.clientId]);
+    expect(after[0].n).to.equal(2);
+  });
+
+  it('lists an ineligible dependent’s rule in the dry run, and writes nothing of it at commit', async () => {
+    const w = await census();
+    const rows: CensusRowIn[] = [
+      {
+        ...spouseOf(w.covered.employeeCode),
+        relationship: 'daughter',
+        name: 'Old Daughter',
+        date_of_birth: '1995-01-01',
+      },
+    ];
+    const dry = await upload(w, censusCsv(rows), CSV, '?dry_run=true');
+    expect(dry.body.payload.rows[0].status).to.equal('error');
+    expect(dry.body.payload.rows[0].errors).to.deep.include({
+      field: 'date_of_birth',
+      reason: 'CHILD_AGE_LIMIT: a child is covered up to age 25',
+    });
+    const done = await commitAndWait(w, censusCsv(rows));
+    expect(done.rows[0].outcome).to.equal('INVALID');
+    expect(done.rows[0].reason).to.match(/CHILD_AGE_LIMIT/);
+    const n = await sql(
+      `select (select count(*)::int from dependents where client_id = ?) as deps,
+              (select count(*)::int from endorsements where client_id = ?) as ends`,
+      [w.clientId, w.clientId],
+    );
+    expect(n[0]).to.deep.equal({ deps: 0, ends: 0 });
+  });
+
+  it('a dependent’s delete row creates the DELETION naming the covered dependent', async () => {
+    const w = await census();
+    const employee = { id: w.covered.id, name: 'Covered' };
+    const wife = await makeDependent(w.clientId, w.covered.id, {
+      name: 'Asha Census',
+      relationship: 'SPOUSE',
+      dateOfBirth: '1991-03-03',
+    });
+    await makeMember(w.clientId, w.policyId, employee, { dependentId: wife.id });
+    const rows: CensusRowIn[] = [
+      {
+        ...spouseOf(w.covered.employeeCode),
+        name: 'ASHA CENSUS',
+        action: 'delete',
+        effective_date: '2027-01-31',
+      },
+    ];
+    const done = await commitAndWait(w, censusCsv(rows));
+    expect(done.rows[0].plan.endorsement).to.include({
+      type: 'ENDORSEMENT_TYPE_DELETION',
+      coverage_end_date: '2027-01-31',
+    });
+    expect(done.rows[0].outcome, done.rows[0].reason).to.equal('APPLIED');
+    const made = await sql('select id, dependent_id, type from endorsements where client_id = ?', [
+      w.clientId,
+    ]);
+    expect(made).to.deep.equal([
+      { id: done.rows[0].endorsement_id, dependent_id: wife.id, type: 'ENDORSEMENT_TYPE_DELETION' },
+    ]);
   });
 });

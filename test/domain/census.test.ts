@@ -20,7 +20,11 @@ const POLICY = {
   default_sum_insured: '300000.00',
   insurer_code: 'INS',
   cd_available: '1000.00',
+  coverage_type: 'COVERAGE_TYPE_ESCP' as const,
+  eligibility: {},
 };
+
+const TODAY = '2026-11-24';
 
 const snapshot = (): CensusSnapshot => ({
   policies: [POLICY],
@@ -87,7 +91,7 @@ describe('census (domain/census.ts)', () => {
 
 describe('census plan (domain/census-plan.ts)', () => {
   it('plans an addition with D7’s routing and pro-rata premium, and a modification of a covered employee', () => {
-    const planner = new CensusPlanner(snapshot());
+    const planner = new CensusPlanner(snapshot(), TODAY);
     const add = planner.plan(
       row({
         employee_code: 'N1',
@@ -126,7 +130,7 @@ describe('census plan (domain/census-plan.ts)', () => {
   });
 
   it('refuses what D7 refuses, a new employee without details, and a second row for the same employee and policy', () => {
-    const planner = new CensusPlanner(snapshot());
+    const planner = new CensusPlanner(snapshot(), TODAY);
     const covered = planner.plan(
       row({ employee_code: 'C1', action: 'add', effective_date: '2026-10-01', policy_id: 'pol_a' }),
     );
@@ -154,5 +158,123 @@ describe('census plan (domain/census-plan.ts)', () => {
       row({ employee_code: 'C1', action: 'delete', effective_date: '2027-01-31' }, 5),
     );
     expect(second.errors[0]!.reason).to.match(/row 4 of this census/);
+  });
+});
+
+describe('census dependents’ rows (domain/census-dependents.ts)', () => {
+  const withFamily = (): CensusSnapshot => {
+    const s = snapshot();
+    s.employees[0]!.dependents = [
+      {
+        id: 'dep_wife',
+        relationship: 'SPOUSE',
+        name: 'Asha Rao',
+        date_of_birth: '1990-05-05',
+        event_date: null,
+        cover: [{ policy_id: 'pol_a', sum_insured: null, start: '2026-04-01', end: '2027-03-31' }],
+      },
+      {
+        id: 'dep_father',
+        relationship: 'PARENT',
+        name: 'Ravi Rao',
+        date_of_birth: '1960-01-01',
+        event_date: null,
+        cover: [],
+      },
+    ];
+    s.employees.push({
+      id: 'emp_bare',
+      employee_code: 'U1',
+      email_key: 'u1@example.com',
+      cover: [],
+      open: [],
+    });
+    return s;
+  };
+  const dep = (o: Record<string, string>, n = 1) =>
+    row({ employee_code: 'C1', action: 'add', effective_date: '2026-12-01', gender: 'male', ...o }, n);
+
+  it('plans a dependent joining a covered employee: the dependent and its ADDITION for one life', () => {
+    const plan = new CensusPlanner(withFamily(), TODAY).plan(
+      dep({ relationship: 'son', name: 'Kiran Rao', date_of_birth: '2026-11-10' }),
+    );
+    expect(plan).to.deep.include({ status: 'ok', adds_dependent: true, creates_employee: false });
+    // One life at the employee's slab: 3650 a year, 121 days from 2026-12-01 to 2027-03-31.
+    expect(plan.endorsement).to.deep.equal({
+      type: 'ENDORSEMENT_TYPE_ADDITION',
+      policy_id: 'pol_a',
+      coverage_start_date: '2026-12-01',
+      coverage_end_date: '2027-03-31',
+      sum_insured: '300000.00',
+      premium_impact: '1210.00',
+    });
+  });
+
+  it('lists every eligibility breach as a row error naming the rule and its field', () => {
+    const planner = new CensusPlanner(withFamily(), TODAY);
+    const old = planner.plan(dep({ relationship: 'son', name: 'Old Son', date_of_birth: '1999-01-01' }));
+    expect(old.status).to.equal('error');
+    expect(old.errors).to.deep.equal([
+      { field: 'date_of_birth', reason: 'CHILD_AGE_LIMIT: a child is covered up to age 25' },
+      {
+        field: 'event_date',
+        reason:
+          "LIFE_EVENT_WINDOW: a child joins within 30 days of the birth or adoption unless the policy's mid-term window is open",
+      },
+    ]);
+    const inLaw = planner.plan(
+      dep({ relationship: 'mother-in-law', name: 'Meera Iyer', date_of_birth: '1962-02-02' }, 2),
+    );
+    expect(inLaw.errors.map((e) => e.reason.split(':')[0])).to.deep.equal(['PARENTS_AND_PARENTS_IN_LAW']);
+    expect(inLaw.endorsement).to.equal(null);
+  });
+
+  it('counts earlier rows’ dependents for the family rules, and adds to an uncovered employee without an endorsement', () => {
+    const planner = new CensusPlanner(withFamily(), TODAY);
+    const child = (name: string, n: number) =>
+      planner.plan(
+        dep({ employee_code: 'U1', relationship: 'daughter', name, date_of_birth: '2020-01-01' }, n),
+      );
+    const first = child('One', 1);
+    expect(first).to.deep.include({ status: 'ok', adds_dependent: true, endorsement: null });
+    expect(child('Two', 2).status).to.equal('ok');
+    expect(child('Three', 3).errors.map((e) => e.reason.split(':')[0])).to.deep.equal(['MAX_CHILDREN']);
+  });
+
+  it('plans a DELETION of a covered dependent, and refuses an unknown one or an employee the census creates', () => {
+    const planner = new CensusPlanner(withFamily(), TODAY);
+    const del = planner.plan(
+      dep({ action: 'delete', relationship: 'spouse', name: 'asha rao', date_of_birth: '1990-05-05' }),
+    );
+    expect(del.status).to.equal('ok');
+    expect(del.endorsement).to.include({
+      type: 'ENDORSEMENT_TYPE_DELETION',
+      coverage_end_date: '2026-12-01',
+    });
+    expect(del.endorsement?.premium_impact.startsWith('-')).to.equal(true);
+    const nobody = planner.plan(
+      dep({ action: 'delete', relationship: 'spouse', name: 'Nobody', date_of_birth: '1990-05-05' }, 2),
+    );
+    expect(nobody.errors.map((e) => e.field)).to.deep.equal(['name']);
+    planner.plan(
+      row(
+        {
+          employee_code: 'N9',
+          name: 'New Nine',
+          email: 'n9@example.com',
+          phone: '+919800000000',
+          date_of_birth: '1990-01-01',
+          gender: 'female',
+          action: 'add',
+          effective_date: '2026-12-01',
+        },
+        3,
+      ),
+    );
+    const early = planner.plan(
+      dep({ employee_code: 'N9', relationship: 'spouse', name: 'S', date_of_birth: '1990-01-01' }, 4),
+    );
+    expect(early.errors[0]).to.deep.include({ field: 'employee_code' });
+    expect(early.errors[0]!.reason).to.match(/created by this census/);
   });
 });

@@ -1,0 +1,35 @@
+import type { RowError } from './census.js';
+import type { EndorsementRefused } from './endorsements.js';
+import type { EndorsementType } from './enums.js';
+
+/** The D7 refusal as a row error, on the field it is about. */
+export function refusalError(err: EndorsementRefused, type: EndorsementType): RowError {
+  const field = /^(\w+):/.exec(err.detail)?.[1];
+  const known = ['sum_insured', 'policy_id', 'coverage_start_date', 'coverage_end_date'];
+  const mapped =
+    field === 'sum_insured' || field === 'policy_id'
+      ? field
+      : field && known.includes(field)
+        ? 'effective_date'
+        : 'row';
+  const reasons: Record<EndorsementRefused['code'], string> = {
+    EMPLOYEE_NOT_FOUND: 'no employee has this code',
+    POLICY_NOT_FOUND:
+      type === 'ENDORSEMENT_TYPE_ADDITION'
+        ? 'no active policy of the client fits this row'
+        : 'the employee is not covered by an active policy of the client',
+    INVALID: err.detail.replace(/^\w+: /, ''),
+    IN_PROGRESS: `an endorsement is still open for this employee and policy${err.detail ? ` (${err.detail})` : ''}`,
+    ALREADY_COVERED: 'the employee is already covered by this policy',
+    NOT_COVERED: 'the employee is not covered by this policy',
+    DEPENDENT_NOT_FOUND: 'no such dependent of this employee',
+    INELIGIBLE: err.detail || 'the dependent is not eligible on this policy',
+  };
+  const onField =
+    err.code === 'POLICY_NOT_FOUND'
+      ? 'policy_id'
+      : err.code === 'EMPLOYEE_NOT_FOUND'
+        ? 'employee_code'
+        : mapped;
+  return { field: onField, reason: reasons[err.code] };
+}
