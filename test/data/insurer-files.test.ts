@@ -105,6 +105,7 @@ describe('data: endorsements for an insurer file (D14)', () => {
       coverageEndDate: '2027-03-31',
       sumInsured: '500000.00',
       withdrawal: false,
+      dependentOnly: false,
     });
     const second = rows.find((r) => r.endorsementId === deletion.id)!;
     expect([second.clientId, second.type, second.employee.name, second.dependents]).to.deep.equal([

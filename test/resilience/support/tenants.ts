@@ -98,6 +98,14 @@ export async function seedTenant(api: HttpClient, label: string): Promise<Seeded
     product: [reference.productId],
   };
   ids.reconciliation = [await reconcileRoster(policy.id, [uhid, policyNumber, `Q-${tag}`, name, dob])];
+  // A census batch whose one row names the employee (its row answers carry B's values); the row is
+  // refused at planning (the employee is covered already), so the batch completes and writes nothing else.
+  const census = await api.post('/v1/policy/endorsements/batches', {
+    token,
+    body: { rows: [{ employee_code: `Q-${tag}`, name, action: 'add', effective_date: '2026-12-01' }] },
+  });
+  if (census.status !== 202) throw new Error(`seed census batch: ${census.text}`);
+  ids.batch = [census.body.payload.batch_id];
   if (allRoutes().some((r) => r.method === 'POST' && r.path === '/v1/policy/grant')) {
     const grant = await api.post('/v1/policy/grant', {
       token,
