@@ -267,19 +267,27 @@ export function censusRowPage(
 }
 
 /**
- * Removes a batch whose workflow could not be started, rows first (one transaction). Only a batch
- * no row of which was applied: a workflow that did start after all has then nothing to apply.
+ * Removes a batch whose workflow could not be started, rows first (one transaction); true when it
+ * did. Only a batch nobody marked started (the batch row locked first, so the reconciler's mark
+ * waits or wins) and no row of which was applied: a workflow that did start after all has then
+ * nothing to apply.
  */
-export async function discardCensusBatch(scope: TenantScope, id: string): Promise<void> {
-  await scope.transaction(async (tx) => {
+export async function discardCensusBatch(scope: TenantScope, id: string): Promise<boolean> {
+  return scope.transaction(async (tx) => {
+    const [unstarted] = await tx.sql<{ id: string }>(
+      `select id from census_batches where client_id = ? and id = ? and workflow_started_at is null for update`,
+      [tx.clientId, id],
+    );
+    if (!unstarted) return false;
     const [applied] = await tx.sql<{ n: number }>(
       `select count(*)::int as n from census_batch_rows
         where client_id = ? and batch_id = ? and outcome in ('APPLIED', 'FAILED')`,
       [tx.clientId, id],
     );
-    if (applied && applied.n > 0) return;
+    if (applied && applied.n > 0) return false;
     await tx.sql('delete from census_batch_rows where client_id = ? and batch_id = ?', [tx.clientId, id]);
     await tx.sql('delete from census_batches where client_id = ? and id = ?', [tx.clientId, id]);
+    return true;
   });
 }
 
