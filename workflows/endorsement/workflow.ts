@@ -8,13 +8,14 @@ import {
   log,
   patched,
   proxyActivities,
+  proxyLocalActivities,
   setHandler,
   TimeoutFailure,
   upsertSearchAttributes,
   type ActivityOptions,
 } from '@temporalio/workflow';
 import type { Activities } from '../../activities/index.js';
-import { databaseActivity, failureType, withSummaries } from '../activity-options.js';
+import { databaseActivity, failureType, localDatabaseActivity, withSummaries } from '../activity-options.js';
 import type { EndorsementStatus as Status } from '../../domain/enums.js';
 import { INSURER_REFUSED } from '../../domain/insurer-failures.js';
 import { AwaitingFunds, EndorsementStatus, EndorsementStuck } from '../search-attributes.js';
@@ -42,12 +43,26 @@ import {
   type InsurerDecision,
 } from './contract.js';
 
-const db = withSummaries(
-  proxyActivities<Activities>(
-    databaseActivity([REVIEW_REJECTED, ENDORSEMENT_GONE, ENDORSEMENT_STATE_CONFLICT]),
-  ),
+const DB_OUTCOMES = [REVIEW_REJECTED, ENDORSEMENT_GONE, ENDORSEMENT_STATE_CONFLICT];
+const db = withSummaries(proxyActivities<Activities>(databaseActivity(DB_OUTCOMES)), stepSummary);
+
+/**
+ * The short database steps before the insurer call (review, the CD hold, routing, and the SLA
+ * watch's read of who has the endorsement) run as local activities: in the worker, inside the
+ * workflow task, without an activity task and a workflow task of their own on the server each (README,
+ * "Where one endorsement's time goes"). The same functions with the same retry policy, so the same
+ * idempotency: each is a guarded statement that treats "already done" as done, and a re-run (a local
+ * retry, or the workflow task taken over by another worker after a crash) changes nothing twice.
+ * Approval, rejection and cancel stay activities (an operator sees them under Pending Activities
+ * while the database is down). Runs started before the patch replay these steps as activities.
+ */
+export const LOCAL_DATABASE_STEPS = 'local-database-steps';
+const localDb = withSummaries(
+  proxyLocalActivities<Activities>(localDatabaseActivity(DB_OUTCOMES)),
   stepSummary,
 );
+/** The steps LOCAL_DATABASE_STEPS moves: local activities, or activities in runs from before it. */
+type ShortSteps = Pick<typeof db, 'reviewEndorsement' | 'holdEndorsementFunds' | 'routeAfterReview'>;
 
 /** Insurer calls: an insurer may be down for a while; keep trying with a longer back-off. */
 const INSURER_CALL: ActivityOptions = {
@@ -158,6 +173,8 @@ export async function endorsementWorkflow(input: EndorsementWorkflowInput): Prom
   let decision: InsurerDecision | null = null;
   const progress = new EndorsementProgress(input, state);
   const insurer = patched(CANCEL_SAFE_INSURER_CALLS) ? insurerCalls(input.stuckAfterMs, progress) : null;
+  const local = patched(LOCAL_DATABASE_STEPS);
+  const steps: ShortSteps = local ? localDb : db;
   const cancellable = () =>
     isOpenStatus(state.status) && !state.discarded && (state.cancelRequested || !decision);
 
@@ -245,7 +262,7 @@ export async function endorsementWorkflow(input: EndorsementWorkflowInput): Prom
   setHandler(cdFundsHeldSignal, () => void funds.wakeUps++);
   progress.waitingFor('review');
   try {
-    await db.reviewEndorsement(id, cdHold);
+    await steps.reviewEndorsement(id, cdHold);
   } catch (err) {
     const type = failureType(err);
     if (type === ENDORSEMENT_GONE) {
@@ -259,15 +276,15 @@ export async function endorsementWorkflow(input: EndorsementWorkflowInput): Prom
     return finish();
   }
   if (state.cancelRequested) return cancel();
-  if (cdHold && !(await awaitFunds(input.stuckAfterMs, state, funds, progress))) return cancel();
+  if (cdHold && !(await awaitFunds(steps, input.stuckAfterMs, state, funds, progress))) return cancel();
 
   // Since the patch one activity routes: a file insurer's endorsement is queued for the cut-off,
   // any other is marked SENT_TO_INSURER by the same activity (no separate markSentToInsurer).
-  const route = patched(FILE_INSURER_CUT_OFF) ? await db.routeAfterReview(id) : null;
+  const route = patched(FILE_INSURER_CUT_OFF) ? await steps.routeAfterReview(id) : null;
   progress.routed(route);
   const watchSla = async () => {
     const settled = () => decision !== null || state.cancelRequested;
-    const watch = await watchInsurerSla(id, input.slaAfterMs, settled, () => progress.show());
+    const watch = await watchInsurerSla(id, input.slaAfterMs, settled, () => progress.show(), local);
     progress.slaDue(watch.dueAt);
     return watch;
   };
@@ -332,6 +349,7 @@ export async function endorsementWorkflow(input: EndorsementWorkflowInput): Prom
  * insurer's own timer takes over. Returns false when a cancel came first.
  */
 async function awaitFunds(
+  steps: ShortSteps,
   stuckAfterMs: number,
   state: EndorsementState,
   funds: { wakeUps: number },
@@ -342,7 +360,7 @@ async function awaitFunds(
   let waiting = false;
   for (;;) {
     const seen = funds.wakeUps;
-    const answer = await db.holdEndorsementFunds(state.endorsementId);
+    const answer = await steps.holdEndorsementFunds(state.endorsementId);
     if (answer.held) break;
     if (!waiting) {
       waiting = true;
