@@ -5,13 +5,15 @@ import { Client, Connection } from '@temporalio/client';
 import { payloadDataConverter } from '../infra/temporal-client.js';
 import { endorsementWorkflowId, simulatedInsurerWorkflowId } from '../workflows/endorsement/contract.js';
 import { additionBody } from './endorsements.js';
+import { median } from './measure.js';
 import { startBenchStack, type BenchStack } from './stack.js';
 import { countByType, traceHistory, type TracedEvent } from './trace/history.js';
 import { readTransactions, shortSql, workStatements, type Transaction } from './trace/sql.js';
 
 /**
  * `node --import tsx bench/endorsement-trace.ts`: one ADDITION, create -> APPROVED with the
- * simulated insurer at zero delay, on the bench's own stack, one in flight after two warm-ups.
+ * simulated insurer at zero delay, on the bench's own stack, one in flight after two warm-ups
+ * (`--runs N`: N timed one after another, the median quoted, the last one traced).
  * Prints (markdown) what it cost in load-independent counts: workflow tasks, activities, timers,
  * workflows, history events by type, SQL transactions and statements per step, and the timeline
  * from the histories' event times. The README's "Where one endorsement's time goes" quotes it.
@@ -22,6 +24,9 @@ const hook = path.resolve(import.meta.dirname, 'trace/sql-hook.mjs');
 process.env.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ''} --import ${hook}`.trim();
 
 const WARM_UPS = 2;
+/** `--runs N` (default 1): endorsements timed one after another; the last one is traced. */
+const runsAt = process.argv.indexOf('--runs');
+const RUNS = runsAt > 0 ? Math.max(1, Number(process.argv[runsAt + 1]) || 1) : 1;
 
 async function status(s: BenchStack, id: string): Promise<string | undefined> {
   const [row] = await s.orm.em
@@ -67,7 +72,7 @@ async function histories(temporal: Client, id: string): Promise<TracedEvent[]> {
   return events.sort((a, b) => a.at - b.at);
 }
 
-/** The step a worker transaction ran in: the activity whose run covers its start. */
+/** The step a worker transaction ran in: the activity, or else the workflow task, covering its start. */
 function stepOf(tx: Transaction, events: TracedEvent[]): string {
   const started = events.filter((e) => e.type === 'ACTIVITY_TASK_STARTED' && e.at <= tx.start + 5);
   for (const s of started.reverse()) {
@@ -79,6 +84,13 @@ function stepOf(tx: Transaction, events: TracedEvent[]): string {
         e.workflow === s.workflow,
     );
     if (!done || tx.start <= done.at + 5) return `activity ${s.what}`;
+  }
+  // Local activities run inside a workflow task: between its start and its completion.
+  const tasks = events.filter((e) => e.type === 'WORKFLOW_TASK_STARTED');
+  for (const [n, task] of tasks.entries()) {
+    const done = events.find((e) => e.type === 'WORKFLOW_TASK_COMPLETED' && e.at >= task.at);
+    if (task.at <= tx.start + 5 && (!done || tx.start <= done.at + 5))
+      return `workflow task ${n + 1} (local activities)`;
   }
   return 'worker, outside an activity';
 }
@@ -140,7 +152,17 @@ async function main() {
     const employees = s.dataset.employeeIds;
     for (let i = 0; i < WARM_UPS; i++) await oneEndorsement(s, employees[i]!);
     await new Promise((r) => setTimeout(r, 500));
-    const run = await oneEndorsement(s, employees[WARM_UPS]!);
+    // More runs, one at a time, for the create -> APPROVED median; the last one is traced.
+    const latencies: number[] = [];
+    let run = await oneEndorsement(s, employees[WARM_UPS]!);
+    for (let i = 1; i <= RUNS; i++) {
+      latencies.push(run.approved - run.sent);
+      if (i < RUNS) run = await oneEndorsement(s, employees[WARM_UPS + i]!);
+    }
+    const sorted = [...latencies].sort((a, b) => a - b);
+    console.log(
+      `create -> APPROVED over ${RUNS} runs, one in flight: median ${median(sorted)} ms (${sorted.join(', ')})`,
+    );
     const events = await histories(temporal, run.id);
     console.log(report(run, events, readTransactions(sqlFile)));
   } finally {

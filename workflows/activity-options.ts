@@ -32,11 +32,18 @@ export const localDatabaseActivity = (nonRetryableErrorTypes: string[] = []): Lo
   return { startToCloseTimeout, retry };
 };
 
-/** The ApplicationFailure type an activity failed with, if it failed with one. */
-export const failureType = (err: unknown): string | undefined =>
-  err instanceof ActivityFailure && err.cause instanceof ApplicationFailure
-    ? (err.cause.type ?? undefined)
-    : undefined;
+/**
+ * The ApplicationFailure an activity failed with, if it failed with one: wrapped in an
+ * ActivityFailure for an activity, as it came for a local activity (the SDK hands a local
+ * activity's failure to the workflow unwrapped).
+ */
+export const applicationFailure = (err: unknown): ApplicationFailure | undefined => {
+  const cause: unknown = err instanceof ActivityFailure ? err.cause : err;
+  return cause instanceof ApplicationFailure ? cause : undefined;
+};
+
+/** The ApplicationFailure type an activity (or a local activity) failed with, if it failed with one. */
+export const failureType = (err: unknown): string | undefined => applicationFailure(err)?.type ?? undefined;
 
 /**
  * Activities whose calls carry a summary (what the Web UI's timeline shows for each): `summaryOf`

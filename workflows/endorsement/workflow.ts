@@ -15,7 +15,13 @@ import {
   type ActivityOptions,
 } from '@temporalio/workflow';
 import type { Activities } from '../../activities/index.js';
-import { databaseActivity, failureType, localDatabaseActivity, withSummaries } from '../activity-options.js';
+import {
+  applicationFailure,
+  databaseActivity,
+  failureType,
+  localDatabaseActivity,
+  withSummaries,
+} from '../activity-options.js';
 import type { EndorsementStatus as Status } from '../../domain/enums.js';
 import { INSURER_REFUSED } from '../../domain/insurer-failures.js';
 import { AwaitingFunds, EndorsementStatus, EndorsementStuck } from '../search-attributes.js';
@@ -271,7 +277,7 @@ export async function endorsementWorkflow(input: EndorsementWorkflowInput): Prom
     }
     if (type !== REVIEW_REJECTED) throw err;
     if (state.cancelRequested) return cancel();
-    await db.rejectEndorsement(id, (err as ActivityFailure).cause!.message);
+    await db.rejectEndorsement(id, applicationFailure(err)!.message);
     setStatus('ENDORSEMENT_STATUS_REJECTED');
     return finish();
   }
