@@ -264,7 +264,7 @@ export async function endorsementWorkflow(input: EndorsementWorkflowInput): Prom
   };
 
   const cdHold = patched(CD_HOLD);
-  const funds = { wakeUps: 0 };
+  const funds = { wakeUps: 0, waited: false };
   setHandler(cdFundsHeldSignal, () => void funds.wakeUps++);
   progress.waitingFor('review');
   try {
@@ -286,7 +286,11 @@ export async function endorsementWorkflow(input: EndorsementWorkflowInput): Prom
 
   // Since the patch one activity routes: a file insurer's endorsement is queued for the cut-off,
   // any other is marked SENT_TO_INSURER by the same activity (no separate markSentToInsurer).
-  const route = patched(FILE_INSURER_CUT_OFF) ? await steps.routeAfterReview(id) : null;
+  // After a wait for funds, the flags just cleared reach Temporal when this workflow task completes;
+  // routing as a local activity would write SENT_TO_INSURER before that, so an operator could see it
+  // SENT and still awaiting funds. The activity keeps the order: flags cleared, then routed.
+  const router = funds.waited ? db : steps;
+  const route = patched(FILE_INSURER_CUT_OFF) ? await router.routeAfterReview(id) : null;
   progress.routed(route);
   const watchSla = async () => {
     const settled = () => decision !== null || state.cancelRequested;
@@ -358,7 +362,7 @@ async function awaitFunds(
   steps: ShortSteps,
   stuckAfterMs: number,
   state: EndorsementState,
-  funds: { wakeUps: number },
+  funds: { wakeUps: number; waited: boolean },
   progress: EndorsementProgress,
 ): Promise<boolean> {
   const reviewedAt = workflowNow();
@@ -370,6 +374,7 @@ async function awaitFunds(
     if (answer.held) break;
     if (!waiting) {
       waiting = true;
+      funds.waited = true;
       flag(AwaitingFunds, true);
       progress.waitingFor('funds', reviewedAt + stuckAfterMs);
       log.info('endorsement waiting for funds', { endorsementId: state.endorsementId });
