@@ -108,6 +108,12 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {
+    // ES modules preloaded by path before tsx (the bench's SQL trace hook): no type information.
+    files: ['**/*.mjs'],
+    extends: [tseslint.configs.disableTypeChecked],
+    languageOptions: { parserOptions: { projectService: false }, globals: { process: 'readonly' } },
+  },
+  {
     // Workflow code must stay deterministic: no Node built-ins, database code, clocks or randomness.
     files: ['workflows/**/*.ts'],
     rules: {

@@ -6,6 +6,7 @@ import {
   type InsurerDecision,
   type SimulatedInsurerInput,
 } from '../workflows/endorsement/contract.js';
+import { sendInsurerDecision } from './decisions.js';
 import type { InsurerAdapter, InsurerSubmission } from './types.js';
 
 export interface SimulatedAdapterOptions {
@@ -32,16 +33,25 @@ export function simulatedDecision(submission: InsurerSubmission): InsurerDecisio
 
 /**
  * The `simulated` adapter (D8), default for local runs: submitting starts a small workflow that
- * waits the configured delay (a durable timer) and then signals the decision. Its workflow id is
+ * waits the configured delay (a durable timer) and then sends the decision. Its workflow id is
  * derived from the endorsement id, so a retried submit neither decides twice nor changes the ids.
+ * With no delay there is nothing to wait for durably: the submit sends the decision itself, through
+ * the same decision Update, and a workflow of its own (a start, two workflow tasks, an activity)
+ * would only add round trips. A retried submit then answers duplicate (the first decision and its
+ * ids stand, D8); a worker dying mid-call retries the submit, so the decision is not lost.
  */
 export function createSimulatedAdapter(opts: SimulatedAdapterOptions): InsurerAdapter {
   return {
     async submit(submission) {
+      const decision = simulatedDecision(submission);
+      if (opts.delayMs === 0) {
+        await sendInsurerDecision(opts.temporal, submission.endorsementId, decision);
+        return;
+      }
       const input: SimulatedInsurerInput = {
         endorsementId: submission.endorsementId,
         delayMs: opts.delayMs,
-        decision: simulatedDecision(submission),
+        decision,
       };
       try {
         await opts.temporal.workflow.start(SIMULATED_INSURER_WORKFLOW, {

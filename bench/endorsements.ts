@@ -16,7 +16,7 @@ interface Plan {
   endorsements: number;
 }
 
-const additionBody = (employeeId: string, policyId: string) =>
+export const additionBody = (employeeId: string, policyId: string) =>
   JSON.stringify({
     employee_id: employeeId,
     policy_id: policyId,

@@ -2,8 +2,8 @@ import {
   ActivityFailure,
   ApplicationFailure,
   type ActivityFunctionWithOptions,
-  type ActivityInterfaceFor,
   type ActivityOptions,
+  type LocalActivityOptions,
 } from '@temporalio/workflow';
 import type { ActivityFunction } from '@temporalio/common';
 
@@ -21,21 +21,40 @@ export const databaseActivity = (nonRetryableErrorTypes: string[] = []): Activit
   },
 });
 
-/** The ApplicationFailure type an activity failed with, if it failed with one. */
-export const failureType = (err: unknown): string | undefined =>
-  err instanceof ActivityFailure && err.cause instanceof ApplicationFailure
-    ? (err.cause.type ?? undefined)
-    : undefined;
+/**
+ * The same short database steps as local activities: run by the worker inside the workflow task, with
+ * no activity task of their own on the server (README, "Where one endorsement's time goes"). Retried
+ * by the worker with the same policy; a worker dying mid-step makes the workflow task time out, and
+ * the worker that takes it over runs the step again, so a step must be as idempotent as an activity.
+ */
+export const localDatabaseActivity = (nonRetryableErrorTypes: string[] = []): LocalActivityOptions => {
+  const { startToCloseTimeout, retry } = databaseActivity(nonRetryableErrorTypes);
+  return { startToCloseTimeout, retry };
+};
+
+/**
+ * The ApplicationFailure an activity failed with, if it failed with one: wrapped in an
+ * ActivityFailure for an activity, as it came for a local activity (the SDK hands a local
+ * activity's failure to the workflow unwrapped).
+ */
+export const applicationFailure = (err: unknown): ApplicationFailure | undefined => {
+  const cause: unknown = err instanceof ActivityFailure ? err.cause : err;
+  return cause instanceof ApplicationFailure ? cause : undefined;
+};
+
+/** The ApplicationFailure type an activity (or a local activity) failed with, if it failed with one. */
+export const failureType = (err: unknown): string | undefined => applicationFailure(err)?.type ?? undefined;
 
 /**
  * Activities whose calls carry a summary (what the Web UI's timeline shows for each): `summaryOf`
  * names the call from the activity's name and arguments. A summary is user metadata of the
  * ScheduleActivityTask command, not part of what replay compares, so adding it needs no patch.
+ * `activities`: what proxyActivities or proxyLocalActivities made.
  */
-export function withSummaries<A extends object>(
-  activities: ActivityInterfaceFor<A>,
+export function withSummaries<P extends object>(
+  activities: P,
   summaryOf: (name: string, args: unknown[]) => string | undefined,
-): ActivityInterfaceFor<A> {
+): P {
   return new Proxy(activities, {
     get(target, name) {
       const activity = Reflect.get(target, name) as ActivityFunctionWithOptions<ActivityFunction>;

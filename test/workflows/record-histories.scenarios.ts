@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { addWebhook } from '../../admin/webhooks.js';
+import { createSimulatedAdapter } from '../../adapters/simulated.js';
 import { SystemScope } from '../../data/scope.js';
 import { topUpCd, wakeFundedEndorsements } from '../../usecases/cd-account.js';
 import { ROSTER_FIELDS } from '../../domain/roster-file.js';
@@ -67,7 +68,18 @@ describe('recording workflow histories', function () {
     await waitForStatus(approved, 'ENDORSEMENT_STATUS_APPROVED');
     await workflowHandle(approved).result();
     await recordHistory(workflowHandle(approved).workflowId, 'endorsement-simulated-approved');
-    await recordHistory(simulatedInsurerWorkflowId(approved), 'simulated-insurer-approved');
+    // The stack's simulated insurer decides inline (no delay); with one, it runs its own workflow.
+    const delayed = createSimulatedAdapter({ temporal: s().temporal, taskQueue: s().taskQueue, delayMs: 1 });
+    const restore = s().adapters.register('simulated', delayed);
+    try {
+      simulated.employee = await makeEmployee(simulated.client.clientId);
+      const viaWorkflow = await createEndorsement(simulated);
+      await waitForStatus(viaWorkflow, 'ENDORSEMENT_STATUS_APPROVED');
+      await closed(simulatedInsurerWorkflowId(viaWorkflow));
+      await recordHistory(simulatedInsurerWorkflowId(viaWorkflow), 'simulated-insurer-approved');
+    } finally {
+      restore();
+    }
 
     const manual = await makeWorld();
     const rejected = await createEndorsement(manual);

@@ -8,13 +8,20 @@ import {
   log,
   patched,
   proxyActivities,
+  proxyLocalActivities,
   setHandler,
   TimeoutFailure,
   upsertSearchAttributes,
   type ActivityOptions,
 } from '@temporalio/workflow';
 import type { Activities } from '../../activities/index.js';
-import { databaseActivity, failureType, withSummaries } from '../activity-options.js';
+import {
+  applicationFailure,
+  databaseActivity,
+  failureType,
+  localDatabaseActivity,
+  withSummaries,
+} from '../activity-options.js';
 import type { EndorsementStatus as Status } from '../../domain/enums.js';
 import { INSURER_REFUSED } from '../../domain/insurer-failures.js';
 import { AwaitingFunds, EndorsementStatus, EndorsementStuck } from '../search-attributes.js';
@@ -42,12 +49,26 @@ import {
   type InsurerDecision,
 } from './contract.js';
 
-const db = withSummaries(
-  proxyActivities<Activities>(
-    databaseActivity([REVIEW_REJECTED, ENDORSEMENT_GONE, ENDORSEMENT_STATE_CONFLICT]),
-  ),
+const DB_OUTCOMES = [REVIEW_REJECTED, ENDORSEMENT_GONE, ENDORSEMENT_STATE_CONFLICT];
+const db = withSummaries(proxyActivities<Activities>(databaseActivity(DB_OUTCOMES)), stepSummary);
+
+/**
+ * The short database steps before the insurer call (review, the CD hold, routing, and the SLA
+ * watch's read of who has the endorsement) run as local activities: in the worker, inside the
+ * workflow task, without an activity task and a workflow task of their own on the server each (README,
+ * "Where one endorsement's time goes"). The same functions with the same retry policy, so the same
+ * idempotency: each is a guarded statement that treats "already done" as done, and a re-run (a local
+ * retry, or the workflow task taken over by another worker after a crash) changes nothing twice.
+ * Approval, rejection and cancel stay activities (an operator sees them under Pending Activities
+ * while the database is down). Runs started before the patch replay these steps as activities.
+ */
+export const LOCAL_DATABASE_STEPS = 'local-database-steps';
+const localDb = withSummaries(
+  proxyLocalActivities<Activities>(localDatabaseActivity(DB_OUTCOMES)),
   stepSummary,
 );
+/** The steps LOCAL_DATABASE_STEPS moves: local activities, or activities in runs from before it. */
+type ShortSteps = Pick<typeof db, 'reviewEndorsement' | 'holdEndorsementFunds' | 'routeAfterReview'>;
 
 /** Insurer calls: an insurer may be down for a while; keep trying with a longer back-off. */
 const INSURER_CALL: ActivityOptions = {
@@ -158,6 +179,8 @@ export async function endorsementWorkflow(input: EndorsementWorkflowInput): Prom
   let decision: InsurerDecision | null = null;
   const progress = new EndorsementProgress(input, state);
   const insurer = patched(CANCEL_SAFE_INSURER_CALLS) ? insurerCalls(input.stuckAfterMs, progress) : null;
+  const local = patched(LOCAL_DATABASE_STEPS);
+  const steps: ShortSteps = local ? localDb : db;
   const cancellable = () =>
     isOpenStatus(state.status) && !state.discarded && (state.cancelRequested || !decision);
 
@@ -241,11 +264,11 @@ export async function endorsementWorkflow(input: EndorsementWorkflowInput): Prom
   };
 
   const cdHold = patched(CD_HOLD);
-  const funds = { wakeUps: 0 };
+  const funds = { wakeUps: 0, waited: false };
   setHandler(cdFundsHeldSignal, () => void funds.wakeUps++);
   progress.waitingFor('review');
   try {
-    await db.reviewEndorsement(id, cdHold);
+    await steps.reviewEndorsement(id, cdHold);
   } catch (err) {
     const type = failureType(err);
     if (type === ENDORSEMENT_GONE) {
@@ -254,20 +277,24 @@ export async function endorsementWorkflow(input: EndorsementWorkflowInput): Prom
     }
     if (type !== REVIEW_REJECTED) throw err;
     if (state.cancelRequested) return cancel();
-    await db.rejectEndorsement(id, (err as ActivityFailure).cause!.message);
+    await db.rejectEndorsement(id, applicationFailure(err)!.message);
     setStatus('ENDORSEMENT_STATUS_REJECTED');
     return finish();
   }
   if (state.cancelRequested) return cancel();
-  if (cdHold && !(await awaitFunds(input.stuckAfterMs, state, funds, progress))) return cancel();
+  if (cdHold && !(await awaitFunds(steps, input.stuckAfterMs, state, funds, progress))) return cancel();
 
   // Since the patch one activity routes: a file insurer's endorsement is queued for the cut-off,
   // any other is marked SENT_TO_INSURER by the same activity (no separate markSentToInsurer).
-  const route = patched(FILE_INSURER_CUT_OFF) ? await db.routeAfterReview(id) : null;
+  // After a wait for funds, the flags just cleared reach Temporal when this workflow task completes;
+  // routing as a local activity would write SENT_TO_INSURER before that, so an operator could see it
+  // SENT and still awaiting funds. The activity keeps the order: flags cleared, then routed.
+  const router = funds.waited ? db : steps;
+  const route = patched(FILE_INSURER_CUT_OFF) ? await router.routeAfterReview(id) : null;
   progress.routed(route);
   const watchSla = async () => {
     const settled = () => decision !== null || state.cancelRequested;
-    const watch = await watchInsurerSla(id, input.slaAfterMs, settled, () => progress.show());
+    const watch = await watchInsurerSla(id, input.slaAfterMs, settled, () => progress.show(), local);
     progress.slaDue(watch.dueAt);
     return watch;
   };
@@ -332,9 +359,10 @@ export async function endorsementWorkflow(input: EndorsementWorkflowInput): Prom
  * insurer's own timer takes over. Returns false when a cancel came first.
  */
 async function awaitFunds(
+  steps: ShortSteps,
   stuckAfterMs: number,
   state: EndorsementState,
-  funds: { wakeUps: number },
+  funds: { wakeUps: number; waited: boolean },
   progress: EndorsementProgress,
 ): Promise<boolean> {
   const reviewedAt = workflowNow();
@@ -342,10 +370,11 @@ async function awaitFunds(
   let waiting = false;
   for (;;) {
     const seen = funds.wakeUps;
-    const answer = await db.holdEndorsementFunds(state.endorsementId);
+    const answer = await steps.holdEndorsementFunds(state.endorsementId);
     if (answer.held) break;
     if (!waiting) {
       waiting = true;
+      funds.waited = true;
       flag(AwaitingFunds, true);
       progress.waitingFor('funds', reviewedAt + stuckAfterMs);
       log.info('endorsement waiting for funds', { endorsementId: state.endorsementId });
