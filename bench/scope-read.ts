@@ -2,7 +2,8 @@
  * `node --import tsx bench/scope-read.ts`: CPU time of this process per tenant-scoped one-row read
  * (the Get Employee statement through a fresh TenantScope, as a request makes it) against the same
  * message on a bare `pg` pool of the same role: the data layer's own share of a read, without
- * HTTP, measured with process.cpuUsage (so other work on the machine moves it little).
+ * HTTP, measured with process.cpuUsage (so other work on the machine moves it little). CONC=10 runs
+ * ten reads at once.
  */
 import pg from 'pg';
 import { initOrm, migrate } from '../db/orm.js';
@@ -29,7 +30,13 @@ try {
   const N = Number(process.env.N ?? 5000);
   const cpu = async (fn: () => Promise<unknown>) => {
     const t0 = process.cpuUsage();
-    for (let i = 0; i < N; i++) await fn();
+    let i = 0;
+    // CONC loops at once, as a loaded API runs its requests (the pool holds 4 connections).
+    await Promise.all(
+      Array.from({ length: Number(process.env.CONC ?? 1) }, async () => {
+        while (i++ < N) await fn();
+      }),
+    );
     const t = process.cpuUsage(t0);
     return (t.user + t.system) / N;
   };
