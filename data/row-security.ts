@@ -10,16 +10,6 @@ export type RowAccess = { clientId: string } | 'system';
 
 type Transaction = NonNullable<ReturnType<EntityManager['getTransactionContext']>>;
 
-/** What pg answers for a message: one result per statement when it holds several. */
-type PgResult = { rows: unknown[] };
-interface PooledConnection {
-  query(text: string): Promise<PgResult | PgResult[]>;
-}
-interface KnexClient {
-  acquireConnection(): Promise<PooledConnection>;
-  releaseConnection(connection: PooledConnection): Promise<unknown>;
-}
-
 const keyOf = (access: RowAccess): string => (access === 'system' ? ' system' : access.clientId);
 
 /**
@@ -58,43 +48,21 @@ export async function tell(em: EntityManager, trx: Transaction, access: RowAcces
 export function scopedSql(em: EntityManager, access: RowAccess): Sql {
   const key = keyOf(access);
   return async <T>(query: string, params: readonly unknown[] = []): Promise<T[]> => {
+    const connection = em.getConnection();
     const trx = em.getTransactionContext<Transaction>();
     const statement = em.getPlatform().formatQuery(query, [...params]);
-    if (!trx) return lastRows<T>(await onPool(em, `${settingsSql(em, access)};\n${statement}`));
-    const connection = em.getConnection();
-    if (told.get(trx) === key) return connection.execute<T[]>(statement, [], 'all', trx);
+    if (trx && told.get(trx) === key) return connection.execute<T[]>(statement, [], 'all', trx);
     const results = await connection.execute<unknown[]>(
       `${settingsSql(em, access)};\n${statement}`,
       [],
       'all',
       trx,
     );
-    told.set(trx, key);
+    if (trx) told.set(trx, key);
     // One result per statement: the settings', then the statement's.
     const [, ...answers] = results;
     return (answers.length === 1 ? answers[0] : answers) as T[];
   };
-}
-
-/**
- * A message outside a transaction goes straight to a connection of the ORM's own pool (the same
- * pool, role and type parsers): the ORM's execute would build a knex query of the finished text and
- * log it, about a third of what a one-row read costs the API in CPU (README: "where the time goes").
- */
-async function onPool(em: EntityManager, message: string): Promise<PgResult | PgResult[]> {
-  const client = em.getConnection().getKnex().client as KnexClient;
-  const connection = await client.acquireConnection();
-  try {
-    return await connection.query(message);
-  } finally {
-    await client.releaseConnection(connection);
-  }
-}
-
-/** The rows of the statement after the settings': one result, or several when it was several statements. */
-function lastRows<T>(results: PgResult | PgResult[]): T[] {
-  const answers = Array.isArray(results) ? results.slice(1).map((r) => r.rows) : [];
-  return (answers.length === 1 ? answers[0] : answers) as T[];
 }
 
 /**
