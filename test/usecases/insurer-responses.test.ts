@@ -190,6 +190,8 @@ describe('use case: ingesting a file insurer’s response files (D14)', function
     });
 
     it('the same file ingested again changes nothing: the recorded outcome is answered', async () => {
+      // Every decision so far has landed (e3 and e4 were decided through Updates before the file).
+      for (const e of fi.endorsements.slice(2)) await waitForStatus(e.id, APPROVED);
       const before = await Promise.all(fi.endorsements.map((e) => endorsementRow(e.id)));
       drop(fi.code, NAME, content);
       const [again] = (await ingestResponses(deps(), { insurerCode: fi.code })) as [IngestedFile];

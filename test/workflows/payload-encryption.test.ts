@@ -17,18 +17,34 @@ import { client as http } from '../support/http.js';
 import { stack, TEST_KEYS } from '../support/stack.js';
 import { createEndorsement, decide, makeWorld, waitForStatus } from './endorsement-support.js';
 
+/** What the SDK core writes of a local activity's run, outside the codec (no argument, no result). */
+const LOCAL_ACTIVITY_MARKER_FIELDS = [
+  'seq',
+  'attempt',
+  'activity_id',
+  'activity_type',
+  'complete_time',
+  'backoff',
+  'original_schedule_time',
+];
+
 const utf8 = (bytes: Uint8Array | null | undefined) => Buffer.from(bytes ?? []).toString('utf8');
 
 /**
  * Every payload of a history as the server stores it, read without any codec. Left aside: search
  * attributes (the server indexes them, so they stay readable by design: ids only, never personal
- * data) and the SDK's own patch markers (written by the SDK core outside the codec: a code change's
- * name), which are returned apart so the test can check they hold nothing else.
+ * data), the SDK's own patch markers (written by the SDK core outside the codec: a code change's
+ * name) and the core's own record of a local activity (its sequence number, activity id and type,
+ * attempt and times; the activity's result beside it goes through the codec like any payload),
+ * which are returned apart so the test can check they hold nothing else.
  */
-async function rawPayloads(workflowId: string): Promise<{ payloads: Payload[]; patchMarkers: unknown[] }> {
+async function rawPayloads(
+  workflowId: string,
+): Promise<{ payloads: Payload[]; patchMarkers: unknown[]; localActivityMarkers: object[] }> {
   const { temporal, config } = stack();
   const payloads: Payload[] = [];
   const patchMarkers: unknown[] = [];
+  const localActivityMarkers: object[] = [];
   const walk = (node: unknown, key: string): void => {
     if (key === 'searchAttributes' || node === null || typeof node !== 'object') return;
     if (node instanceof Uint8Array) return;
@@ -43,6 +59,14 @@ async function rawPayloads(workflowId: string): Promise<{ payloads: Payload[]; p
         patchMarkers.push(JSON.parse(utf8(p.data)));
       return;
     }
+    if (key === 'markerRecordedEventAttributes' && record.markerName === 'core_local_activity') {
+      const details = record.details as Record<string, { payloads: Payload[] }>;
+      for (const p of details.data?.payloads ?? [])
+        localActivityMarkers.push(JSON.parse(utf8(p.data)) as object);
+      for (const [child, value] of Object.entries(record)) if (child !== 'details') walk(value, child);
+      for (const [name, value] of Object.entries(details)) if (name !== 'data') walk(value, name);
+      return;
+    }
     for (const [child, value] of Object.entries(record)) walk(value, child);
   };
   let nextPageToken: Uint8Array | undefined;
@@ -55,7 +79,7 @@ async function rawPayloads(workflowId: string): Promise<{ payloads: Payload[]; p
     walk(page.history, 'history');
     nextPageToken = page.nextPageToken?.length ? page.nextPageToken : undefined;
   } while (nextPageToken);
-  return { payloads, patchMarkers };
+  return { payloads, patchMarkers, localActivityMarkers };
 }
 
 /** Every failure's message and stack trace in a stored history, as the server keeps them. */
@@ -92,9 +116,15 @@ describe('payload encryption', () => {
     const handle = stack().temporal.workflow.getHandle(endorsementWorkflowId(id));
     const result = (await handle.result()) as EndorsementState;
 
-    const { payloads, patchMarkers } = await rawPayloads(endorsementWorkflowId(id));
+    const { payloads, patchMarkers, localActivityMarkers } = await rawPayloads(endorsementWorkflowId(id));
     expect(payloads.length).to.be.greaterThan(5);
     for (const marker of patchMarkers) expect(marker).to.have.all.keys('id', 'deprecated');
+    // The review, hold, routing and SLA read ran as local activities: their markers name steps only.
+    expect(localActivityMarkers.map((m) => (m as { activity_type: string }).activity_type)).to.include(
+      'reviewEndorsement',
+    );
+    for (const marker of localActivityMarkers)
+      expect(LOCAL_ACTIVITY_MARKER_FIELDS).to.include.members(Object.keys(marker));
     const secrets = [
       id,
       world.employee.id,
