@@ -204,7 +204,10 @@ export class CensusPlanner {
       employee.cover.some((c) => c.policy_id === p.id && c.end > row.effectiveDate),
     );
     if (ending.length === 0)
-      errors.push({ field: 'policy_id', reason: 'the employee is not covered by an active policy of the client' });
+      errors.push({
+        field: 'policy_id',
+        reason: 'the employee is not covered by an active policy of the client',
+      });
     const deletions = ending.flatMap((p) => {
       const planned = this.endorse({ ...row, policyId: p.id }, employee, errors);
       return planned ? [planned] : [];
@@ -256,7 +259,12 @@ export class CensusPlanner {
       ]);
     }
     if (endorsement) this.opened.set(`${code}|${endorsement.policy_id}`, row.row);
-    return { ...this.okPlan(row), adds_dependent: row.action === 'add', employee_row: employeeRow, endorsement };
+    return {
+      ...this.okPlan(row),
+      adds_dependent: row.action === 'add',
+      employee_row: employeeRow,
+      endorsement,
+    };
   }
 
   /**

@@ -38,7 +38,9 @@ const exitSchema = z
     }),
     deletions: z
       .array(plannedEndorsementSchema)
-      .meta({ description: "One DELETION per ACTIVE policy whose cover of the employee outlasts the leaving date" }),
+      .meta({
+        description: 'One DELETION per ACTIVE policy whose cover of the employee outlasts the leaving date',
+      }),
   })
   .meta({
     id: 'CensusExit',
@@ -54,7 +56,8 @@ export const rowPlanSchema = z
     creates_employee: z.boolean(),
     adds_dependent: z.boolean(),
     updates_employee: z.boolean().meta({
-      description: "An existing employee's details (name, email, phone, date of birth, gender) the row changes",
+      description:
+        "An existing employee's details (name, email, phone, date of birth, gender) the row changes",
     }),
     employee_row: z.number().int().nullable().meta({
       description: 'The earlier row of this census that creates the employee; this row is applied after it',
@@ -118,7 +121,9 @@ const batchRowSchema = z
     outcome: z.enum(['PENDING', ...CENSUS_ROW_OUTCOMES]),
     employee_id: z.string().nullable(),
     endorsement_id: z.string().nullable().meta({ description: "The row's (first) endorsement" }),
-    endorsement_ids: z.array(z.string()).meta({ description: 'Every endorsement the row made (an exit: one per policy)' }),
+    endorsement_ids: z
+      .array(z.string())
+      .meta({ description: 'Every endorsement the row made (an exit: one per policy)' }),
     reason: z.string().nullable().meta({ description: 'Why a row is INVALID or FAILED' }),
     plan: rowPlanSchema,
   })
