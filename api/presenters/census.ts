@@ -36,11 +36,9 @@ const exitSchema = z
       description:
         "The client's exit mode: automatic creates the DELETIONs at commit; proposed lists them on the employee (`pending_exits`) and creates none",
     }),
-    deletions: z
-      .array(plannedEndorsementSchema)
-      .meta({
-        description: 'One DELETION per ACTIVE policy whose cover of the employee outlasts the leaving date',
-      }),
+    deletions: z.array(plannedEndorsementSchema).meta({
+      description: 'One DELETION per ACTIVE policy whose cover of the employee outlasts the leaving date',
+    }),
   })
   .meta({
     id: 'CensusExit',

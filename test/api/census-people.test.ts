@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { setExitMode } from '../../admin/clients.js';
-import { makeClient, makeEmployee, makeMember, makePolicy, sql } from '../support/factories.js';
+import { makeEmployee, makeMember, makePolicy, sql } from '../support/factories.js';
 import { census, censusCsv, CSV, newJoiner, type Census, type CensusRowIn } from '../support/census.js';
 import { checkCdLedgersAfterEachTest } from '../support/cd-ledger-check.js';
 import { stack } from '../support/stack.js';
