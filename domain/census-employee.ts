@@ -1,6 +1,6 @@
 import type { CensusRow } from './census.js';
+import type { PlannedEndorsement } from './census-plan.js';
 import type { EmployeeStatus, ExitMode, Gender } from './enums.js';
-import type { EndorsementType } from './enums.js';
 
 /** An existing employee's stored details, as a census row may restate them (personal data). */
 export interface StoredDetails {
@@ -34,16 +34,6 @@ export function changesDetails(row: CensusRow, stored: StoredDetails | undefined
   });
 }
 
-/** One DELETION of an exit, as planned (the same shape as a row's endorsement). */
-export interface PlannedDeletion {
-  type: EndorsementType;
-  policy_id: string;
-  coverage_start_date: string;
-  coverage_end_date: string;
-  sum_insured: string;
-  premium_impact: string;
-}
-
 /**
  * A `delete` self row without a policy: the employee leaves (D16's exit). They are set INACTIVE
  * with `date_of_leaving`; in the client's `automatic` exit mode every own cover outlasting that day
@@ -53,5 +43,5 @@ export interface PlannedDeletion {
 export interface CensusExit {
   date_of_leaving: string;
   mode: ExitMode;
-  deletions: PlannedDeletion[];
+  deletions: PlannedEndorsement[];
 }
