@@ -19,6 +19,7 @@ import { startDeliveries } from '../usecases/webhook-deliveries.js';
 import type { EndorsementStatus } from '../domain/enums.js';
 import type { InsurerSubmission } from '../adapters/types.js';
 import { applyEndorsementApproval, reconcileUnstartedEndorsements } from '../usecases/endorsements.js';
+import { reconcileUnstartedCensusBatches } from '../usecases/census.js';
 import {
   holdEndorsementFunds,
   releaseEndorsementHold,
@@ -236,13 +237,15 @@ export function createEndorsementActivities(deps: ActivityDeps) {
     },
 
     /**
-     * Starts the workflow of every endorsement still without one after the grace period (a crash
-     * between the API's commit and its start). Returns how many it started.
+     * Starts the workflow of every endorsement, and of every census batch (a batch of endorsements,
+     * D16), still without one after the grace period (a crash between the API's commit and its
+     * start). Returns how many it started. An activity change only: the pass workflow is as it was.
      */
     async reconcileUnstartedEndorsements(input: { graceMs: number }): Promise<{ started: number }> {
       const started = await reconcileUnstartedEndorsements(deps, system(), input.graceMs);
-      if (started > 0) deps.logger.info({ started }, 'reconciled unstarted endorsements');
-      return { started };
+      const batches = await reconcileUnstartedCensusBatches(deps, system(), input.graceMs);
+      if (started + batches > 0) deps.logger.info({ started, batches }, 'reconciled unstarted endorsements');
+      return { started: started + batches };
     },
   };
 }

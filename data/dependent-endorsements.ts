@@ -1,10 +1,8 @@
 import type { CoveringPolicy, DependentCandidate } from '../domain/dependent-endorsements.js';
 import type { EndorsementRequest } from '../domain/endorsements.js';
-import { OPEN_ENDORSEMENT_STATUSES } from '../domain/enums.js';
 import { activeOnSql } from './member-cover.js';
 import type { TenantScope } from './scope.js';
-
-const OPEN_STATUS_SQL = `(${OPEN_ENDORSEMENT_STATUSES.map((s) => `'${s}'`).join(', ')})`;
+import { OPEN_STATUS_SQL } from './sql.js';
 
 /**
  * D16's one read before a dependent's endorsement: the employee, the dependent (null fields when it

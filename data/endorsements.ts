@@ -11,12 +11,7 @@ import { TENANT_FILTER } from '../db/entities/tenant.js';
 import { activeOnSql } from './member-cover.js';
 import { endorsementEventDataSql, outboxSql } from './outbox.js';
 import type { SystemScope, TenantScope } from './scope.js';
-
-/**
- * The open statuses as an SQL literal list, derived from the enum. A literal (not parameters) so
- * that `on conflict ... where status in ...` matches the partial unique index endorsements_one_open.
- */
-const OPEN_STATUS_SQL = `(${OPEN_ENDORSEMENT_STATUSES.map((s) => `'${s}'`).join(', ')})`;
+import { OPEN_STATUS_SQL } from './sql.js';
 
 /** Columns of spec 2.5 as stored; dates and money as text so no time zone or float shifts them. */
 const ENDORSEMENT_COLUMNS = `e.id, e.client_id, e.policy_id, e.employee_id, e.dependent_id, e.type, e.status,

@@ -1,8 +1,7 @@
-import { OPEN_ENDORSEMENT_STATUSES, type ExitMode } from '../domain/enums.js';
+import type { ExitMode } from '../domain/enums.js';
 import { activeOnSql } from './member-cover.js';
 import type { TenantScope } from './scope.js';
-
-const OPEN_STATUS_SQL = `(${OPEN_ENDORSEMENT_STATUSES.map((s) => `'${s}'`).join(', ')})`;
+import { OPEN_STATUS_SQL } from './sql.js';
 
 /** A leaver's cover that outlasts the leaving date, with no DELETION under way (D16). */
 export interface PendingExit {

@@ -6,10 +6,21 @@ export const SCOPES = [
   'policy.get',
   'policy.list',
   'policy.members.list',
+  // Not in D2: an HR integrator's scope for endorsements and census batches (see ENDORSEMENT_SCOPES).
+  'policy.endorsements',
   'policy.all',
 ] as const;
 /** What a client (tenant) may be granted. */
 export type ClientScope = (typeof SCOPES)[number];
+
+/**
+ * What creates (and cancels) endorsements: single ones, a census's and a dependent's own ADDITION.
+ * D2 names `policy.all`; `policy.endorsements` is this service's narrower grant of the same,
+ * accepted beside it (an extra accepted scope, so every D2 token still works).
+ */
+export const ENDORSEMENT_SCOPES: readonly ClientScope[] = ['policy.endorsements', 'policy.all'];
+/** What reads an endorsement or a census batch: D2's Get Endorsement scopes and the endorsement scope. */
+export const ENDORSEMENT_READ_SCOPES: readonly ClientScope[] = ['policy.get', ...ENDORSEMENT_SCOPES];
 
 /**
  * D14: what an insurer principal holds, and only it. Never in SCOPES: a client can never be

@@ -1,6 +1,7 @@
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { insertCensusBatch, readCensusSnapshot, discardCensusBatch, type StagedRow } from '../data/census.js';
-import type { TenantScope } from '../data/scope.js';
+import { TenantScope, type SystemScope } from '../data/scope.js';
+import { listUnstartedCensusBatches, markCensusBatchWorkflowStarted } from '../data/census-batch-starts.js';
 import { parseCensusRecord, type CensusRow } from '../domain/census.js';
 import {
   CensusPlanner,
@@ -92,9 +93,11 @@ export async function planCensus(scope: TenantScope, input: CensusInput, today: 
 }
 
 /**
- * Stores a planned census as a RUNNING batch, then starts its workflow. A start that fails removes
- * the batch (WorkflowNotStarted), so the client never holds a batch id without a workflow. The
- * start is idempotent (workflow id from the batch id).
+ * Stores a planned census as a RUNNING batch, then starts its workflow and records the start. A
+ * start that fails removes the batch (WorkflowNotStarted), so the client never holds a batch id
+ * without a workflow, unless the reconciler got to it first (it then stands and is answered). A
+ * crash between the insert and the start is healed by the endorsement reconciler
+ * (reconcileUnstartedCensusBatches). The start is idempotent (workflow id from the batch id).
  */
 export async function commitCensus(
   deps: StartDeps,
@@ -109,16 +112,17 @@ export async function commitCensus(
     plan.staged,
   );
   try {
-    await startCensusWorkflow(deps, { batchId, clientId: scope.clientId, rows: plan.rows.length });
+    await startCensusWorkflow(deps, scope, { batchId, clientId: scope.clientId, rows: plan.rows.length });
   } catch (err) {
-    await discardCensusBatch(scope, batchId);
-    throw new WorkflowNotStarted(err);
+    if (await discardCensusBatch(scope, batchId)) throw new WorkflowNotStarted(err);
   }
   return batchId;
 }
 
+/** Starts the batch's workflow (or finds it started) and records that; safe to repeat. */
 async function startCensusWorkflow(
   deps: StartDeps,
+  scope: TenantScope,
   input: { batchId: string; clientId: string; rows: number },
 ): Promise<void> {
   try {
@@ -131,4 +135,23 @@ async function startCensusWorkflow(
   } catch (err) {
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
   }
+  await markCensusBatchWorkflowStarted(scope, input.batchId);
+}
+
+/**
+ * Starts the workflow of every RUNNING census batch (any tenant) still without a recorded start
+ * after the grace period (a crash between the commit's insert and its start). Idempotent through
+ * the workflow id: a batch whose workflow runs or ran is only marked.
+ */
+export async function reconcileUnstartedCensusBatches(
+  deps: StartDeps,
+  system: SystemScope,
+  graceMs: number,
+): Promise<number> {
+  const batches = await listUnstartedCensusBatches(system, graceMs);
+  for (const b of batches) {
+    const input = { batchId: b.id, clientId: b.clientId, rows: b.rowCount };
+    await startCensusWorkflow(deps, TenantScope.of(system.em, b.clientId), input);
+  }
+  return batches.length;
 }

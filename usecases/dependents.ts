@@ -83,7 +83,8 @@ async function join(
 ): Promise<DependentJoin> {
   const policyId = j.policy.id;
   if (!opts.canEndorse) {
-    const reason = 'the token lacks the policy.all scope: create it with POST /v1/policy/endorsements';
+    const reason =
+      'the token lacks an endorsement scope (policy.endorsements or policy.all): create it with POST /v1/policy/endorsements';
     return { policyId, endorsementId: null, reason };
   }
   const cover = joiningCover(j.policy, j.input, j.on);

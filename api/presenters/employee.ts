@@ -152,7 +152,7 @@ export const addDependentPayload = z
       .meta({
         description:
           "D16: one entry per policy covering the employee and the dependent's relationship: the dependent's " +
-          'own ADDITION, started at once (with the `policy.all` scope), or why not; a repeated add retries them',
+          'own ADDITION, started at once (with `policy.endorsements` or `policy.all`), or why not; a repeated add retries them',
       }),
     ...outcome('Dependent added successfully'),
   })

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { MalformedCensus, MAX_CENSUS_BYTES, MAX_CENSUS_ROWS, CENSUS_COLUMNS } from '../../domain/census.js';
 import { today } from '../../domain/clock.js';
 import { looksLikeId } from '../../domain/ids.js';
-import { hasAnyScope, type Scope } from '../../domain/scopes.js';
+import { ENDORSEMENT_READ_SCOPES, ENDORSEMENT_SCOPES, hasAnyScope, type Scope } from '../../domain/scopes.js';
 import { readCensusBatch, censusRowPage } from '../../data/census.js';
 import { commitCensus, planCensus, type CensusPlan } from '../../usecases/census.js';
 import { TooManyCensusRows, type CensusInput } from '../../usecases/census-file.js';
@@ -110,7 +110,7 @@ const template = (path: string, type: string, operationId: string, make: () => P
     operationId,
     summary: `Census template (${type === CSV ? 'CSV' : 'XLSX'})`,
     description: 'The header row a census is read by; fill one row per person.',
-    scopes: ['policy.get', 'policy.all'],
+    scopes: ENDORSEMENT_READ_SCOPES,
     response: { contentType: type, schema: z.string(), description: 'The census template' },
     handler: async ({ ctx }: Handler<undefined, undefined, undefined, Auth>) => {
       ctx.body = await make();
@@ -141,11 +141,11 @@ export const censusRoutes = [
       `A census as CSV (\`${CSV}\`), XLSX (\`${XLSX}\`) or JSON \`{rows: [...]}\`; at most ${MAX_CENSUS_ROWS} rows ` +
       `and 10 MiB (413 past either). Headers as the templates. \`?dry_run=true\` answers 200 with every row's plan ` +
       'or errors and the totals (premium, CD impact) and writes nothing; a commit answers 202 with the batch id at ' +
-      'once and a workflow applies the rows, each once. Rows that create employees need `employee.create` too; ' +
-      'rows that change an existing employee (`updates_employee`, or an `exit`: a delete row without a policy) ' +
-      'need `employee.update`. ' +
+      'once and a workflow applies the rows, each once. Rows that create employees need `employee.create` (or ' +
+      '`employee.all`) too; rows that change an existing employee (`updates_employee`, or an `exit`: a delete ' +
+      'row without a policy) need `employee.update` (or `employee.all`). ' +
       '`Idempotency-Key` as on endorsements (the same file again with the same key: the same batch).',
-    scopes: ['policy.all'],
+    scopes: ENDORSEMENT_SCOPES,
     query: censusQuery,
     body: censusBody,
     uploads: [CSV, XLSX],
@@ -190,7 +190,7 @@ export const censusRoutes = [
     operationId: 'getEndorsementBatch',
     summary: "A census batch's progress and its rows' outcomes (D16)",
     description: 'Counts by outcome, status, and one page of rows in file order (keyset paging, D5).',
-    scopes: ['policy.get', 'policy.all'],
+    scopes: ENDORSEMENT_READ_SCOPES,
     params: batchParams,
     query: batchQuery,
     response: batchPayload,

@@ -1,5 +1,6 @@
 import { today } from '../../domain/clock.js';
 import { EndorsementRefused } from '../../domain/endorsements.js';
+import { ENDORSEMENT_SCOPES, hasAnyScope } from '../../domain/scopes.js';
 import { addDependentToCover, type AddedDependent } from '../../usecases/dependents.js';
 import { dependentsOf } from '../../usecases/employees.js';
 import { dependentNotEligible } from '../errors.js';
@@ -40,7 +41,7 @@ export const dependentRoutes = [
       try {
         added = await addDependentToCover(deps, scope, params.employee_id, newDependentFromRequest(body), {
           actor: { tokenId: auth.tokenId },
-          canEndorse: auth.scopes.includes('policy.all'),
+          canEndorse: hasAnyScope(auth.scopes, ENDORSEMENT_SCOPES),
         });
       } catch (err) {
         if (err instanceof EndorsementRefused) throw refusalToApiError(err);

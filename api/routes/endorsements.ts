@@ -2,6 +2,7 @@ import { readEndorsement, type EndorsementRow } from '../../data/endorsements.js
 import { TenantScope } from '../../data/scope.js';
 import { EndorsementRefused, type CreatedEndorsement } from '../../domain/endorsements.js';
 import { looksLikeId } from '../../domain/ids.js';
+import { ENDORSEMENT_READ_SCOPES, ENDORSEMENT_SCOPES } from '../../domain/scopes.js';
 import { acceptEndorsement, cancelThroughWorkflow, WorkflowNotStarted } from '../../usecases/endorsements.js';
 import { endorsementWorkflowId } from '../../workflows/endorsement/contract.js';
 import type { Auth } from '../auth/tokens.js';
@@ -138,7 +139,7 @@ export const endorsementRoutes = [
       'Checked synchronously (D7), then processed by a workflow: PENDING, SENT_TO_INSURER, then APPROVED ' +
       'or REJECTED (or CANCELLED). Without policy_id the routing of D7 picks the policy. An optional ' +
       '`Idempotency-Key` header makes a retry return the first answer.',
-    scopes: ['policy.all'],
+    scopes: ENDORSEMENT_SCOPES,
     body: createEndorsementBody,
     response: createEndorsementPayload,
     errors: [
@@ -156,7 +157,7 @@ export const endorsementRoutes = [
     path: '/v1/policy/endorsements/:endorsement_id',
     operationId: 'getEndorsement',
     summary: 'Get endorsement (spec 4.10)',
-    scopes: ['policy.get', 'policy.all'],
+    scopes: ENDORSEMENT_READ_SCOPES,
     params: endorsementParams,
     response: endorsementPayload,
     errors: [endorsementNotFound()],
@@ -178,7 +179,7 @@ export const endorsementRoutes = [
     description:
       'While PENDING or SENT_TO_INSURER; once submitted, the insurer adapter is told to withdraw. ' +
       'Cancelling a cancelled endorsement answers it again.',
-    scopes: ['policy.all'],
+    scopes: ENDORSEMENT_SCOPES,
     params: endorsementParams,
     response: endorsementPayload,
     errors: [endorsementNotFound(), alreadyDecided('the endorsement is ENDORSEMENT_STATUS_APPROVED')],

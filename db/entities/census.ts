@@ -3,12 +3,20 @@ import { clientRef } from './client.js';
 import { createdAt, ref, text } from './columns.js';
 import { tenantFilter } from './tenant.js';
 
-/** One committed census (migration 0017). */
+/** One committed census (migration 0017; its workflow start's mark, 0022). */
 export const CensusBatchSchema = defineEntity({
   name: 'CensusBatch',
   tableName: 'census_batches',
   filters: tenantFilter,
-  indexes: [{ name: 'census_batches_client', properties: ['clientId', 'createdAt'] }],
+  indexes: [
+    { name: 'census_batches_client', properties: ['clientId', 'createdAt'] },
+    // The reconciler's read: batches committed without a recorded workflow start.
+    {
+      name: 'census_batches_unstarted',
+      expression:
+        'create index census_batches_unstarted on census_batches (created_at) where workflow_started_at is null',
+    },
+  ],
   properties: {
     id: text().primary(),
     clientId: clientRef(),
@@ -18,6 +26,7 @@ export const CensusBatchSchema = defineEntity({
     actorTokenId: text().nullable(),
     createdAt: createdAt(),
     completedAt: p.datetime().nullable(),
+    workflowStartedAt: p.datetime().nullable(),
   },
 });
 export type CensusBatch = InferEntity<typeof CensusBatchSchema>;

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import jwt from 'jsonwebtoken';
+import { SCOPES } from '../../domain/scopes.js';
 import { makeClient, sql, type TestClient } from '../support/factories.js';
 import { stack } from '../support/stack.js';
 import { PROBE_PATH, requestToken, startProbeApi, type ProbeApi } from './auth-fixtures.js';
@@ -77,6 +78,11 @@ describe('POST /v1/auth/token', () => {
     [['Employee.Get'], 'employee.get'],
     [['POLICY_MEMBERS_LIST'], 'policy.members.list'],
     [['policy_members.list', 'policy.members.list', 'POLICY.ALL'], 'policy.members.list policy.all'],
+    [['POLICY_ENDORSEMENTS'], 'policy.endorsements'],
+    [
+      ['policy_endorsements', 'Policy.Endorsements', 'EMPLOYEE_CREATE'],
+      'policy.endorsements employee.create',
+    ],
   ] as const) {
     it(`normalises scopes ${JSON.stringify(asked)} to "${granted}"`, async () => {
       const res = await requestToken(api.http, credentials(asked));
@@ -280,6 +286,32 @@ describe('POST /v1/auth/token', () => {
       const other = await ask(['policy.get', 'employee.get']);
       expect(other.status).to.equal(403);
       expect(other.body.detail).to.equal('scopes not allowed for this client: employee.get');
+    });
+
+    it('gives policy.endorsements to a client allowed it, or allowed policy.all before it existed, and no other', async () => {
+      const ask = (c: TestClient, scopes: string[]) =>
+        requestToken(api.http, { client_id: c.clientId, client_secret: c.clientSecret, scopes });
+      const granted = (r: { body: any }) => (jwt.decode(r.body.payload.access_token) as jwt.JwtPayload).scope;
+
+      // A client created with D2's eight scopes, as every client was before policy.endorsements.
+      const older = await makeClient({ scopes: SCOPES.filter((s) => s !== 'policy.endorsements') });
+      const fromAll = await ask(older, ['POLICY_ENDORSEMENTS', 'employee.create']);
+      expect(fromAll.status).to.equal(200);
+      expect(granted(fromAll)).to.equal('policy.endorsements employee.create');
+
+      const integrator = await makeClient({ scopes: ['policy.endorsements', 'employee.create'] });
+      const own = await ask(integrator, ['policy_endorsements', 'EMPLOYEE_CREATE']);
+      expect(own.status).to.equal(200);
+      expect(granted(own)).to.equal('policy.endorsements employee.create');
+      // Narrower than policy.all: it is not a way to the family's other scopes.
+      const wider = await ask(integrator, ['policy.endorsements', 'policy.get', 'policy.all']);
+      expect(wider.status).to.equal(403);
+      expect(wider.body.detail).to.equal('scopes not allowed for this client: policy.get, policy.all');
+
+      const reader = await makeClient({ scopes: ['policy.get'] });
+      const refused = await ask(reader, ['policy.endorsements']);
+      expect(refused.status).to.equal(403);
+      expect(refused.body.detail).to.equal('scopes not allowed for this client: policy.endorsements');
     });
   });
 });

@@ -44,6 +44,16 @@ const D2: { endpoints: string[]; scopes: Scope[] }[] = [
 ];
 
 /**
+ * Scopes a D2 endpoint accepts beyond its row: an extension (every D2 token still works), never a
+ * scope taken away. `policy.endorsements` is the HR integrator's endorsement scope (README, Scopes).
+ */
+const BEYOND_D2_ROW: Record<string, readonly Scope[]> = {
+  'GET /v1/policy/endorsements/{id}': ['policy.endorsements'],
+  'POST /v1/policy/endorsements': ['policy.endorsements'],
+  'POST /v1/policy/endorsements/{id}/cancel': ['policy.endorsements'],
+};
+
+/**
  * The routes D2 does not name, each with its scopes and where they are decided: a route added to the
  * service must land in D2's table or here, so none gets its scopes by accident.
  */
@@ -60,12 +70,13 @@ const BEYOND_D2: Record<string, readonly Scope[] | 'public'> = {
   // Roster reconciliations read like the policy itself (issue 17).
   'GET /v1/policy/{}/reconciliations': ['policy.get', 'policy.all'],
   'GET /v1/policy/{}/reconciliations/{}': ['policy.get', 'policy.all'],
-  // Census batches (D16): a commit creates endorsements (as Create Endorsement; rows that create
-  // employees need employee.create too, checked by the handler); reading one is as Get Endorsement.
-  'POST /v1/policy/endorsements/batches': ['policy.all'],
-  'GET /v1/policy/endorsements/batches/{}': ['policy.get', 'policy.all'],
-  'GET /v1/policy/endorsements/batches/template.csv': ['policy.get', 'policy.all'],
-  'GET /v1/policy/endorsements/batches/template.xlsx': ['policy.get', 'policy.all'],
+  // Census batches (D16): a commit creates endorsements (as Create Endorsement, the requirement's
+  // policy.endorsements beside it; rows that create employees need employee.create too, checked by
+  // the handler); reading one or a template is as Get Endorsement.
+  'POST /v1/policy/endorsements/batches': ['policy.endorsements', 'policy.all'],
+  'GET /v1/policy/endorsements/batches/{}': ['policy.get', 'policy.endorsements', 'policy.all'],
+  'GET /v1/policy/endorsements/batches/template.csv': ['policy.get', 'policy.endorsements', 'policy.all'],
+  'GET /v1/policy/endorsements/batches/template.xlsx': ['policy.get', 'policy.endorsements', 'policy.all'],
   'GET /openapi.json': 'public',
   'GET /docs': 'public',
   // D14: called by insurers, not clients; an insurer principal holds this scope and nothing else.
@@ -82,14 +93,16 @@ const concrete = (def: RouteDef) => def.path.replace(PARAM, 'zz_unknown_0001');
 describe('the routes and D2’s scope table', () => {
   const routes = new Map(allRoutes().map((def) => [shape(def), def]));
 
-  it('has a route for every endpoint of every row of D2, with exactly the row’s scopes', () => {
+  it('has a route for every endpoint of every row of D2, with exactly the row’s scopes (and its extension)', () => {
     for (const row of D2) {
       for (const endpoint of row.endpoints) {
         const def = routes.get(specShape(endpoint));
         expect(def, `${endpoint} (D2) has no route`).to.not.equal(undefined);
-        expect(def!.scopes, endpoint).to.have.members(row.scopes);
+        expect(def!.scopes, endpoint).to.have.members([...row.scopes, ...(BEYOND_D2_ROW[endpoint] ?? [])]);
       }
     }
+    const inD2 = new Set(D2.flatMap((row) => row.endpoints));
+    for (const endpoint of Object.keys(BEYOND_D2_ROW)) expect(inD2.has(endpoint), endpoint).to.equal(true);
   });
 
   it('finds every registered route in D2’s table or among the routes D2 does not name', () => {

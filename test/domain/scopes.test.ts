@@ -10,6 +10,7 @@ describe('scope names (D2)', () => {
     }
     expect(normaliseScope('POLICY_MEMBERS_LIST')).to.equal('policy.members.list');
     expect(normaliseScope('policy_members.LIST')).to.equal('policy.members.list');
+    expect(normaliseScope('POLICY_ENDORSEMENTS')).to.equal('policy.endorsements');
   });
 
   it('knows no other names', () => {

@@ -58,7 +58,7 @@ export const PERIODIC_SCHEDULES: readonly PeriodicSchedule[] = [
   {
     scheduleId: 'endorsement-reconciler',
     workflowType: ENDORSEMENT_RECONCILE_PASS,
-    note: 'Starts the workflow of endorsements committed without one (D7)',
+    note: 'Starts the workflow of endorsements and census batches committed without one (D7, D16)',
   },
   {
     scheduleId: 'grant-reconciler',
