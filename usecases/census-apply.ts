@@ -102,14 +102,16 @@ async function applyRow(
       if (!employeeId) throw new EndorsementRefused('EMPLOYEE_NOT_FOUND', 'no employee has this code');
       if (r.plan.updates_employee) await updateDetails(tx, employeeId, r, today);
       const dependentId = r.person?.relationship ? await dependentOf(tx, employeeId, r) : undefined;
+      // The batch rides on each endorsement, so a late start by the reconciler sets BatchId too.
+      const actor = { tokenId: r.actor_token_id, batchId };
       const made = r.plan.exit
-        ? await exit(tx, employeeId, r, today)
+        ? await exit(tx, employeeId, r, actor, today)
         : r.plan.endorsement
           ? [
               await createEndorsement(
                 tx,
                 { ...requestOf(r, employeeId), ...(dependentId && { dependentId }) },
-                { tokenId: r.actor_token_id },
+                actor,
                 today,
               ),
             ]
@@ -186,9 +188,14 @@ async function updateDetails(tx: TenantScope, employeeId: string, r: PendingRow,
  * leaving on the row's date, then in `automatic` mode the planned DELETIONs through D7's create
  * (checked again). All in the row's transaction: one refused rolls the status back too.
  */
-async function exit(tx: TenantScope, employeeId: string, r: PendingRow, today: string) {
+async function exit(
+  tx: TenantScope,
+  employeeId: string,
+  r: PendingRow,
+  actor: { tokenId: string | null; batchId: string },
+  today: string,
+) {
   const { date_of_leaving: dateOfLeaving, mode, deletions } = r.plan.exit!;
-  const actor = { tokenId: r.actor_token_id };
   await updateEmployee(tx, employeeId, { status: 'INACTIVE', dateOfLeaving }, { today, actor });
   if (mode !== 'automatic') return [];
   const made = [];
