@@ -1,5 +1,6 @@
 import type { CensusSnapshot, PlanEmployee, PlanPolicy, RowPlan } from '../domain/census-plan.js';
 import type { CensusBatchStatus, CensusRowOutcome } from '../domain/census-batch.js';
+import { exitModeOf } from './exits.js';
 import { activeOnSql } from './member-cover.js';
 import { outboxSql } from './outbox.js';
 import { readPage, type CursorCodec, type Page, type PageRequest } from './paging.js';
@@ -7,13 +8,14 @@ import type { TenantScope } from './scope.js';
 import { OPEN_STATUS_SQL } from './sql.js';
 
 /**
- * What a census plan reads, in three statements whatever the census's size: the client's ACTIVE
- * policies with their available CD balance, and the employees the census names (by code or by a
- * new row's e-mail) with their own cover on `today` (D10), their open endorsements and their
- * dependents with each one's cover. Planned for 10,000 rows: the open endorsements through the
- * partial index endorsements_one_open (a literal status list), and code and e-mail matched in a
- * union, each a hashed semi-join, rather than one `or` the planner cannot split; a dependent's cover
- * through its employee (index policy_members_employee), not a scan of the client's members.
+ * What a census plan reads, in four statements whatever the census's size: the client's ACTIVE
+ * policies with their available CD balance, the employees the census names (by code or by a row's
+ * e-mail) with their stored details, their own cover on `today` (D10), their open endorsements and
+ * their dependents with each one's cover, and the client's exit mode. Planned for 10,000 rows: the
+ * open endorsements through the partial index endorsements_one_open (a literal status list), and
+ * code and e-mail matched in a union, each a hashed semi-join, rather than one `or` the planner
+ * cannot split; a dependent's cover through its employee (index policy_members_employee), not a
+ * scan of the client's members.
  */
 export async function readCensusSnapshot(
   scope: TenantScope,
@@ -33,6 +35,8 @@ export async function readCensusSnapshot(
   );
   const employees = await scope.sql<PlanEmployee>(
     `select e.id, e.employee_code, u.email_key,
+            jsonb_build_object('name', e.name, 'email', e.email, 'phone_number', e.phone_number,
+              'date_of_birth', e.date_of_birth::text, 'gender', e.gender, 'status', e.status) as details,
             coalesce((select jsonb_agg(jsonb_build_object('policy_id', m.policy_id, 'sum_insured', m.sum_insured::text,
                         'start', m.coverage_start_date::text, 'end', m.coverage_end_date::text))
                  from policy_members m
@@ -59,7 +63,7 @@ export async function readCensusSnapshot(
                       where n.client_id = ? and nu.email_key in (select jsonb_array_elements_text(?::jsonb)))`,
     [today, today, c, JSON.stringify(codes), c, JSON.stringify(emailKeys)],
   );
-  return { policies, employees };
+  return { policies, employees, exit_mode: await exitModeOf(scope) };
 }
 
 /** A census row as staged at commit: its plan, and a new employee's details (personal data). */
@@ -126,19 +130,53 @@ export async function lockCensusRow(
   return r;
 }
 
-/** The row numbers of a range still without an outcome. */
+/** A row still without an outcome, with the earlier row that creates its employee (if any). */
+export interface PendingRowNumber {
+  row: number;
+  employeeRow: number | null;
+}
+
+/** The rows of a range still without an outcome. */
 export async function pendingCensusRows(
+  scope: TenantScope,
+  batchId: string,
+  range: { from: number; to: number },
+): Promise<PendingRowNumber[]> {
+  return scope.sql<PendingRowNumber>(
+    `select row_number as "row", (plan->>'employee_row')::int as "employeeRow" from census_batch_rows
+      where client_id = ? and batch_id = ? and row_number between ? and ? and outcome is null
+      order by row_number`,
+    [scope.clientId, batchId, range.from, range.to],
+  );
+}
+
+/** The rows, anywhere in the batch, still without an outcome whose employee a row of the range creates. */
+export async function pendingRowsOfEmployeesIn(
   scope: TenantScope,
   batchId: string,
   range: { from: number; to: number },
 ): Promise<number[]> {
   const rows = await scope.sql<{ row_number: number }>(
     `select row_number from census_batch_rows
-      where client_id = ? and batch_id = ? and row_number between ? and ? and outcome is null
+      where client_id = ? and batch_id = ? and outcome is null
+        and (plan->>'employee_row')::int between ? and ?
       order by row_number`,
     [scope.clientId, batchId, range.from, range.to],
   );
   return rows.map((r) => r.row_number);
+}
+
+/** A row's outcome as a later row of its employee reads it (undefined: no such row). */
+export async function censusRowOutcome(
+  tx: TenantScope,
+  batchId: string,
+  row: number,
+): Promise<{ outcome: CensusRowOutcome | null; reason: string | null } | undefined> {
+  const [r] = await tx.sql<{ outcome: CensusRowOutcome | null; reason: string | null }>(
+    'select outcome, reason from census_batch_rows where client_id = ? and batch_id = ? and row_number = ?',
+    [tx.clientId, batchId, row],
+  );
+  return r;
 }
 
 /** Sets a row's outcome once (guarded: an outcome already there stays). */
@@ -160,20 +198,32 @@ export async function setCensusRowOutcome(
   );
 }
 
-/** Endorsements created by a range's applied rows, for their workflow starts (ids only). */
+/**
+ * The endorsements a row `r` made, as `e`: its own (`endorsement_id`), and for an exit every
+ * DELETION of the employee's own cover ending on the leaving date (an exit row makes one per policy).
+ */
+const ROW_ENDORSEMENT_SQL = `e.client_id = r.client_id and (e.id = r.endorsement_id
+  or (jsonb_typeof(r.plan->'exit') = 'object' and e.employee_id = r.employee_id and e.dependent_id is null
+      and e.type = 'ENDORSEMENT_TYPE_DELETION'
+      and e.coverage_end_date = (r.plan->'exit'->>'date_of_leaving')::date))`;
+
+/** Endorsements made by a range's applied rows and by `also` rows, for their workflow starts (ids only). */
 export async function appliedCensusEndorsements(
   scope: TenantScope,
   batchId: string,
   range: { from: number; to: number },
+  also: readonly number[] = [],
 ): Promise<
   { id: string; policy_id: string; employee_id: string; type: string; workflow_started: boolean }[]
 > {
   return scope.sql(
-    `select e.id, e.policy_id, e.employee_id, e.type, e.workflow_started_at is not null as workflow_started
-       from census_batch_rows r join endorsements e on e.id = r.endorsement_id
-      where r.client_id = ? and r.batch_id = ? and r.row_number between ? and ? and r.outcome = 'APPLIED'
-      order by r.row_number`,
-    [scope.clientId, batchId, range.from, range.to],
+    `select distinct on (r.row_number, e.id) e.id, e.policy_id, e.employee_id, e.type,
+            e.workflow_started_at is not null as workflow_started
+       from census_batch_rows r join endorsements e on ${ROW_ENDORSEMENT_SQL}
+      where r.client_id = ? and r.batch_id = ? and r.outcome = 'APPLIED'
+        and (r.row_number between ? and ? or r.row_number in (select jsonb_array_elements_text(?::jsonb)::int))
+      order by r.row_number, e.id`,
+    [scope.clientId, batchId, range.from, range.to, JSON.stringify(also)],
   );
 }
 
@@ -240,6 +290,8 @@ export interface BatchRowPageRow {
   outcome: CensusRowOutcome | null;
   employee_id: string | null;
   endorsement_id: string | null;
+  /** Every endorsement the row made (an exit: one DELETION per policy). */
+  endorsement_ids: string[];
   reason: string | null;
   plan: RowPlan;
 }
@@ -259,7 +311,9 @@ export function censusRowPage(
       from: 'census_batch_rows r',
       where: 'r.client_id = ? and r.batch_id = ?',
       params: [scope.clientId, batchId],
-      select: 'r.row_number, r.outcome, r.employee_id, r.endorsement_id, r.reason, r.plan',
+      select: `r.row_number, r.outcome, r.employee_id, r.endorsement_id, r.reason, r.plan,
+               coalesce((select jsonb_agg(e.id order by e.created_at, e.id) from endorsements e
+                          where ${ROW_ENDORSEMENT_SQL}), '[]') as endorsement_ids`,
       key: [{ sql: 'r.row_number', type: 'integer' }],
     },
     req,

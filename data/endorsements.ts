@@ -97,14 +97,14 @@ export async function insertEndorsement(
   scope: TenantScope,
   req: EndorsementRequest,
   decision: EndorsementDecision,
-  actor: { tokenId: string | null },
+  actor: { tokenId: string | null; batchId?: string },
 ): Promise<InsertedEndorsement> {
   const id = newId('endorsement');
   const inserted = await scope.sql<{ id: string }>(
     `with created as (
        insert into endorsements (id, client_id, policy_id, employee_id, dependent_id, type, status,
-         coverage_start_date, coverage_end_date, premium_impact, sum_insured)
-       values (?, ?, ?, ?, ?, ?, 'ENDORSEMENT_STATUS_PENDING', ?, ?, ?, ?)
+         coverage_start_date, coverage_end_date, premium_impact, sum_insured, batch_id)
+       values (?, ?, ?, ?, ?, ?, 'ENDORSEMENT_STATUS_PENDING', ?, ?, ?, ?, ?)
        on conflict (client_id, employee_id, policy_id) where status in ${OPEN_STATUS_SQL} do nothing
        returning id, client_id),
      audited as (
@@ -122,6 +122,7 @@ export async function insertEndorsement(
       req.coverageEndDate,
       decision.premiumImpact,
       decision.sumInsured,
+      actor.batchId ?? null,
       actor.tokenId,
     ],
   );
@@ -180,6 +181,8 @@ export interface UnstartedEndorsement {
   policyId: string;
   employeeId: string;
   type: EndorsementType;
+  /** The census batch that made it (its BatchId), when one did. */
+  batchId: string | null;
 }
 
 /** Every tenant's endorsements still without a workflow after the grace period, oldest first. */
@@ -188,7 +191,8 @@ export async function listUnstartedEndorsements(
   graceMs: number,
 ): Promise<UnstartedEndorsement[]> {
   return system.sql<UnstartedEndorsement>(
-    `select id, client_id as "clientId", policy_id as "policyId", employee_id as "employeeId", type
+    `select id, client_id as "clientId", policy_id as "policyId", employee_id as "employeeId", type,
+            batch_id as "batchId"
        from endorsements
       where workflow_started_at is null and created_at < now() - (? * interval '1 millisecond')
       order by created_at limit 100`,

@@ -38,8 +38,6 @@ export const samePerson = (a: Person, b: Person) =>
 export interface DependentRowContext {
   row: CensusRow;
   employee: PlanEmployee | undefined;
-  /** An earlier row of this census creates the employee. */
-  createdInFile: boolean;
   policies: readonly PlanPolicy[];
   /** Dependents earlier rows of this census add to the same employee (the family rules count them). */
   planned: readonly Person[];
@@ -56,9 +54,11 @@ export interface DependentRowPlan {
 /**
  * Plans a dependent's row (D16): `add` upserts the dependent (checked with the eligibility rules of
  * the policies it would join) and, when the employee is covered on the routed policy today, its own
- * ADDITION for one life; `delete` ends a covered dependent's cover with a DELETION. The employee must
- * exist before the census: their own ADDITION in the same file is applied concurrently with other
- * rows and covers them only once the insurer confirms it, so it never makes them covered here.
+ * ADDITION for one life; `delete` ends a covered dependent's cover with a DELETION. An employee an
+ * earlier row of the file creates is known but covered nowhere yet (their own ADDITION covers them
+ * once the insurer approves it): as for any uncovered employee (usecases/dependents.ts), the
+ * dependent is added alone, checked with the rules of the policies it would join, and joins with
+ * the employee's ADDITION, whose approval enrols the covered family (data/endorsement-approval.ts).
  */
 export function planDependentRow(ctx: DependentRowContext): DependentRowPlan {
   const errors = cellErrors(ctx);
@@ -72,16 +72,9 @@ export function planDependentRow(ctx: DependentRowContext): DependentRowPlan {
   return row.action === 'add' ? planAddition(ctx, person) : planDeletion(ctx, person);
 }
 
-function cellErrors({ row, employee, createdInFile }: DependentRowContext): RowError[] {
+function cellErrors({ row, employee }: DependentRowContext): RowError[] {
   const errors: RowError[] = [];
-  if (!employee) {
-    errors.push({
-      field: 'employee_code',
-      reason: createdInFile
-        ? "the employee is created by this census: their dependents' rows go in a census after it is applied"
-        : 'no employee has this code',
-    });
-  }
+  if (!employee) errors.push({ field: 'employee_code', reason: 'no employee has this code' });
   const needed =
     row.action === 'add'
       ? (['name', 'date_of_birth', 'gender'] as const)

@@ -1,5 +1,6 @@
 import { CENSUS_FIELDS, type CensusRecord, type CensusRow, type RowError } from './census.js';
 import { planDependentRow, RELATIONSHIP_OF, type PlanDependent } from './census-dependents.js';
+import { changesDetails, type CensusExit, type StoredDetails } from './census-employee.js';
 import { refusalError } from './census-refusal.js';
 import type { EligibilityRules } from './dependent-eligibility.js';
 import { emailKey } from './employees.js';
@@ -10,7 +11,7 @@ import {
   type CandidatePolicy,
   type EndorsementRequest,
 } from './endorsements.js';
-import type { CoverageType, EndorsementType } from './enums.js';
+import type { CoverageType, EndorsementType, ExitMode } from './enums.js';
 import { formatPaise, toPaise, type Slab } from './premium.js';
 
 /** One of the client's ACTIVE policies as the plan needs it, with its available CD balance. */
@@ -39,11 +40,15 @@ export interface PlanEmployee {
   open: { policy_id: string; endorsement_id: string }[];
   /** Their dependents, each with its own cover (absent: none). */
   dependents?: PlanDependent[];
+  /** Their stored details, which a row restating them differently updates (absent: not compared). */
+  details?: StoredDetails;
 }
 
 export interface CensusSnapshot {
   policies: PlanPolicy[];
   employees: PlanEmployee[];
+  /** The client's exit mode (D16; absent: automatic). */
+  exit_mode?: ExitMode;
 }
 
 /** What committing one row would do; the same for the dry run and the commit of the same file. */
@@ -63,7 +68,14 @@ export interface RowPlan {
   employee_code: string;
   creates_employee: boolean;
   adds_dependent: boolean;
+  /** A self row restating an existing employee's details differently: they are updated. */
+  updates_employee: boolean;
+  /** The earlier row of this census that creates the employee: this row is applied after it. */
+  employee_row: number | null;
+  /** The row's endorsement; null for an exit (see `exit`) or a dependent joining with the employee. */
   endorsement: PlannedEndorsement | null;
+  /** A `delete` self row without a policy: the employee's exit, with a DELETION per covering policy. */
+  exit: CensusExit | null;
 }
 
 export interface PolicyCdImpact {
@@ -79,6 +91,8 @@ export interface PlanTotals {
   ok: number;
   errors: number;
   employees_created: number;
+  employees_updated: number;
+  exits: number;
   endorsements: Record<EndorsementType, number>;
   premium: string;
   cd: PolicyCdImpact[];
@@ -104,7 +118,10 @@ export const invalidRowPlan = (row: number, employeeCode: string, errors: RowErr
   employee_code: employeeCode,
   creates_employee: false,
   adds_dependent: false,
+  updates_employee: false,
+  employee_row: null,
   endorsement: null,
+  exit: null,
 });
 
 const NEW_EMPLOYEE_FIELDS = [
@@ -126,8 +143,8 @@ export class CensusPlanner {
   private readonly byEmail = new Map<string, string>();
   /** Rows planned so far: `${code}|${policy}` -> the row that opens an endorsement there. */
   private readonly opened = new Map<string, number>();
-  /** Codes a planned row creates. */
-  private readonly created = new Set<string>();
+  /** Codes a planned row creates, with that row. */
+  private readonly created = new Map<string, number>();
   /** Dependents planned rows add, by employee code (the family rules count them). */
   private readonly dependents = new Map<
     string,
@@ -146,39 +163,84 @@ export class CensusPlanner {
   }
 
   plan(row: CensusRow): RowPlan {
-    const errors: RowError[] = [];
     const existing = this.byCode.get(row.employeeCode);
     if (row.relationship !== 'self') return this.planDependent(row, existing);
+    if (existing && row.action === 'delete' && !row.policyId) return this.planExit(row, existing);
+    const errors: RowError[] = [];
     const creates = !existing && !this.created.has(row.employeeCode);
     if (creates) errors.push(...this.newEmployeeErrors(row));
     if (!existing && row.action !== 'add')
       errors.push({ field: 'employee_code', reason: 'no employee has this code' });
+    const updates = changesDetails(row, existing?.details);
+    if (updates) errors.push(...this.emailErrors(row));
     const endorsement = errors.length === 0 ? this.endorse(row, existing, errors) : null;
     if (errors.length > 0) return invalidRowPlan(row.row, row.employeeCode, errors);
-    if (creates) {
-      this.created.add(row.employeeCode);
-      this.byEmail.set(emailKey(row.email!), row.employeeCode);
-    }
+    if (creates) this.created.set(row.employeeCode, row.row);
+    if (creates || updates) this.byEmail.set(emailKey(row.email ?? existing!.email_key), row.employeeCode);
     this.opened.set(`${row.employeeCode}|${endorsement!.policy_id}`, row.row);
     return {
-      row: row.row,
-      status: 'ok',
-      errors: [],
-      employee_code: row.employeeCode,
+      ...this.okPlan(row),
       creates_employee: creates,
-      adds_dependent: false,
+      updates_employee: updates,
+      employee_row: creates ? null : (this.created.get(row.employeeCode) ?? null),
       endorsement,
     };
   }
 
+  /** An ok row's plan before what it does. */
+  private okPlan(row: CensusRow): RowPlan {
+    return { ...invalidRowPlan(row.row, row.employeeCode, []), status: 'ok' };
+  }
+
+  /**
+   * A `delete` self row without a policy: the employee's exit (usecases/exits.ts), leaving on the
+   * effective date, with a DELETION ending then on every ACTIVE policy whose own cover of theirs
+   * outlasts it (each through D7's checks, as a one-policy delete row). An employee covered nowhere
+   * is an error, as a one-policy delete row is: the census changes cover, not only statuses.
+   */
+  private planExit(row: CensusRow, employee: PlanEmployee): RowPlan {
+    const errors: RowError[] = [];
+    const ending = this.snapshot.policies.filter((p) =>
+      employee.cover.some((c) => c.policy_id === p.id && c.end > row.effectiveDate),
+    );
+    if (ending.length === 0)
+      errors.push({
+        field: 'policy_id',
+        reason: 'the employee is not covered by an active policy of the client',
+      });
+    const deletions = ending.flatMap((p) => {
+      const planned = this.endorse({ ...row, policyId: p.id }, employee, errors);
+      return planned ? [planned] : [];
+    });
+    if (errors.length > 0) return invalidRowPlan(row.row, row.employeeCode, errors);
+    const mode = this.snapshot.exit_mode ?? 'automatic';
+    if (mode === 'automatic')
+      for (const d of deletions) this.opened.set(`${row.employeeCode}|${d.policy_id}`, row.row);
+    return { ...this.okPlan(row), exit: { date_of_leaving: row.effectiveDate, mode, deletions } };
+  }
+
+  /** A changed e-mail that another employee (stored or created by an earlier row) holds. */
+  private emailErrors(row: CensusRow): RowError[] {
+    const holder = row.email ? this.byEmail.get(emailKey(row.email)) : undefined;
+    return holder !== undefined && holder !== row.employeeCode
+      ? [{ field: 'email', reason: 'is already the official e-mail of another employee' }]
+      : [];
+  }
+
   /** A dependent's row (census-dependents.ts); what it plans counts for later rows as an employee's does. */
-  private planDependent(row: CensusRow, employee: PlanEmployee | undefined): RowPlan {
+  private planDependent(row: CensusRow, stored: PlanEmployee | undefined): RowPlan {
     const code = row.employeeCode;
     const planned = this.dependents.get(code) ?? [];
+    const employeeRow = stored ? null : (this.created.get(code) ?? null);
+    // An employee an earlier row creates: known, covered nowhere yet, without stored dependents.
+    const employee: PlanEmployee | undefined =
+      stored ??
+      (employeeRow === null
+        ? undefined
+        : { id: 'new', employee_code: code, email_key: '', cover: [], open: [], dependents: [] });
     const { errors, endorsement } = planDependentRow({
       row,
       employee,
-      createdInFile: this.created.has(code),
       policies: this.snapshot.policies,
       planned,
       openOn: (policyId) =>
@@ -198,12 +260,9 @@ export class CensusPlanner {
     }
     if (endorsement) this.opened.set(`${code}|${endorsement.policy_id}`, row.row);
     return {
-      row: row.row,
-      status: 'ok',
-      errors: [],
-      employee_code: code,
-      creates_employee: false,
+      ...this.okPlan(row),
       adds_dependent: row.action === 'add',
+      employee_row: employeeRow,
       endorsement,
     };
   }
@@ -234,10 +293,7 @@ export class CensusPlanner {
       field,
       reason: 'is required for a new employee',
     }));
-    const holder = row.email ? this.byEmail.get(emailKey(row.email)) : undefined;
-    if (holder !== undefined && holder !== row.employeeCode)
-      errors.push({ field: 'email', reason: 'is already the official e-mail of another employee' });
-    return errors;
+    return [...errors, ...this.emailErrors(row)];
   }
 
   /** D7's decision for the row's endorsement, or its refusal pushed onto errors. */
@@ -319,6 +375,10 @@ export class CensusPlanner {
   }
 }
 
+/** The endorsements a row's commit creates: its own, or an automatic exit's DELETIONs. */
+export const createdEndorsements = (p: RowPlan): PlannedEndorsement[] =>
+  p.endorsement ? [p.endorsement] : p.exit?.mode === 'automatic' ? p.exit.deletions : [];
+
 /** Endorsements by type, net premium and each policy's CD impact against its available balance. */
 export function planTotals(plans: readonly RowPlan[], policies: readonly PlanPolicy[]): PlanTotals {
   const endorsements: Record<EndorsementType, number> = {
@@ -328,15 +388,14 @@ export function planTotals(plans: readonly RowPlan[], policies: readonly PlanPol
   };
   const perPolicy = new Map<string, { debit: bigint; credit: bigint }>();
   let premium = 0n;
-  for (const p of plans) {
-    if (!p.endorsement) continue;
-    endorsements[p.endorsement.type] += 1;
-    const paise = toPaise(p.endorsement.premium_impact);
+  for (const e of plans.flatMap(createdEndorsements)) {
+    endorsements[e.type] += 1;
+    const paise = toPaise(e.premium_impact);
     premium += paise;
-    const acc = perPolicy.get(p.endorsement.policy_id) ?? { debit: 0n, credit: 0n };
+    const acc = perPolicy.get(e.policy_id) ?? { debit: 0n, credit: 0n };
     if (paise >= 0n) acc.debit += paise;
     else acc.credit -= paise;
-    perPolicy.set(p.endorsement.policy_id, acc);
+    perPolicy.set(e.policy_id, acc);
   }
   const cd = [...perPolicy.entries()]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
@@ -357,6 +416,8 @@ export function planTotals(plans: readonly RowPlan[], policies: readonly PlanPol
     ok,
     errors: plans.length - ok,
     employees_created: plans.filter((p) => p.creates_employee).length,
+    employees_updated: plans.filter((p) => p.updates_employee).length,
+    exits: plans.filter((p) => p.exit).length,
     endorsements,
     premium: formatPaise(premium),
     cd,

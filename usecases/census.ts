@@ -26,7 +26,10 @@ export interface CensusPlan {
   staged: StagedRow[];
 }
 
-/** A new employee's details as staged (personal data: PostgreSQL only, never Temporal or logs). */
+/**
+ * A new employee's details, or an existing one's a row updates (its given cells), as staged
+ * (personal data: PostgreSQL only, never Temporal or logs).
+ */
 const personOf = (r: CensusRow): Record<string, string> =>
   Object.fromEntries(
     Object.entries({
@@ -80,7 +83,9 @@ export async function planCensus(scope: TenantScope, input: CensusInput, today: 
         ? dependentOf(result.row)
         : plan.creates_employee
           ? personOf(result.row)
-          : null;
+          : plan.updates_employee
+            ? personOf({ ...result.row, eventDate: undefined })
+            : null;
     return { plan, person: plan.status === 'ok' ? person : null };
   });
   const rows = staged.map((s) => s.plan);

@@ -68,7 +68,7 @@ export interface StartDeps {
 export async function createEndorsement(
   scope: TenantScope,
   req: EndorsementRequest,
-  actor: { tokenId: string | null },
+  actor: { tokenId: string | null; batchId?: string },
   today: string,
 ): Promise<CreatedEndorsement> {
   const { candidates, decision } = await decide(scope, req, today);
@@ -81,6 +81,7 @@ export async function createEndorsement(
     policyId: decision.policyId,
     employeeId: req.employeeId,
     type: req.type,
+    ...(actor.batchId && { batchId: actor.batchId }),
     ...(chosen?.employee_code && {
       codes: {
         policyNumber: chosen.policy_number,
@@ -207,7 +208,10 @@ export async function reconcileUnstartedEndorsements(
   graceMs: number,
 ): Promise<number> {
   const rows = await listUnstartedEndorsements(system, graceMs);
-  for (const r of rows) await startEndorsementWorkflow(deps, TenantScope.of(system.em, r.clientId), r);
+  for (const r of rows) {
+    const started = { ...r, batchId: r.batchId ?? undefined };
+    await startEndorsementWorkflow(deps, TenantScope.of(system.em, r.clientId), started);
+  }
   return rows.length;
 }
 

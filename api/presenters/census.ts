@@ -3,7 +3,8 @@ import type { BatchRowPageRow, BatchSummary } from '../../data/census.js';
 import { CENSUS_BATCH_STATUSES, CENSUS_ROW_OUTCOMES } from '../../domain/census-batch.js';
 import type { PlanTotals, RowPlan } from '../../domain/census-plan.js';
 import { CENSUS_FIELDS } from '../../domain/census.js';
-import { ENDORSEMENT_TYPES } from '../../domain/enums.js';
+import { ENDORSEMENT_TYPES, EXIT_MODES } from '../../domain/enums.js';
+import type { PlannedEndorsement } from '../../domain/census-plan.js';
 import { dateOut, idOut, moneyOut, outcome, pagingOut } from '../schemas/responses.js';
 
 const money = (s: string) => Number(s);
@@ -28,6 +29,22 @@ const plannedEndorsementSchema = z
   })
   .meta({ id: 'CensusPlannedEndorsement' });
 
+const exitSchema = z
+  .object({
+    date_of_leaving: dateOut,
+    mode: z.enum(EXIT_MODES).meta({
+      description:
+        "The client's exit mode: automatic creates the DELETIONs at commit; proposed lists them on the employee (`pending_exits`) and creates none",
+    }),
+    deletions: z.array(plannedEndorsementSchema).meta({
+      description: 'One DELETION per ACTIVE policy whose cover of the employee outlasts the leaving date',
+    }),
+  })
+  .meta({
+    id: 'CensusExit',
+    description: 'A delete row without a policy: the employee leaves (INACTIVE with date_of_leaving)',
+  });
+
 export const rowPlanSchema = z
   .object({
     row: z.number().int().min(1).meta({ description: 'The data row (1 is the first row after the header)' }),
@@ -36,7 +53,18 @@ export const rowPlanSchema = z
     employee_code: z.string(),
     creates_employee: z.boolean(),
     adds_dependent: z.boolean(),
-    endorsement: plannedEndorsementSchema.nullable(),
+    updates_employee: z.boolean().meta({
+      description:
+        "An existing employee's details (name, email, phone, date of birth, gender) the row changes",
+    }),
+    employee_row: z.number().int().nullable().meta({
+      description: 'The earlier row of this census that creates the employee; this row is applied after it',
+    }),
+    endorsement: plannedEndorsementSchema.nullable().meta({
+      description:
+        "The row's endorsement; null for an exit, or a dependent of an uncovered employee (it joins with the employee's ADDITION)",
+    }),
+    exit: exitSchema.nullable(),
   })
   .meta({ id: 'CensusRowPlan', description: 'What committing this row would do, or why it cannot' });
 
@@ -46,6 +74,8 @@ const totalsSchema = z
     ok: z.number().int(),
     errors: z.number().int(),
     employees_created: z.number().int(),
+    employees_updated: z.number().int(),
+    exits: z.number().int(),
     endorsements: z.object(Object.fromEntries(ENDORSEMENT_TYPES.map((t) => [t, z.number().int()]))),
     premium: moneyOut.meta({ description: 'Net premium impact of the ok rows (INR)' }),
     cd: z.array(
@@ -88,7 +118,10 @@ const batchRowSchema = z
     row: z.number().int(),
     outcome: z.enum(['PENDING', ...CENSUS_ROW_OUTCOMES]),
     employee_id: z.string().nullable(),
-    endorsement_id: z.string().nullable(),
+    endorsement_id: z.string().nullable().meta({ description: "The row's (first) endorsement" }),
+    endorsement_ids: z
+      .array(z.string())
+      .meta({ description: 'Every endorsement the row made (an exit: one per policy)' }),
     reason: z.string().nullable().meta({ description: 'Why a row is INVALID or FAILED' }),
     plan: rowPlanSchema,
   })
@@ -111,20 +144,28 @@ export const batchPayload = z
   })
   .meta({ id: 'CensusBatchPayload' });
 
+const presentPlanned = (e: PlannedEndorsement) => ({
+  ...e,
+  sum_insured: money(e.sum_insured),
+  premium_impact: money(e.premium_impact),
+});
+
 export function presentRowPlan(p: RowPlan): z.infer<typeof rowPlanSchema> {
   return {
     ...p,
-    endorsement: p.endorsement && {
-      ...p.endorsement,
-      sum_insured: money(p.endorsement.sum_insured),
-      premium_impact: money(p.endorsement.premium_impact),
-    },
+    // Rows stored before these fields had none of them.
+    updates_employee: p.updates_employee ?? false,
+    employee_row: p.employee_row ?? null,
+    endorsement: p.endorsement && presentPlanned(p.endorsement),
+    exit: p.exit ? { ...p.exit, deletions: p.exit.deletions.map(presentPlanned) } : null,
   };
 }
 
 export function presentTotals(t: PlanTotals): z.infer<typeof totalsSchema> {
   return {
     ...t,
+    employees_updated: t.employees_updated ?? 0,
+    exits: t.exits ?? 0,
     premium: money(t.premium),
     cd: t.cd.map((c) => ({
       policy_id: c.policy_id,
@@ -153,6 +194,7 @@ export const presentBatchRow = (r: BatchRowPageRow): z.infer<typeof batchRowSche
   outcome: r.outcome ?? 'PENDING',
   employee_id: r.employee_id,
   endorsement_id: r.endorsement_id,
+  endorsement_ids: r.endorsement_ids,
   reason: r.reason,
   plan: presentRowPlan(r.plan),
 });

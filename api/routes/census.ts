@@ -64,6 +64,8 @@ const unreadable = (detail: string) => validationError(`census: ${detail}`, 'Unr
 const batchNotFound = () => notFound('Batch Not Found');
 /** Rows that create employees need this too (D2's employee create). */
 const EMPLOYEE_CREATE: Scope[] = ['employee.create', 'employee.all'];
+/** Rows that update an employee's details or make them leave need this too (Update Employee's). */
+const EMPLOYEE_UPDATE: Scope[] = ['employee.update', 'employee.all'];
 
 function inputOf(ctx: Koa.Context, body: CensusBody | undefined): CensusInput {
   const upload = ctx.state.upload as Upload | undefined;
@@ -84,6 +86,8 @@ async function plan(scope: TenantScope, deps: AppDeps, input: CensusInput): Prom
 async function commit(deps: AppDeps, scope: TenantScope, auth: Auth, planned: CensusPlan) {
   if (planned.rows.some((r) => r.creates_employee) && !hasAnyScope(auth.scopes, EMPLOYEE_CREATE))
     throw insufficientScope(EMPLOYEE_CREATE);
+  if (planned.rows.some((r) => r.updates_employee || r.exit) && !hasAnyScope(auth.scopes, EMPLOYEE_UPDATE))
+    throw insufficientScope(EMPLOYEE_UPDATE);
   try {
     const batchId = await commitCensus(deps, scope, planned, { tokenId: auth.tokenId });
     return {
@@ -138,7 +142,8 @@ export const censusRoutes = [
       `and 10 MiB (413 past either). Headers as the templates. \`?dry_run=true\` answers 200 with every row's plan ` +
       'or errors and the totals (premium, CD impact) and writes nothing; a commit answers 202 with the batch id at ' +
       'once and a workflow applies the rows, each once. Rows that create employees need `employee.create` (or ' +
-      '`employee.all`) too. ' +
+      '`employee.all`) too; rows that change an existing employee (`updates_employee`, or an `exit`: a delete ' +
+      'row without a policy) need `employee.update` (or `employee.all`). ' +
       '`Idempotency-Key` as on endorsements (the same file again with the same key: the same batch).',
     scopes: ENDORSEMENT_SCOPES,
     query: censusQuery,
@@ -147,7 +152,12 @@ export const censusRoutes = [
     bodyLimit: MAX_CENSUS_BYTES,
     successStatus: 202,
     response: z.union([commitPayload, dryRunPayload]),
-    errors: [tooManyRows(), unreadable('<why>'), insufficientScope(EMPLOYEE_CREATE)],
+    errors: [
+      tooManyRows(),
+      unreadable('<why>'),
+      insufficientScope(EMPLOYEE_CREATE),
+      insufficientScope(EMPLOYEE_UPDATE),
+    ],
     idempotencyKey: true,
     // A dry run writes nothing: it is not keyed (the same key may then commit).
     unkeyed: (q) => (q as CensusQuery).dry_run === 'true',

@@ -6,6 +6,7 @@ import {
   GRANT_STATUSES,
   MEMBER_STATUSES,
 } from '../../domain/enums.js';
+import { CensusBatchSchema } from './census.js';
 import { clientRef } from './client.js';
 import { createdAt, money, ref, text, textEnum, updatedAt } from './columns.js';
 import { DependentSchema, EmployeeSchema } from './employee.js';
@@ -96,6 +97,8 @@ export const EndorsementSchema = defineEntity({
     grantId: ref(GrantSchema, 'grant_id').nullable(),
     /** D16: a dependent joining a covered employee: the one person the endorsement covers. */
     dependentId: ref(DependentSchema, 'dependent_id').nullable(),
+    /** D16: the census batch whose row made it (migration 0023), for its workflow's BatchId. */
+    batchId: ref(CensusBatchSchema, 'batch_id').nullable(),
     type: textEnum(ENDORSEMENT_TYPES),
     status: textEnum(ENDORSEMENT_STATUSES),
     coverageStartDate: p.date(),

@@ -19,6 +19,7 @@ import { Migration0018CensusRowSecurity } from './0018-census-row-security.js';
 import { Migration0019DependentEndorsements } from './0019-dependent-endorsements.js';
 import { Migration0021CdStatementReconciliations } from './0021-cd-statement-reconciliations.js';
 import { Migration0022CensusBatchWorkflowStart } from './0022-census-batch-workflow-start.js';
+import { Migration0023EndorsementBatch } from './0023-endorsement-batch.js';
 
 /** Listed explicitly so migrations run the same under tsx, compiled JS and bundlers. */
 export const migrationsList: MigrationObject[] = [
@@ -42,4 +43,5 @@ export const migrationsList: MigrationObject[] = [
   { name: '0019-dependent-endorsements', class: Migration0019DependentEndorsements },
   { name: '0021-cd-statement-reconciliations', class: Migration0021CdStatementReconciliations },
   { name: '0022-census-batch-workflow-start', class: Migration0022CensusBatchWorkflowStart },
+  { name: '0023-endorsement-batch', class: Migration0023EndorsementBatch },
 ];

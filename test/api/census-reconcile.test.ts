@@ -4,6 +4,9 @@ import { TenantScope } from '../../data/scope.js';
 import { systemClock, today } from '../../domain/clock.js';
 import { newId } from '../../domain/ids.js';
 import { planCensus } from '../../usecases/census.js';
+import { createEndorsement } from '../../usecases/endorsements.js';
+import { endorsementWorkflowId } from '../../workflows/endorsement/contract.js';
+import { BatchId } from '../../workflows/search-attributes.js';
 import { censusBatchWorkflowId } from '../../workflows/census-batch/contract.js';
 import { census, censusCsv, CSV, newJoiner, type Census } from '../support/census.js';
 import { checkCdLedgersAfterEachTest } from '../support/cd-ledger-check.js';
@@ -79,6 +82,39 @@ describe('census batches whose workflow start was lost (endorsement reconciler)'
         (status) => status === 'COMPLETED',
         'the batch workflow to complete',
       );
+    } finally {
+      await deletePeriodicSchedules(stack().temporal);
+    }
+  });
+
+  it('an endorsement a batch row made but whose chunk did not start it is started by the reconciler with its BatchId', async () => {
+    const w = await census();
+    const batchId = await committedWithoutStart(w);
+    const scope = TenantScope.of(stack().orm.em.fork(), w.clientId);
+    // As the row's transaction made it, before the chunk's starts (a chunk late or killed there).
+    const made = await scope.transaction((tx) =>
+      createEndorsement(
+        tx,
+        {
+          employeeId: w.uncovered.id,
+          policyId: w.policyId,
+          type: 'ENDORSEMENT_TYPE_ADDITION',
+          coverageStartDate: '2026-12-01',
+          coverageEndDate: '2027-03-01',
+        },
+        { tokenId: null, batchId },
+        today(systemClock),
+      ),
+    );
+    await triggerPass(stack().temporal, stack().taskQueue, 'endorsement-reconciler');
+    try {
+      const handle = stack().temporal.workflow.getHandle(endorsementWorkflowId(made.id));
+      const described = await waitFor(
+        () => handle.describe().catch(() => null),
+        (d) => d !== null,
+        'the reconciler to start the endorsement',
+      );
+      expect(described!.typedSearchAttributes.get(BatchId)).to.equal(batchId);
     } finally {
       await deletePeriodicSchedules(stack().temporal);
     }

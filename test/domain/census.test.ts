@@ -150,7 +150,7 @@ describe('census plan (domain/census-plan.ts)', () => {
     );
     expect(unknown.errors.map((e) => e.field)).to.deep.equal(['employee_code']);
     const first = planner.plan(
-      row({ employee_code: 'C1', action: 'delete', effective_date: '2026-12-31' }, 4),
+      row({ employee_code: 'C1', action: 'delete', effective_date: '2026-12-31', policy_id: 'pol_a' }, 4),
     );
     expect(first.status).to.equal('ok');
     expect(first.endorsement?.premium_impact.startsWith('-')).to.equal(true);
@@ -241,7 +241,7 @@ describe('census dependents’ rows (domain/census-dependents.ts)', () => {
     expect(child('Three', 3).errors.map((e) => e.reason.split(':')[0])).to.deep.equal(['MAX_CHILDREN']);
   });
 
-  it('plans a DELETION of a covered dependent, and refuses an unknown one or an employee the census creates', () => {
+  it('plans a DELETION of a covered dependent, and refuses an unknown one (also of an employee the census creates)', () => {
     const planner = new CensusPlanner(withFamily(), TODAY);
     const del = planner.plan(
       dep({ action: 'delete', relationship: 'spouse', name: 'asha rao', date_of_birth: '1990-05-05' }),
@@ -256,25 +256,147 @@ describe('census dependents’ rows (domain/census-dependents.ts)', () => {
       dep({ action: 'delete', relationship: 'spouse', name: 'Nobody', date_of_birth: '1990-05-05' }, 2),
     );
     expect(nobody.errors.map((e) => e.field)).to.deep.equal(['name']);
-    planner.plan(
-      row(
+    planner.plan(row({ ...NEW_NINE }, 3));
+    const early = planner.plan(
+      dep(
         {
           employee_code: 'N9',
-          name: 'New Nine',
-          email: 'n9@example.com',
-          phone: '+919800000000',
+          action: 'delete',
+          relationship: 'spouse',
+          name: 'S',
           date_of_birth: '1990-01-01',
-          gender: 'female',
-          action: 'add',
-          effective_date: '2026-12-01',
         },
-        3,
+        4,
       ),
     );
-    const early = planner.plan(
-      dep({ employee_code: 'N9', relationship: 'spouse', name: 'S', date_of_birth: '1990-01-01' }, 4),
+    expect(early.errors.map((e) => e.field)).to.deep.equal(['name']);
+  });
+
+  it('plans dependents of an employee an earlier row creates: added to them, joining their ADDITION, family rules counted', () => {
+    const planner = new CensusPlanner(withFamily(), TODAY);
+    const joiner = planner.plan(row({ ...NEW_NINE }, 3));
+    expect(joiner).to.deep.include({ status: 'ok', creates_employee: true, employee_row: null });
+    const child = (name: string, n: number) =>
+      planner.plan(dep({ employee_code: 'N9', relationship: 'son', name, date_of_birth: '2020-01-01' }, n));
+    const first = child('One', 4);
+    expect(first).to.deep.include({
+      status: 'ok',
+      adds_dependent: true,
+      creates_employee: false,
+      employee_row: 3,
+      endorsement: null,
+    });
+    expect(child('Two', 5).status).to.equal('ok');
+    expect(child('Three', 6).errors.map((e) => e.reason.split(':')[0])).to.deep.equal(['MAX_CHILDREN']);
+    const before = planner.plan(
+      dep({ employee_code: 'N10', relationship: 'son', name: 'Early', date_of_birth: '2020-01-01' }, 7),
     );
-    expect(early.errors[0]).to.deep.include({ field: 'employee_code' });
-    expect(early.errors[0]!.reason).to.match(/created by this census/);
+    expect(before.errors).to.deep.equal([{ field: 'employee_code', reason: 'no employee has this code' }]);
+  });
+});
+
+const NEW_NINE = {
+  employee_code: 'N9',
+  name: 'New Nine',
+  email: 'n9@example.com',
+  phone: '+919800000000',
+  date_of_birth: '1990-01-01',
+  gender: 'female',
+  action: 'add',
+  effective_date: '2026-12-01',
+};
+
+describe('census rows that update or exit an employee (domain/census-plan.ts)', () => {
+  const withDetails = (): CensusSnapshot => {
+    const s = snapshot();
+    s.policies.push({ ...POLICY, id: 'pol_b', policy_number: 'B/1' });
+    s.employees[0]!.cover.push({
+      policy_id: 'pol_b',
+      sum_insured: '300000.00',
+      start: '2026-06-01',
+      end: '2027-03-31',
+    });
+    s.employees[0]!.details = {
+      name: 'Chitra Rao',
+      email: 'c1@example.com',
+      phone_number: '+919800000001',
+      date_of_birth: '1990-01-01',
+      gender: 'FEMALE',
+      status: 'ACTIVE',
+    };
+    s.employees.push({
+      id: 'emp_other',
+      employee_code: 'O1',
+      email_key: 'o1@example.com',
+      cover: [],
+      open: [],
+    });
+    return s;
+  };
+  const c1 = (o: Record<string, string>, n = 1) =>
+    row(
+      {
+        employee_code: 'C1',
+        action: 'modify',
+        effective_date: '2026-12-01',
+        sum_insured: '500000',
+        policy_id: 'pol_a',
+        ...o,
+      },
+      n,
+    );
+
+  it('updates a known employee whose row restates details differently; empty cells and equal ones change nothing', () => {
+    const planner = new CensusPlanner(withDetails(), TODAY);
+    const same = planner.plan(c1({ name: 'Chitra Rao', gender: 'f' }));
+    expect(same).to.deep.include({ status: 'ok', updates_employee: false });
+    const renamed = new CensusPlanner(withDetails(), TODAY).plan(c1({ name: 'Chitra R. Rao' }));
+    expect(renamed).to.deep.include({ status: 'ok', updates_employee: true });
+    expect(renamed.endorsement?.type).to.equal('ENDORSEMENT_TYPE_MODIFICATION');
+    expect(planTotals([same, renamed], [POLICY]).employees_updated).to.equal(1);
+    const taken = new CensusPlanner(withDetails(), TODAY).plan(c1({ email: 'O1@example.com' }));
+    expect(taken.errors).to.deep.equal([
+      { field: 'email', reason: 'is already the official e-mail of another employee' },
+    ]);
+  });
+
+  it('plans a delete row without a policy as an exit with a DELETION per covering policy; with one, that policy only', () => {
+    const exit = new CensusPlanner(withDetails(), TODAY).plan(
+      row({ employee_code: 'C1', action: 'delete', effective_date: '2026-12-31' }),
+    );
+    expect(exit).to.deep.include({ status: 'ok', endorsement: null });
+    expect(exit.exit).to.deep.include({ date_of_leaving: '2026-12-31', mode: 'automatic' });
+    expect(
+      exit.exit!.deletions.map((d) => [d.policy_id, d.type, d.coverage_start_date, d.coverage_end_date]),
+    ).to.deep.equal([
+      ['pol_a', 'ENDORSEMENT_TYPE_DELETION', '2026-04-01', '2026-12-31'],
+      ['pol_b', 'ENDORSEMENT_TYPE_DELETION', '2026-06-01', '2026-12-31'],
+    ]);
+    const totals = planTotals([exit], withDetails().policies);
+    expect(totals).to.deep.include({ exits: 1 });
+    expect(totals.endorsements.ENDORSEMENT_TYPE_DELETION).to.equal(2);
+    expect(totals.cd.map((c) => c.policy_id)).to.deep.equal(['pol_a', 'pol_b']);
+    const one = new CensusPlanner(withDetails(), TODAY).plan(
+      row({ employee_code: 'C1', action: 'delete', effective_date: '2026-12-31', policy_id: 'pol_b' }),
+    );
+    expect(one).to.deep.include({ status: 'ok', exit: null });
+    expect(one.endorsement).to.include({ type: 'ENDORSEMENT_TYPE_DELETION', policy_id: 'pol_b' });
+  });
+
+  it('in the proposed exit mode lists the DELETIONs without counting them; an uncovered employee cannot exit by census', () => {
+    const proposed = { ...withDetails(), exit_mode: 'proposed' as const };
+    const planner = new CensusPlanner(proposed, TODAY);
+    const exit = planner.plan(row({ employee_code: 'C1', action: 'delete', effective_date: '2026-12-31' }));
+    expect(exit.exit).to.deep.include({ mode: 'proposed' });
+    expect(exit.exit!.deletions).to.have.length(2);
+    const totals = planTotals([exit], proposed.policies);
+    expect(totals.endorsements.ENDORSEMENT_TYPE_DELETION).to.equal(0);
+    expect(totals.cd).to.deep.equal([]);
+    const bare = planner.plan(
+      row({ employee_code: 'O1', action: 'delete', effective_date: '2026-12-31' }, 2),
+    );
+    expect(bare.errors).to.deep.equal([
+      { field: 'policy_id', reason: 'the employee is not covered by an active policy of the client' },
+    ]);
   });
 });

@@ -1,6 +1,6 @@
 import ExcelJS from 'exceljs';
 import { endorsementApi } from '../workflows/endorsement-support.js';
-import { makeClient, makeEmployee, makeMember, makePolicy } from './factories.js';
+import { makeClient, makeEmployee, makeMember, makePolicy, type TestClient } from './factories.js';
 import type { HttpClient } from './http.js';
 import { CENSUS_COLUMNS, type CensusField } from '../../domain/census.js';
 
@@ -47,10 +47,11 @@ export const XLSX = 'application/vnd.openxmlformats-officedocument.spreadsheetml
 export interface Census {
   api: HttpClient;
   token: string;
+  client: TestClient;
   clientId: string;
   policyId: string;
-  covered: { id: string; employeeCode: string };
-  uncovered: { id: string; employeeCode: string };
+  covered: { id: string; employeeCode: string; email: string };
+  uncovered: { id: string; employeeCode: string; email: string };
 }
 
 export async function census(): Promise<Census> {
@@ -62,6 +63,7 @@ export async function census(): Promise<Census> {
   return {
     api: await endorsementApi(),
     token: client.token(),
+    client,
     clientId: client.clientId,
     policyId: policy.id,
     covered,

@@ -97,4 +97,79 @@ describe('census apply (usecases/census-apply.ts)', () => {
     ]);
     expect(joinerRows, 'the failed row created no employee').to.have.length(0);
   });
+  it('applies a row naming a joiner of the same file after the joiner’s row, whichever chunk comes first', async () => {
+    const w = await census();
+    const joiner = `F-${w.clientId.slice(-6)}`;
+    const { scope, batchId } = await staged(w, [
+      newJoiner(joiner),
+      sonOf(joiner),
+      newJoiner(`G-${joiner}`),
+      sonOf(`G-${joiner}`),
+    ]);
+    const deps = await stack().deps();
+    // The son's chunk first: it applies the joiner's row, then the son's.
+    expect(await applyCensusRange(deps, scope, batchId, { from: 2, to: 2 }, TODAY)).to.deep.equal({
+      applied: 2,
+      failed: 0,
+    });
+    // The joiner's chunk first: it applies the rows naming its joiner before starting the ADDITION.
+    expect(await applyCensusRange(deps, scope, batchId, { from: 3, to: 3 }, TODAY)).to.deep.equal({
+      applied: 2,
+      failed: 0,
+    });
+    expect(await applyCensusRange(deps, scope, batchId, { from: 1, to: 4 }, TODAY)).to.deep.equal({
+      applied: 0,
+      failed: 0,
+    });
+    const rows = await outcomes(batchId);
+    expect(rows.map((r) => r.outcome)).to.deep.equal(['APPLIED', 'APPLIED', 'APPLIED', 'APPLIED']);
+    expect(rows[1].employee_id).to.equal(rows[0].employee_id);
+    expect(rows[3].employee_id).to.equal(rows[2].employee_id);
+    const family = await sql('select employee_id from dependents where client_id = ? order by employee_id', [
+      w.clientId,
+    ]);
+    expect(family.map((d) => d.employee_id).sort()).to.deep.equal(
+      [rows[0].employee_id, rows[2].employee_id].sort(),
+    );
+    const started = await sql('select workflow_started_at from endorsements where id in (?, ?)', [
+      rows[0].endorsement_id,
+      rows[2].endorsement_id,
+    ]);
+    expect(started.every((e) => e.workflow_started_at !== null)).to.equal(true);
+  });
+
+  it('fails a row naming a joiner of the same file whose own row failed, with the reason, writing nothing', async () => {
+    const w = await census();
+    const other = await makePolicy(w.clientId, { policyNumber: `P3-${w.clientId.slice(-6)}` });
+    const joiner = `H-${w.clientId.slice(-6)}`;
+    const { scope, batchId } = await staged(w, [newJoiner(joiner, { policy_id: other.id }), sonOf(joiner)]);
+    await sql(`update policies set status = 'POLICY_STATUS_INACTIVE' where id = ?`, [other.id]);
+    const deps = await stack().deps();
+    expect(await applyCensusRange(deps, scope, batchId, { from: 2, to: 2 }, TODAY)).to.deep.equal({
+      applied: 0,
+      failed: 2,
+    });
+    const rows = await outcomes(batchId);
+    expect(rows.map((r) => r.outcome)).to.deep.equal(['FAILED', 'FAILED']);
+    expect(rows[1].reason).to.equal(
+      'EMPLOYEE_NOT_FOUND: row 1, which creates this employee, is FAILED (POLICY_NOT_FOUND)',
+    );
+    const n = await sql(
+      `select (select count(*)::int from dependents where client_id = ?) as deps,
+              (select count(*)::int from employees where client_id = ? and employee_code = ?) as joiners`,
+      [w.clientId, w.clientId, joiner],
+    );
+    expect(n[0]).to.deep.equal({ deps: 0, joiners: 0 });
+  });
+});
+
+/** A son's row for the employee with this code. */
+const sonOf = (code: string): CensusRowIn => ({
+  employee_code: code,
+  relationship: 'son',
+  name: 'Dev Son',
+  date_of_birth: '2019-08-08',
+  gender: 'male',
+  action: 'add',
+  effective_date: '2026-12-01',
 });
