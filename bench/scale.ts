@@ -27,6 +27,8 @@ const SENT = 'ENDORSEMENT_STATUS_SENT_TO_INSURER';
 const UI_QUERY = `EndorsementStatus = '${SENT}'`;
 const RESULTS = path.resolve(import.meta.dirname, 'results');
 const ROOT = path.resolve(import.meta.dirname, '..');
+/** Progress on stderr: a 10,000 run takes the better part of an hour on 2 loaded cores. */
+const say = (what: string) => process.stderr.write(`bench:scale ${new Date().toISOString()} ${what}\n`);
 
 interface Snapshot {
   reads: Record<string, Figures>;
@@ -173,10 +175,15 @@ async function main(): Promise<void> {
     await s.orm.em.execute(`update insurers set adapter = 'manual' where code = 'BENCH'`);
     const [, openPolicy, baselineCreates, openCreates, peerPolicy] = s.dataset.policyIds;
     const loadAtStart = os.loadavg().map((l) => Number(l.toFixed(2)));
+    say('baseline: none open');
     const baseline = await snapshot(s, temporal, baselineCreates!);
+    say(`opening ${OPEN}`);
     const opening = await openEndorsements(s, openPolicy!);
+    say(`measuring with ${OPEN} open`);
     const open = await snapshot(s, temporal, openCreates!);
+    say(`${OPEN} decisions through the API`);
     const decisions = await decideThroughApi(s, openPolicy!);
+    say(`${OPEN} no-op Updates`);
     const peer = await noopUpdates(s, temporal, decisions.decisions, peerPolicy!);
     const figures = {
       at: new Date().toISOString(),
