@@ -25,7 +25,8 @@ export const additionBody = (employeeId: string, policyId: string) =>
     coverage_end_date: '2027-01-31',
   });
 
-const input = (s: BenchStack, policyId: string): EndorsementWorkflowInput => ({
+/** The input of an endorsement workflow for the no-op peer (an id no row has). */
+export const peerInput = (s: BenchStack, policyId: string): EndorsementWorkflowInput => ({
   endorsementId: `end_peer${randomUUID().replace(/-/g, '')}`,
   clientId: s.dataset.clientId,
   policyId,
@@ -42,7 +43,7 @@ async function approvedCount(s: BenchStack, policyId: string): Promise<number> {
   return Number(row!.n);
 }
 
-async function waitFor(check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+export async function waitFor(check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error('timed out waiting in the benchmark');
@@ -51,7 +52,7 @@ async function waitFor(check: () => Promise<boolean>, timeoutMs: number): Promis
 }
 
 /** Runs `task` over `items` with `concurrency` in flight; returns elapsed ms. */
-async function pool<T>(
+export async function pool<T>(
   items: T[],
   concurrency: number,
   task: (item: T) => Promise<unknown>,
@@ -86,7 +87,7 @@ export async function endorsementScenarios(s: BenchStack, load: Load, plan: Plan
       warmupSeconds: 0,
     })();
     const idleQueue = `${s.taskQueue}-idle`;
-    const starts = Array.from({ length: n }, () => input(s, createPolicy!));
+    const starts = Array.from({ length: n }, () => peerInput(s, createPolicy!));
     const startLatencies: number[] = [];
     const elapsed = await pool(starts, 10, async (i) => {
       const t = performance.now();
@@ -126,7 +127,7 @@ export async function endorsementScenarios(s: BenchStack, load: Load, plan: Plan
     const oursSeconds = (performance.now() - t0) / 1000;
     // Peer: the same workflow with no-op activities, decision delivered with the start.
     const noopQueue = `${s.taskQueue}-noop`;
-    const peerInputs = Array.from({ length: n }, () => input(s, throughputPolicy!));
+    const peerInputs = Array.from({ length: n }, () => peerInput(s, throughputPolicy!));
     const t1 = performance.now();
     await pool(peerInputs, 10, (i) =>
       temporal.workflow.signalWithStart(ENDORSEMENT_WORKFLOW, {

@@ -35,6 +35,10 @@ export interface BenchStack {
   taskQueue: string;
   dataset: BenchDataset;
   token: string;
+  /** The environment the stack's processes run with (keys, database, Temporal): for operator commands. */
+  env: NodeJS.ProcessEnv;
+  /** The worker process, whose memory a scenario can read. */
+  workerPid: number;
   stop(): Promise<void>;
 }
 
@@ -145,6 +149,8 @@ export async function startBenchStack(employees: number): Promise<BenchStack> {
     taskQueue,
     dataset,
     token,
+    env,
+    workerPid: children[0]!.pid!,
     stop: async () => {
       while (stops.length) await stops.pop()!().catch((err: unknown) => console.error('bench cleanup:', err));
     },
