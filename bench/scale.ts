@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { payloadDataConverter } from '../infra/temporal-client.js';
 import { measure, median, medianOf, type Figures } from './measure.js';
-import { waitFor } from './endorsements.js';
+import { additionBody as body, waitFor } from './endorsements.js';
 import { countStatus, decideThroughApi, noopUpdates } from './scale-decisions.js';
 import { BENCH_SETTINGS, startBenchStack, type BenchStack } from './stack.js';
 
@@ -45,15 +45,6 @@ interface Opening {
   creates_per_second: number;
   worker_rss: { sent: number; rss_mb: number }[];
 }
-
-const body = (employeeId: string, policyId: string) =>
-  JSON.stringify({
-    employee_id: employeeId,
-    policy_id: policyId,
-    type: 'ADDITION',
-    coverage_start_date: '2026-12-01',
-    coverage_end_date: '2027-01-31',
-  });
 
 const timed = async (task: () => Promise<unknown>): Promise<number> => {
   const t = performance.now();

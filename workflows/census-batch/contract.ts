@@ -1,9 +1,5 @@
-import {
-  TypedSearchAttributes,
-  type WorkflowIdConflictPolicy,
-  type WorkflowIdReusePolicy,
-} from '@temporalio/common';
 import { BatchId, ClientId } from '../search-attributes.js';
+import { idempotentStartOptions } from '../start-options.js';
 import { censusBatchMetadata } from '../user-metadata.js';
 
 /**
@@ -33,18 +29,9 @@ export interface CensusBatchResult {
   failed: number;
 }
 
-/** Idempotent start, as for grants: the workflow id is derived from the batch id. */
-export function censusBatchStartOptions(input: CensusBatchInput, taskQueue: string) {
-  return {
-    workflowId: censusBatchWorkflowId(input.batchId),
-    taskQueue,
-    args: [input] as [CensusBatchInput],
-    workflowIdConflictPolicy: 'USE_EXISTING' as WorkflowIdConflictPolicy,
-    workflowIdReusePolicy: 'REJECT_DUPLICATE' as WorkflowIdReusePolicy,
-    ...censusBatchMetadata(input),
-    typedSearchAttributes: new TypedSearchAttributes([
-      { key: BatchId, value: input.batchId },
-      { key: ClientId, value: input.clientId },
-    ]),
-  };
-}
+/** Idempotent start (workflows/start-options.ts): the workflow id is derived from the batch id. */
+export const censusBatchStartOptions = (input: CensusBatchInput, taskQueue: string) =>
+  idempotentStartOptions(censusBatchWorkflowId(input.batchId), taskQueue, input, censusBatchMetadata(input), [
+    { key: BatchId, value: input.batchId },
+    { key: ClientId, value: input.clientId },
+  ]);

@@ -1,8 +1,3 @@
-import {
-  TypedSearchAttributes,
-  type WorkflowIdConflictPolicy,
-  type WorkflowIdReusePolicy,
-} from '@temporalio/common';
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { EndorsementStatus as Status, EndorsementType as Type } from '../../domain/enums.js';
 import type { DecisionAnswer, DecisionResult, InsurerDecision } from '../../domain/insurer-decisions.js';
@@ -16,6 +11,7 @@ import {
   EndorsementType,
   PolicyId,
 } from '../search-attributes.js';
+import { idempotentStartOptions } from '../start-options.js';
 import { endorsementMetadata, type EndorsementCodes } from '../user-metadata.js';
 
 /**
@@ -117,30 +113,22 @@ export const OPEN_STATUSES: readonly Status[] = [
 export const isOpenStatus = (status: Status): boolean => OPEN_STATUSES.includes(status);
 
 /**
- * Start options that make a start idempotent: the workflow id is derived from the endorsement id,
- * a start while one runs returns the running one (USE_EXISTING), and a start after it closed is
- * refused (REJECT_DUPLICATE) rather than running the endorsement twice. The Web UI's summary and
- * details come with them (workflows/user-metadata.ts), so every start path carries them.
+ * Idempotent start (workflows/start-options.ts): the workflow id is derived from the endorsement
+ * id, so a start while one runs returns it and a start after it closed is refused rather than
+ * running the endorsement twice.
  */
 export function endorsementStartOptions(input: EndorsementWorkflowInput, taskQueue: string) {
-  return {
-    workflowId: endorsementWorkflowId(input.endorsementId),
-    taskQueue,
-    args: [input] as [EndorsementWorkflowInput],
-    workflowIdConflictPolicy: 'USE_EXISTING' as WorkflowIdConflictPolicy,
-    workflowIdReusePolicy: 'REJECT_DUPLICATE' as WorkflowIdReusePolicy,
-    ...endorsementMetadata(input),
-    typedSearchAttributes: new TypedSearchAttributes([
-      { key: EndorsementStatus, value: 'ENDORSEMENT_STATUS_PENDING' },
-      { key: EndorsementType, value: input.type },
-      { key: ClientId, value: input.clientId },
-      { key: PolicyId, value: input.policyId },
-      { key: EmployeeId, value: input.employeeId },
-      { key: EndorsementStuck, value: false },
-      { key: AwaitingFunds, value: false },
-      ...(input.batchId ? [{ key: BatchId, value: input.batchId }] : []),
-    ]),
-  };
+  const id = endorsementWorkflowId(input.endorsementId);
+  return idempotentStartOptions(id, taskQueue, input, endorsementMetadata(input), [
+    { key: EndorsementStatus, value: 'ENDORSEMENT_STATUS_PENDING' },
+    { key: EndorsementType, value: input.type },
+    { key: ClientId, value: input.clientId },
+    { key: PolicyId, value: input.policyId },
+    { key: EmployeeId, value: input.employeeId },
+    { key: EndorsementStuck, value: false },
+    { key: AwaitingFunds, value: false },
+    ...(input.batchId ? [{ key: BatchId, value: input.batchId }] : []),
+  ]);
 }
 
 const UNIT_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;

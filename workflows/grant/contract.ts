@@ -1,12 +1,8 @@
-import {
-  TypedSearchAttributes,
-  type WorkflowIdConflictPolicy,
-  type WorkflowIdReusePolicy,
-} from '@temporalio/common';
 import { defineQuery } from '@temporalio/workflow';
 import type { GrantItemOutcome, GrantStatus as Status } from '../../domain/enums.js';
 import type { EndorsementWorkflowInput } from '../endorsement/contract.js';
 import { ClientId, EmployeeId, GrantStatus } from '../search-attributes.js';
+import { idempotentStartOptions } from '../start-options.js';
 import { grantMetadata } from '../user-metadata.js';
 
 /**
@@ -49,22 +45,10 @@ export const grantStateQuery = defineQuery<GrantState>('state');
 export const GRANT_GONE = 'GrantNotFound';
 export const GRANT_STATE_CONFLICT = 'GrantStateConflict';
 
-/**
- * Start options that make a start idempotent, as for endorsements: the workflow id is derived from
- * the grant id, a start while it runs returns the running one, a start after it closed is refused.
- */
-export function grantStartOptions(input: GrantWorkflowInput, taskQueue: string) {
-  return {
-    workflowId: grantWorkflowId(input.grantId),
-    taskQueue,
-    args: [input] as [GrantWorkflowInput],
-    workflowIdConflictPolicy: 'USE_EXISTING' as WorkflowIdConflictPolicy,
-    workflowIdReusePolicy: 'REJECT_DUPLICATE' as WorkflowIdReusePolicy,
-    ...grantMetadata(input),
-    typedSearchAttributes: new TypedSearchAttributes([
-      { key: GrantStatus, value: 'GRANT_STATUS_PENDING' },
-      { key: ClientId, value: input.clientId },
-      { key: EmployeeId, value: input.employeeId },
-    ]),
-  };
-}
+/** Idempotent start (workflows/start-options.ts): the workflow id is derived from the grant id. */
+export const grantStartOptions = (input: GrantWorkflowInput, taskQueue: string) =>
+  idempotentStartOptions(grantWorkflowId(input.grantId), taskQueue, input, grantMetadata(input), [
+    { key: GrantStatus, value: 'GRANT_STATUS_PENDING' },
+    { key: ClientId, value: input.clientId },
+    { key: EmployeeId, value: input.employeeId },
+  ]);
