@@ -200,12 +200,13 @@ export async function setCensusRowOutcome(
 
 /**
  * The endorsements a row `r` made, as `e`: its own (`endorsement_id`), and for an exit every
- * DELETION of the employee's own cover ending on the leaving date (an exit row makes one per policy).
+ * DELETION of the employee's own cover that this batch made (an exit row makes one per policy;
+ * each stores its batch, migration 0023). Both arms are index lookups (primary key,
+ * endorsements_batch), so a page of rows does not scan the endorsements.
  */
 const ROW_ENDORSEMENT_SQL = `e.client_id = r.client_id and (e.id = r.endorsement_id
-  or (jsonb_typeof(r.plan->'exit') = 'object' and e.employee_id = r.employee_id and e.dependent_id is null
-      and e.type = 'ENDORSEMENT_TYPE_DELETION'
-      and e.coverage_end_date = (r.plan->'exit'->>'date_of_leaving')::date))`;
+  or (jsonb_typeof(r.plan->'exit') = 'object' and e.batch_id = r.batch_id and e.employee_id = r.employee_id
+      and e.dependent_id is null and e.type = 'ENDORSEMENT_TYPE_DELETION'))`;
 
 /** Endorsements made by a range's applied rows and by `also` rows, for their workflow starts (ids only). */
 export async function appliedCensusEndorsements(

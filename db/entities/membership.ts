@@ -56,6 +56,11 @@ export const EndorsementSchema = defineEntity({
       name: 'endorsements_grant',
       expression: 'create index endorsements_grant on endorsements (grant_id) where grant_id is not null',
     },
+    // D16: a census batch's endorsements (an exit row's DELETIONs are found by their batch).
+    {
+      name: 'endorsements_batch',
+      expression: 'create index endorsements_batch on endorsements (batch_id) where batch_id is not null',
+    },
     // D14: a file insurer's endorsements waiting for a cut-off, and those a cut-off claimed.
     {
       name: 'endorsements_awaiting_cut_off',
