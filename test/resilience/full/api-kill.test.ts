@@ -117,14 +117,21 @@ describe('resilience: API process killed mid-POST, the client retries with the s
       id: string;
       status: string;
     }[];
-    const workflows = await Promise.all(
-      ids.map((r) =>
-        stack()
-          .temporal.workflow.getHandle(endorsementWorkflowId(r.id))
-          .describe()
-          .then((d) => d.status.name),
-      ),
-    );
+    // The row says APPROVED a workflow task before the run closes: read until every run has closed.
+    const closed = () =>
+      Promise.all(
+        ids.map((r) =>
+          stack()
+            .temporal.workflow.getHandle(endorsementWorkflowId(r.id))
+            .describe()
+            .then((d) => d.status.name),
+        ),
+      );
+    let workflows = await closed();
+    for (let t = 0; t < 60 && workflows.some((s) => s === 'RUNNING'); t++) {
+      await sleep(500);
+      workflows = await closed();
+    }
     report('API SIGKILL mid-POST', { warmPostMs: Math.round(latency), rounds });
     expect(open).to.equal(0);
     expect(ids).to.have.length(ROUNDS + 1);
