@@ -24,14 +24,21 @@ export function cursorCodec(secret: string): CursorCodec {
     Buffer.from(hkdfSync('sha256', secret, '', `paging-cursor/v1/${label}`, 32));
   const encKey = derive('enc');
   const ivKey = derive('iv');
+  const seal = (scope: string, text: string) => {
+    const plain = Buffer.from(text);
+    const aad = Buffer.from(scope);
+    const iv = createHmac('sha256', ivKey).update(aad).update('\0').update(plain).digest().subarray(0, 12);
+    const cipher = createCipheriv('aes-256-gcm', encKey, iv).setAAD(aad);
+    const body = Buffer.concat([cipher.update(plain), cipher.final()]);
+    return Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url');
+  };
+  // The same row always seals to the same cursor, and the same pages are read again and again (every
+  // caller polling page 1 gets its two cursors), so recent cursors are kept rather than sealed anew.
+  const sealed = new RecentValues<string>(CURSOR_CACHE_SIZE);
   return {
     encode(scope, key) {
-      const plain = Buffer.from(JSON.stringify(key));
-      const aad = Buffer.from(scope);
-      const iv = createHmac('sha256', ivKey).update(aad).update('\0').update(plain).digest().subarray(0, 12);
-      const cipher = createCipheriv('aes-256-gcm', encKey, iv).setAAD(aad);
-      const sealed = Buffer.concat([cipher.update(plain), cipher.final()]);
-      return Buffer.concat([iv, cipher.getAuthTag(), sealed]).toString('base64url');
+      const id = `${scope}\0${JSON.stringify(key)}`;
+      return sealed.get(id) ?? sealed.put(id, seal(scope, id.slice(scope.length + 1)));
     },
     decode(scope, cursor) {
       const raw = Buffer.from(cursor, 'base64url');
@@ -48,6 +55,31 @@ export function cursorCodec(secret: string): CursorCodec {
       }
     },
   };
+}
+
+/** Cursors kept per codec: a few hundred KiB at most. */
+const CURSOR_CACHE_SIZE = 2048;
+
+/** A bounded map of recent values: when full, the oldest half is dropped. */
+class RecentValues<V> {
+  private readonly values = new Map<string, V>();
+  constructor(private readonly size: number) {}
+
+  get(key: string): V | undefined {
+    return this.values.get(key);
+  }
+
+  put(key: string, value: V): V {
+    if (this.values.size >= this.size) {
+      let drop = this.size / 2;
+      for (const old of this.values.keys()) {
+        if (drop-- <= 0) break;
+        this.values.delete(old);
+      }
+    }
+    this.values.set(key, value);
+    return value;
+  }
 }
 
 const codecs = new WeakMap<object, CursorCodec>();

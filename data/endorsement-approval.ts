@@ -16,13 +16,13 @@ export interface LockedEndorsement extends Omit<
   'rejection_reason' | 'awaiting_funds_available'
 > {
   coverage_type: CoverageType;
-  cd_balance: string;
   employee_name: string;
 }
 
 /**
- * Locks the endorsement and its policy (by the workflow's endorsement id) for the approval:
- * concurrent attempts serialise here, and the policy's CD balance cannot move underneath.
+ * Locks the endorsement (by the workflow's endorsement id) for the approval: concurrent attempts
+ * serialise here. The policy row is not locked: its CD posting locks it when it runs (see
+ * applyEndorsementApproval), so approvals of one policy overlap everywhere but there.
  */
 export async function lockEndorsementForApproval(
   tx: SystemScope,
@@ -32,12 +32,12 @@ export async function lockEndorsementForApproval(
     `select e.id, e.client_id, e.policy_id, e.employee_id, e.dependent_id, e.type, e.status,
             e.coverage_start_date::text as coverage_start_date, e.coverage_end_date::text as coverage_end_date,
             e.premium_impact::text as premium_impact, e.sum_insured::text as sum_insured,
-            p.coverage_type, p.cd_balance::text as cd_balance, emp.name as employee_name
+            p.coverage_type, emp.name as employee_name
        from endorsements e
        join policies p on p.id = e.policy_id
        join employees emp on emp.id = e.employee_id
       where e.id = ?
-      for update of e, p`,
+      for update of e`,
     [id],
   );
   return row;

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { Connection, type TLSConfig } from '@temporalio/client';
 import proto from '@temporalio/proto';
 import { SEARCH_ATTRIBUTES } from '../workflows/search-attributes.js';
+import { SERVICE_DYNAMIC_CONFIG } from './temporal-cluster-config.js';
 
 const TEMPORAL_CLI_MODULE = 'github.com/temporalio/cli/cmd/temporal@v1.5.1';
 export const TOOLS_DIR = path.resolve(import.meta.dirname, '..', '.tools', 'bin');
@@ -141,6 +142,9 @@ export async function startDevServer(opts: DevServerOptions): Promise<RunningDev
     args.push('--db-filename', opts.dbFile);
   }
   if (opts.namespace && opts.namespace !== 'default') args.push('--namespace', opts.namespace);
+  for (const [key, value] of Object.entries(SERVICE_DYNAMIC_CONFIG)) {
+    args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
+  }
   for (const key of SEARCH_ATTRIBUTES) args.push('--search-attribute', `${key.name}=${cliType(key.type)}`);
   const child = spawn(opts.cli, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';

@@ -81,10 +81,11 @@ export async function holdEndorsementFunds(system: SystemScope, id: string): Pro
     const e = await lockEndorsementAccount(tx, id);
     if (!e) return { kind: 'gone' };
     const tenant = TenantScope.of(tx.em, e.client_id);
+    // The posting first: it refuses a second hold of the endorsement, so a retry finds it after.
     const placed =
       holdFor(e.premium_impact) === 0n ||
-      Boolean(await findEndorsementEntry(tenant, id, 'hold')) ||
-      Boolean(await postCdEntry(tenant, holdPosting(e.policy_id, id, e.premium_impact, true)));
+      Boolean(await postCdEntry(tenant, holdPosting(e.policy_id, id, e.premium_impact, true))) ||
+      Boolean(await findEndorsementEntry(tenant, id, 'hold'));
     if (e.awaiting || !placed) await setAwaitingFunds(tenant, id, !placed);
     const deliveries = await checkCdLow(tenant, e.policy_id);
     if (placed) return { kind: 'held', deliveries };
@@ -118,7 +119,20 @@ export async function releaseEndorsementHold(system: SystemScope, id: string): P
 }
 
 /**
- * The approval's posting, inside the approval's transaction (the policy row locked): a positive
+ * A refund (negative premium) funds the waiting endorsements, a decision on the queue: its approval
+ * locks the policy row before anything else, the order every such decision keeps. Other approvals
+ * leave the lock to their posting, their transaction's last statement.
+ */
+export async function lockAccountBeforeRefund(
+  tenant: TenantScope,
+  e: { policy_id: string; premium_impact: string },
+): Promise<void> {
+  if (toPaise(e.premium_impact) < 0n) await lockPolicyCd(tenant, e.policy_id);
+}
+
+/**
+ * The approval's posting, the last statement of the approval's transaction (its update locks the
+ * policy row, unless a refund's approval locked it first): a positive
  * premium is debited and its hold, if any, consumed (runs started before holds existed have none
  * and are debited as before: the insurer has approved); a refund is credited and may fund the
  * waiting endorsements. Keyed by (endorsement, kind): a retry posts nothing.

@@ -19,7 +19,7 @@ import { readDependentCandidates } from '../data/dependent-endorsements.js';
 import { decideDependentEndorsement } from '../domain/dependent-endorsements.js';
 import { endLapsedCoverOf } from '../data/member-cover.js';
 import { recordStatusEvent } from '../data/outbox.js';
-import { settleApprovedEndorsement } from './cd-account.js';
+import { lockAccountBeforeRefund, settleApprovedEndorsement } from './cd-account.js';
 import type { SystemScope } from '../data/scope.js';
 import { TenantScope } from '../data/scope.js';
 import {
@@ -223,10 +223,15 @@ export type ApprovalOutcome =
 
 /**
  * The insurer approved on `today` (business date): in ONE transaction, the member rows (D10: cover
- * ends on its date), the CD posting (its hold debited, a refund credited), the
- * endorsement's APPROVED status with the insurer's ids, its audit entry and its webhook event.
- * Concurrency: the endorsement and policy rows are locked first. Idempotent: an endorsement already
- * APPROVED means a previous attempt committed, and nothing is written again.
+ * ends on its date), the endorsement's APPROVED status with the insurer's ids, its audit entry and
+ * its webhook event, and last the CD posting (its hold debited, a refund credited).
+ * Concurrency: the endorsement row is locked first, so attempts at one approval serialise. The
+ * policy row, which every CD change of the policy locks, is taken by the posting, last, so the
+ * approvals of one policy wait for each other only for that statement and the commit, not for the
+ * whole transaction. A refund funds the waiting endorsements and so decides on the queue: like every
+ * such decision it locks the policy first (the order the CD account's use cases keep).
+ * Idempotent: an endorsement already APPROVED means a previous attempt committed, and nothing is
+ * written again.
  */
 export async function applyEndorsementApproval(
   system: SystemScope,
@@ -240,13 +245,13 @@ export async function applyEndorsementApproval(
     if (e.status === 'ENDORSEMENT_STATUS_APPROVED') return { kind: 'applied', deliveries: [], funded: [] };
     if (e.status !== 'ENDORSEMENT_STATUS_SENT_TO_INSURER') return { kind: 'conflict', status: e.status };
     const tenant = TenantScope.of(tx.em, e.client_id);
+    await lockAccountBeforeRefund(tenant, e);
     if (e.type === 'ENDORSEMENT_TYPE_DELETION') await approval.endMemberCover(tenant, e);
     // D10: cover that has ended by date turns inactive first (a DELETION dated before today ends at
     // once), so an ADDITION after it enrols anew and a MODIFICATION leaves ended rows alone.
     await endLapsedCoverOf(tenant, e.policy_id, e.employee_id, today);
     if (e.type === 'ENDORSEMENT_TYPE_ADDITION') await approval.enrolMembers(tenant, e, ids);
     else if (e.type === 'ENDORSEMENT_TYPE_MODIFICATION') await approval.changeMemberSumInsured(tenant, e);
-    const funded = await settleApprovedEndorsement(tenant, e);
     await approval.markEndorsementApproved(tenant, id, ids);
     const deliveries = await recordStatusEvent(tenant, {
       type: 'endorsement.status_changed',
@@ -260,6 +265,7 @@ export async function applyEndorsementApproval(
         new_status: 'ENDORSEMENT_STATUS_APPROVED',
       },
     });
+    const funded = await settleApprovedEndorsement(tenant, e);
     return { kind: 'applied', deliveries, funded };
   });
 }

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import YAML from 'yaml';
+import { dynamicConfig } from '../../infra/temporal-cluster-config.js';
 import { CLUSTER_SERVER_NAME, type ClusterTls } from '../../infra/temporal-cluster-tls.js';
 import { TEMPORAL_SERVER_VERSION } from '../../infra/temporal-server-binaries.js';
 import { uiEnvironment } from '../../infra/temporal-ui.js';
@@ -18,6 +19,7 @@ interface Service {
   environment?: Record<string, string>;
   depends_on?: Record<string, { condition: string }> | string[];
   command?: string[];
+  volumes?: string[];
 }
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const compose = YAML.parse(fs.readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8'), {
@@ -34,6 +36,20 @@ describe('docker-compose.yml', () => {
       ENABLE_ES: 'false',
       TEMPORAL_TLS_REQUIRE_CLIENT_AUTH: 'true',
     });
+  });
+
+  it('gives the server the dynamic config the cluster tests run (eager activities among it)', () => {
+    const temporal = services.temporal!;
+    const file = 'deploy/temporal-dynamic-config.yaml';
+    const mounted = `/etc/temporal/${temporal.environment!.DYNAMIC_CONFIG_FILE_PATH}`;
+    expect(temporal.volumes).to.include(`./${file}:${mounted}:ro`);
+    expect(YAML.parse(fs.readFileSync(path.join(ROOT, file), 'utf8'))).to.deep.equal(
+      YAML.parse(dynamicConfig()),
+    );
+    expect(YAML.parse(dynamicConfig())).to.have.nested.property(
+      'system\\.enableActivityEagerExecution[0].value',
+      true,
+    );
   });
 
   it('gives API, worker, setup step and Web UI a client certificate, the CA and the server name', () => {
