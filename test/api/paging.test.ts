@@ -31,6 +31,23 @@ describe('paging cursors', () => {
     expect(cursorCodec(`${SECRET}-rotated`).decode('members:cli_a:pol_1', cursor)).to.equal(null);
   });
 
+  it('gives a kept cursor only to its own scope and key, also after thousands of others were sealed', () => {
+    const first = codec.encode('members:cli_a:pol_1', key);
+    const sealedAnew = cursorCodec(SECRET);
+    for (let i = 0; i < 5000; i++) codec.encode(`members:cli_${i}:pol_1`, key);
+    for (const [scope, other] of [
+      ['members:cli_a:pol_1', key],
+      ['members:cli_b:pol_1', key],
+      ['members:cli_a:pol_1', ['Asha Rao', 'emp_abc', 0, 'mem_xyy']],
+      ['members:cli_a:pol_', ['1', ...key]],
+    ] as const) {
+      const kept = codec.encode(scope, other);
+      expect(kept, scope).to.equal(sealedAnew.encode(scope, other));
+      expect(codec.decode(scope, kept)).to.deep.equal(other);
+    }
+    expect(codec.encode('members:cli_a:pol_1', key)).to.equal(first);
+  });
+
   it('refuses every one-character change, truncation, extension and garbage', () => {
     const scope = 'policies:cli_a';
     const cursor = codec.encode(scope, ['2026-04-01', 'pol_1']);
