@@ -11,7 +11,7 @@ import { insurerFileTable } from '../domain/insurer-file.js';
 import { fileTemplate } from '../domain/insurer-file-templates/index.js';
 import { newLocalKeys } from '../infra/local-keys.js';
 import { spawnEntry } from '../infra/processes.js';
-import { payloadDataConverter } from '../infra/temporal-client.js';
+import { payloadDataConverter, temporalConnectionOptions } from '../infra/temporal-client.js';
 import { stopChild } from '../infra/temporal.js';
 import { flushInsurer } from '../usecases/insurer-cut-off.js';
 import { approvalsAfterResponseFile } from './cut-off-responses.js';
@@ -65,7 +65,7 @@ async function main(): Promise<void> {
     );
     const worker = spawnEntry('worker/main.ts', env);
     stops.push(() => stopChild(worker));
-    const connection = await Connection.connect({ address: temporalAddress });
+    const connection = await Connection.connect(temporalConnectionOptions(config));
     stops.push(() => connection.close());
     const temporal = new Client({ connection, dataConverter: payloadDataConverter(config) });
 

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { payloadDataConverter } from '../infra/temporal-client.js';
+import { payloadDataConverter, temporalConnectionOptions } from '../infra/temporal-client.js';
 import { endorsementWorkflowId, simulatedInsurerWorkflowId } from '../workflows/endorsement/contract.js';
 import { additionBody } from './endorsements.js';
 import { median } from './measure.js';
@@ -146,7 +146,7 @@ function report(run: Awaited<ReturnType<typeof oneEndorsement>>, events: TracedE
 
 async function main() {
   const s = await startBenchStack(20);
-  const connection = await Connection.connect({ address: s.temporalAddress });
+  const connection = await Connection.connect(temporalConnectionOptions(s.config));
   const temporal = new Client({ connection, dataConverter: payloadDataConverter(s.config) });
   try {
     const employees = s.dataset.employeeIds;

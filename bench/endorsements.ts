@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
-import { payloadDataConverter } from '../infra/temporal-client.js';
+import { payloadDataConverter, temporalConnectionOptions } from '../infra/temporal-client.js';
 import {
   ENDORSEMENT_WORKFLOW,
   endorsementStartOptions,
@@ -69,7 +69,7 @@ export async function pool<T>(
 
 /** 6 and 7: endorsement create latency, and endorsements completed per second from create to APPROVED. */
 export async function endorsementScenarios(s: BenchStack, load: Load, plan: Plan): Promise<Row[]> {
-  const connection = await Connection.connect({ address: s.temporalAddress });
+  const connection = await Connection.connect(temporalConnectionOptions(s.config));
   const temporal = new Client({ connection, dataConverter: payloadDataConverter(s.config) });
   const headers = { authorization: `Bearer ${s.token}` };
   const [, createPolicy, throughputPolicy, latencyPolicy] = s.dataset.policyIds;

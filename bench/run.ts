@@ -6,7 +6,7 @@ import { renderHealthCard } from '../usecases/coverage/health-card.js';
 import { spawnEntry } from '../infra/processes.js';
 import { compare, measure, median, type Figures } from './measure.js';
 import type { LoadSpec } from './load.js';
-import { BENCH_SETTINGS, startBenchStack, type BenchStack } from './stack.js';
+import { BENCH_SETTINGS, benchTemporal, startBenchStack, type BenchStack } from './stack.js';
 import { endorsementScenarios } from './endorsements.js';
 
 /**
@@ -337,7 +337,7 @@ function sampleCard(): HealthCardData {
 function markdown(rows: Row[], meta: Record<string, unknown>): string {
   const fmt = (n: number) => (n >= 100 ? n.toFixed(0) : n.toFixed(1));
   const lines = [
-    `Run ${String(meta.at)} (${quick ? 'quick' : 'full'} mode, ${PLAN.rounds} rounds alternating ours/peer, median quoted, ${PLAN.connections} connections, no pipelining).`,
+    `Run ${String(meta.at)} on the Temporal ${meta.temporal === 'cluster' ? 'cluster (two nodes on PostgreSQL)' : 'dev server'} (${quick ? 'quick' : 'full'} mode, ${PLAN.rounds} rounds alternating ours/peer, median quoted, ${PLAN.connections} connections, no pipelining).`,
     '',
     '| scenario | ours rps | ours p50 ms | ours p99 ms | peer | peer rps | peer p50 ms | peer p99 ms | ratio | goal | met |',
     '|---|---|---|---|---|---|---|---|---|---|---|',
@@ -366,12 +366,15 @@ async function main(): Promise<void> {
       mode: quick ? 'quick' : 'full',
       plan: PLAN,
       settings: BENCH_SETTINGS,
+      temporal: benchTemporal(),
       seconds: Math.round((Date.now() - started) / 1000),
     };
+    // BENCH_TEMPORAL=cluster writes beside the dev server's results, not over them.
+    const name = benchTemporal() === 'cluster' ? 'latest-cluster' : 'latest';
     await fs.mkdir(RESULTS, { recursive: true });
-    await fs.writeFile(path.join(RESULTS, 'latest.json'), `${JSON.stringify({ ...meta, rows }, null, 2)}\n`);
+    await fs.writeFile(path.join(RESULTS, `${name}.json`), `${JSON.stringify({ ...meta, rows }, null, 2)}\n`);
     const md = markdown(rows, meta);
-    await fs.writeFile(path.join(RESULTS, 'latest.md'), md);
+    await fs.writeFile(path.join(RESULTS, `${name}.md`), md);
     process.stdout.write(md);
   } finally {
     await s.stop();

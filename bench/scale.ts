@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
-import { payloadDataConverter } from '../infra/temporal-client.js';
+import { payloadDataConverter, temporalConnectionOptions } from '../infra/temporal-client.js';
 import { measure, median, medianOf, type Figures } from './measure.js';
 import { additionBody as body, waitFor } from './endorsements.js';
 import { countStatus, decideThroughApi, noopUpdates } from './scale-decisions.js';
@@ -187,7 +187,7 @@ async function openEndorsements(s: BenchStack, policyId: string): Promise<Openin
 async function main(): Promise<void> {
   const startedAt = Date.now();
   const s = await startBenchStack(Math.max(10_000, OPEN));
-  const connection = await Connection.connect({ address: s.temporalAddress });
+  const connection = await Connection.connect(temporalConnectionOptions(s.config));
   const temporal = new Client({ connection, dataConverter: payloadDataConverter(s.config) });
   try {
     // An insurer decided by people: its endorsements wait SENT_TO_INSURER until a decision arrives.

@@ -13,6 +13,9 @@ import { dropDatabase, ensureDatabase } from '../db/databases.js';
 import { startEmbeddedPostgres } from '../infra/postgres.js';
 import { spawnEntry, waitForHttp } from '../infra/processes.js';
 import { freePort, resolveTemporalCli, startDevServer, stopChild } from '../infra/temporal.js';
+import { startTemporalCluster } from '../infra/temporal-cluster.js';
+import { clientTlsEnv } from '../infra/temporal-cluster-tls.js';
+import { resolveServerBinaries } from '../infra/temporal-server-binaries.js';
 import { loadBenchDataset, type BenchDataset } from './dataset.js';
 
 /** Settings the report quotes; tuned for a 2-core machine shared by Node, PostgreSQL and Temporal. */
@@ -51,7 +54,9 @@ export interface BackingServices {
 }
 
 /** A fresh database, on DATABASE_URL's server or an embedded PostgreSQL. */
-export async function startBenchDatabase(label: string): Promise<Omit<BackingServices, 'temporalAddress'>> {
+export async function startBenchDatabase(
+  label: string,
+): Promise<Omit<BackingServices, 'temporalAddress'> & { serverUrl: string }> {
   const stops: (() => Promise<void>)[] = [];
   const runId = randomBytes(4).toString('hex');
   let serverUrl = process.env.DATABASE_URL;
@@ -67,18 +72,46 @@ export async function startBenchDatabase(label: string): Promise<Omit<BackingSer
   const dbName = `ghi_${label}_${runId}`;
   const databaseUrl = await ensureDatabase(serverUrl, dbName);
   stops.push(() => dropDatabase(serverUrl, dbName));
-  return { runId, databaseUrl, stops };
+  return { runId, databaseUrl, serverUrl, stops };
 }
 
-/** A fresh database (on DATABASE_URL's server or an embedded PostgreSQL) and an in-memory dev server. */
+/**
+ * A fresh database and a Temporal server: an in-memory dev server, or with BENCH_TEMPORAL=cluster the
+ * production shape (`npm run test:cluster`'s two nodes on PostgreSQL, mTLS, behind a front door; its
+ * databases on the same PostgreSQL server), whose client certificate goes into this process's
+ * environment so the stack's processes and connections use it.
+ */
 export async function startBackingServices(label: string): Promise<BackingServices> {
-  const { runId, databaseUrl, stops } = await startBenchDatabase(label);
-  const dev = await startDevServer({
-    cli: await resolveTemporalCli(process.env.TEMPORAL_CLI_PATH),
-    port: await freePort(),
-  });
+  const { runId, databaseUrl, serverUrl, stops } = await startBenchDatabase(label);
+  const cli = await resolveTemporalCli(process.env.TEMPORAL_CLI_PATH);
+  if (benchTemporal() === 'cluster') {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), `ghi-${label}-cluster-`));
+    const cluster = await startTemporalCluster({
+      serverUrl,
+      name: `ghi_temporal_${label}_${runId}`,
+      namespace: 'default',
+      binaries: await resolveServerBinaries(),
+      cli,
+      dir,
+    });
+    Object.assign(process.env, clientTlsEnv(cluster.tls));
+    stops.push(async () => {
+      await cluster.stop({ dropDatabases: true });
+      await fs.rm(dir, { recursive: true, force: true });
+    });
+    return { runId, databaseUrl, temporalAddress: cluster.address, stops };
+  }
+  const dev = await startDevServer({ cli, port: await freePort() });
   stops.push(() => dev.stop());
   return { runId, databaseUrl, temporalAddress: dev.address, stops };
+}
+
+/** Which Temporal server the bench runs on: `dev` (default) or `cluster`. */
+export function benchTemporal(): 'dev' | 'cluster' {
+  const chosen = process.env.BENCH_TEMPORAL ?? 'dev';
+  if (chosen !== 'dev' && chosen !== 'cluster')
+    throw new Error(`BENCH_TEMPORAL must be dev or cluster, not ${chosen}`);
+  return chosen;
 }
 
 /** Its own database, its own Temporal dev server, and the API, worker and peers as separate processes. */

@@ -1,7 +1,7 @@
 import { NativeConnection, Worker } from '@temporalio/worker';
 import type { Activities } from '../../activities/index.js';
 import { loadConfig } from '../../config/index.js';
-import { payloadDataConverter } from '../../infra/temporal-client.js';
+import { payloadDataConverter, temporalConnectionOptions } from '../../infra/temporal-client.js';
 import { WORKFLOWS_PATH } from '../../worker/create-worker.js';
 import { BENCH_SETTINGS } from '../stack.js';
 
@@ -44,7 +44,7 @@ const activities: Pick<Activities, EndorsementSteps> = {
 };
 
 const config = loadConfig();
-const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS! });
+const connection = await NativeConnection.connect(temporalConnectionOptions(config));
 const worker = await Worker.create({
   connection,
   taskQueue: config.TEMPORAL_TASK_QUEUE,
