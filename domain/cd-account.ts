@@ -15,6 +15,9 @@ export function holdFor(premiumImpact: string): bigint {
   return paise > 0n ? paise : 0n;
 }
 
+/** A refund (negative premium: a deletion, a sum-insured decrease) is credited and funds the waiting queue. */
+export const isRefund = (premiumImpact: string): boolean => toPaise(premiumImpact) < 0n;
+
 /** Why an endorsement waits (shown to the client as `awaiting_funds_reason`). */
 export function awaitingFundsReason(available: string, premium: string): string {
   return (

@@ -18,7 +18,7 @@ import {
   postCdEntry,
   type CdTotals,
 } from '../data/cd-ledger.js';
-import { awaitingFundsReason, holdFor, rupees } from '../domain/cd-account.js';
+import { awaitingFundsReason, holdFor, isRefund, rupees } from '../domain/cd-account.js';
 import { formatPaise, toPaise } from '../domain/premium.js';
 
 /**
@@ -127,7 +127,7 @@ export async function lockAccountBeforeRefund(
   tenant: TenantScope,
   e: { policy_id: string; premium_impact: string },
 ): Promise<void> {
-  if (toPaise(e.premium_impact) < 0n) await lockPolicyCd(tenant, e.policy_id);
+  if (isRefund(e.premium_impact)) await lockPolicyCd(tenant, e.policy_id);
 }
 
 /**
@@ -142,17 +142,18 @@ export async function settleApprovedEndorsement(
   e: { id: string; policy_id: string; type: string; premium_impact: string },
 ): Promise<string[]> {
   const impact = toPaise(e.premium_impact);
+  const refund = isRefund(e.premium_impact);
   const hold = impact > 0n ? await findEndorsementEntry(tenant, e.id, 'hold') : undefined;
   await postCdEntry(tenant, {
     policyId: e.policy_id,
-    kind: impact < 0n ? 'credit' : 'debit',
+    kind: refund ? 'credit' : 'debit',
     endorsementId: e.id,
     amount: -impact,
     held: hold ? -toPaise(hold.held_change) : 0n,
     guarded: false,
     reason: e.type,
   });
-  return impact < 0n ? fundWaitingEndorsements(tenant, e.policy_id) : [];
+  return refund ? fundWaitingEndorsements(tenant, e.policy_id) : [];
 }
 
 export class CdTopUpRefused extends Error {}
