@@ -40,10 +40,18 @@ export async function loadBenchDataset(em: EntityManager, employees = 10_000): P
   for (const [i, id] of policyIds.entries()) {
     await conn.execute(
       `insert into policies (id, client_id, policy_number, insurer_id, product_id, tpa_id, net_premium, gross_premium,
-         coverage_type, type, status, start_date, end_date, slabs, default_sum_insured, cd_balance)
+         coverage_type, type, status, start_date, end_date, slabs, default_sum_insured, cd_balance, cd_entries)
        values (?, ?, ?, ?, ?, ?, 100000, 118000, 'COVERAGE_TYPE_ESC', 'POLICY_TYPE_FAMILY_FLOATER', 'POLICY_STATUS_ACTIVE',
-         ?, ?, '[{"sum_insured":"300000.00","annual_premium":"3650.00"},{"sum_insured":"500000.00","annual_premium":"7300.00"}]', 300000, 100000000)`,
+         ?, ?, '[{"sum_insured":"300000.00","annual_premium":"3650.00"},{"sum_insured":"500000.00","annual_premium":"7300.00"}]', 300000, 100000000, 1)`,
       [id, clientId, `BENCH/${i}`, insurerId, productId, tpaId, `2026-0${i + 1}-01`, `2027-0${i + 1}-01`],
+    );
+  }
+  // The opening balance is each policy's first ledger entry, as a load writes it (the ledger sums to the balance).
+  for (const id of policyIds) {
+    await conn.execute(
+      `insert into cd_ledger_entries (id, client_id, policy_id, kind, amount, balance_after, reference, seq, reason)
+       values (?, ?, ?, 'adjustment', 100000000, 100000000, 'opening-balance', 1, 'opening balance')`,
+      [newId('ledger'), clientId, id],
     );
   }
   const membersPolicyId = policyIds[0]!;

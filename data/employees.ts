@@ -1,7 +1,6 @@
 import {
   EmailInUseError,
   emailKey,
-  lastActiveChanges,
   leavingChanges,
   NO_ACTOR,
   withLeavingDate,
@@ -199,10 +198,17 @@ async function changeEmailKey(tx: TenantScope, userId: string, email: string) {
 }
 
 /**
- * Bulk update (spec 4.8, D6) in a bounded number of statements whatever the item count: one locking
- * read of every id, one set-based UPDATE from arrays, one batched audit insert, in one transaction.
- * Locks are taken in id order so two overlapping bulk requests cannot deadlock. A later item for the
- * same employee wins. Returns the ids that belong to the client (the others are unknown).
+ * Bulk update (spec 4.8, D6) in a bounded number of statements whatever the item count. Returns the
+ * ids that belong to the client (the others are unknown). A later item for the same employee wins.
+ *
+ * Concurrency: every row is locked in id order before any is written, so two overlapping bulk
+ * requests cannot deadlock, and each change is applied to the row as it is once locked (a date
+ * already in place writes neither the row nor an audit row). Idempotency: a repeat of the same
+ * request changes nothing and records nothing.
+ *
+ * Last-active dates alone (the common request) are one statement (lock, update, audit rows), which
+ * PostgreSQL runs as one transaction. A status change (D16 exit) needs the rows' current status in
+ * hand first: one locking read, the set-based exit update, then the same statement, in a transaction.
  */
 export async function bulkUpdateEmployees(
   scope: TenantScope,
@@ -212,45 +218,62 @@ export async function bulkUpdateEmployees(
   today?: string,
 ): Promise<Set<string>> {
   if (items.length === 0) return new Set();
+  const ids = [...new Set(items.map((i) => i.employeeId))];
+  if (!items.some(changesLeaving)) return updateLastActive(scope, ids, items, actor);
+  if (today === undefined) throw new Error('a status change needs today');
   return scope.transaction(async (tx) => {
-    const ids = [...new Set(items.map((i) => i.employeeId))];
-    const rows = await tx.sql<{
-      id: string;
-      last_active_date: string | null;
-      status: string;
-      date_of_leaving: string | null;
-    }>(
-      `select id, last_active_date, status, date_of_leaving::text as date_of_leaving from employees
+    const rows = await tx.sql<{ id: string; status: string; date_of_leaving: string | null }>(
+      `select id, status, date_of_leaving::text as date_of_leaving from employees
         where client_id = ? and id in (?) order by id for update`,
       [tx.clientId, ids],
     );
-    const current = new Map(rows.map((r) => [r.id, r.last_active_date]));
     const leaving = new Map(rows.map((r) => [r.id, { status: r.status, dateOfLeaving: r.date_of_leaving }]));
-    if (today === undefined && items.some((i) => i.status !== undefined))
-      throw new Error('a status change needs today');
-    await applyLeaving(tx, leavingChanges(items, leaving, today ?? ''), actor);
-    const changes = lastActiveChanges(items, current);
-    if (changes.length > 0) {
-      await tx.sql(
-        `update employees e set last_active_date = v.last_active_date, updated_at = now()
-           from unnest(array[?]::text[], array[?]::date[]) as v(id, last_active_date)
-          where e.client_id = ? and e.id = v.id`,
-        [changes.map(([id]) => id), changes.map(([, date]) => date), tx.clientId],
-      );
-      await recordAudit(
-        tx,
-        changes.map(([id]) => ({
-          clientId: tx.clientId,
-          entity: 'employee',
-          entityId: id,
-          action: 'bulk_update',
-          changedFields: ['last_active_date'],
-          actorTokenId: actor.tokenId,
-        })),
-      );
-    }
-    return new Set(current.keys());
+    await applyLeaving(tx, leavingChanges(items, leaving, today), actor);
+    return updateLastActive(tx, ids, items, actor);
   });
+}
+
+const changesLeaving = (item: BulkItem): boolean =>
+  item.status !== undefined || item.dateOfLeaving !== undefined;
+
+/**
+ * The last-active dates of `items` in one statement: locks every id's row in id order, updates the
+ * rows whose date differs, writes one audit row per updated row, and answers the client's ids.
+ */
+async function updateLastActive(
+  scope: TenantScope,
+  ids: readonly string[],
+  items: readonly BulkItem[],
+  actor: Actor,
+): Promise<Set<string>> {
+  const wanted = items.filter((i) => i.lastActiveDate !== undefined);
+  const rows = await scope.sql<{ id: string }>(
+    `with wanted as (
+       select distinct on (id) id, last_active_date
+         from unnest(array[?]::text[], array[?]::date[]) with ordinality as v(id, last_active_date, n)
+        order by id, n desc),
+     known as (
+       select id from employees where client_id = ? and id in (?) order by id for update),
+     changed as (
+       update employees e set last_active_date = w.last_active_date, updated_at = now()
+         from wanted w join known k on k.id = w.id
+        where e.client_id = ? and e.id = w.id and e.last_active_date is distinct from w.last_active_date
+        returning e.id),
+     audited as (
+       insert into audit_events (client_id, entity, entity_id, action, changed_fields, actor_token_id)
+       select ?, 'employee', id, 'bulk_update', array['last_active_date'], ? from changed)
+     select id from known`,
+    [
+      wanted.map((i) => i.employeeId),
+      wanted.map((i) => i.lastActiveDate),
+      scope.clientId,
+      ids,
+      scope.clientId,
+      scope.clientId,
+      actor.tokenId,
+    ],
+  );
+  return new Set(rows.map((r) => r.id));
 }
 
 /** The bulk update's status changes (D16 exits) in one set-based UPDATE and one batched audit insert. */

@@ -98,19 +98,6 @@ export function leavingChanges(
   return [...wanted];
 }
 
-/** The last-active dates a bulk update writes: known employees only, a later item winning, unchanged ones left out. */
-export function lastActiveChanges(
-  items: readonly BulkItem[],
-  current: ReadonlyMap<string, string | null>,
-): [string, string][] {
-  const wanted = new Map<string, string>();
-  for (const item of items) {
-    if (current.has(item.employeeId) && item.lastActiveDate !== undefined)
-      wanted.set(item.employeeId, item.lastActiveDate);
-  }
-  return [...wanted].filter(([id, date]) => current.get(id) !== date);
-}
-
 export interface NewDependent {
   name: string;
   relationship: Relationship;

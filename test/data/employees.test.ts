@@ -153,5 +153,51 @@ describe('data: employees', () => {
       expect(rows.find((r) => r.id === theirs.id).last_active_date).to.equal(null);
       expect(rows.find((r) => r.id === mine.id).last_active_date).to.equal('2026-02-02');
     });
+
+    it('audits each changed row once; a date already in place, or a repeat of the request, records nothing', async () => {
+      const [x, y] = [await makeEmployee(clientId), await makeEmployee(clientId)];
+      const items = [
+        { employeeId: x.id, lastActiveDate: '2026-03-01' },
+        { employeeId: y.id, lastActiveDate: '2026-03-02' },
+      ];
+      await bulkUpdateEmployees(tenant(clientId), [items[0]!]);
+      await bulkUpdateEmployees(tenant(clientId), items);
+      await bulkUpdateEmployees(tenant(clientId), items);
+      const audits = await sql(
+        `select entity_id, changed_fields from audit_events
+          where action = 'bulk_update' and entity_id in (?) order by id`,
+        [[x.id, y.id]],
+      );
+      expect(audits.map((r) => [r.entity_id, r.changed_fields])).to.deep.equal([
+        [x.id, ['last_active_date']],
+        [y.id, ['last_active_date']],
+      ]);
+    });
+
+    it('applies an exit and a last-active date of the same request together', async () => {
+      const [x, y] = [await makeEmployee(clientId), await makeEmployee(clientId)];
+      const known = await bulkUpdateEmployees(
+        tenant(clientId),
+        [
+          { employeeId: x.id, lastActiveDate: '2026-04-01', status: 'INACTIVE' },
+          { employeeId: y.id, lastActiveDate: '2026-04-02' },
+        ],
+        undefined,
+        '2026-04-03',
+      );
+      expect([...known].sort()).to.deep.equal([x.id, y.id].sort());
+      const rows = await sql(
+        `select id, status, date_of_leaving::text as left_on, last_active_date from employees
+          where id in (?) order by id`,
+        [[x.id, y.id]],
+      );
+      const byId = Object.fromEntries(rows.map((r) => [r.id, r]));
+      expect(byId[x.id]).to.include({
+        status: 'INACTIVE',
+        left_on: '2026-04-03',
+        last_active_date: '2026-04-01',
+      });
+      expect(byId[y.id]).to.include({ status: 'ACTIVE', left_on: null, last_active_date: '2026-04-02' });
+    });
   });
 });

@@ -1,10 +1,5 @@
 import { expect } from 'chai';
-import {
-  lastActiveChanges,
-  withCreationLeavingDate,
-  withLeavingDate,
-  type NewEmployee,
-} from '../../domain/employees.js';
+import { withCreationLeavingDate, withLeavingDate, type NewEmployee } from '../../domain/employees.js';
 
 const TODAY = '2026-03-15';
 
@@ -50,24 +45,5 @@ describe('domain: employee rules (D6)', () => {
     const input = { status: 'INACTIVE' } as NewEmployee;
     expect(withCreationLeavingDate(input, TODAY).dateOfLeaving).to.equal(TODAY);
     expect(withCreationLeavingDate({ ...input, status: 'ACTIVE' }, TODAY).dateOfLeaving).to.equal(undefined);
-  });
-
-  it('writes known, changed last-active dates only, a later item winning', () => {
-    const current = new Map<string, string | null>([
-      ['emp_a', null],
-      ['emp_b', '2026-02-02'],
-    ]);
-    expect(
-      lastActiveChanges(
-        [
-          { employeeId: 'emp_a', lastActiveDate: '2026-01-01' },
-          { employeeId: 'emp_a', lastActiveDate: '2026-01-05' },
-          { employeeId: 'emp_b', lastActiveDate: '2026-02-02' },
-          { employeeId: 'emp_x', lastActiveDate: '2026-01-01' },
-          { employeeId: 'emp_b' },
-        ],
-        current,
-      ),
-    ).to.deep.equal([['emp_a', '2026-01-05']]);
   });
 });

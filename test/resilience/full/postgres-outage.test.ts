@@ -169,6 +169,7 @@ describe('resilience: PostgreSQL stopped for 20 s mid-run', () => {
       0,
     );
     expect(disagreements, JSON.stringify(disagreements.slice(0, 5))).to.deep.equal([]);
+    expect(figures.balanceDrift, 'the ledger sums to each CD balance').to.equal('0.00');
     expect(apiProcess.process.exitCode, apiProcess.output.join('').slice(-2000)).to.equal(null);
     expect(worker.process.exitCode, worker.output.join('').slice(-2000)).to.equal(null);
   });
