@@ -1,14 +1,15 @@
 /**
  * `node --import tsx bench/cpu-probe.ts`: CPU time per request of the API process and of the bare
- * peer for the hot reads, read from /proc (so other work on the machine moves it far less than it
+ * peer for the hot paths, and PostgreSQL's, read from /proc (so other work on the machine moves it far less than it
  * moves throughput). With CPU_PROFILE_DIR set, every process also writes a V8 CPU profile on exit;
- * CASES=profile,members,policies picks the routes (default all), N the requests per measurement,
+ * CASES=profile,members,policies,bulk picks the routes (default all), N the requests per measurement,
  * ROUNDS the alternating ours/peer measurements (the median is printed), COUNT_TRANSACTIONS=1 adds
  * the API's database transactions per request.
  */
 import { execSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { bulkBodies } from './dataset.js';
 import { startBenchStack } from './stack.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -30,18 +31,40 @@ const pidOf = (pattern: string) =>
       }
     })!;
 
-async function hammer(url: string, headers: Record<string, string>, n: number, conc = 10) {
+/** A request's method and body: a GET, or a PATCH of the n-th of `bodies` (cycling). */
+type Send = { bodies?: readonly string[] };
+
+async function hammer(url: string, headers: Record<string, string>, n: number, send: Send = {}, conc = 10) {
   let i = 0;
   await Promise.all(
     Array.from({ length: conc }, async () => {
       while (i++ < n) {
-        const r = await fetch(url, { headers });
+        const body = send.bodies?.[i % send.bodies.length];
+        const init = body
+          ? { method: 'PATCH', headers: { ...headers, 'content-type': 'application/json' }, body }
+          : { headers };
+        const r = await fetch(url, init);
         await r.arrayBuffer();
         if (!r.ok) throw new Error(`${url} ${r.status}`);
       }
     }),
   );
 }
+
+/** PostgreSQL's CPU: every server process's (the pools keep their backends for the whole run). */
+const databaseTicks = () =>
+  execSync('pgrep -x postgres || true')
+    .toString()
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .reduce((sum, pid) => {
+      try {
+        return sum + ticks(Number(pid));
+      } catch {
+        return sum;
+      }
+    }, 0);
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
@@ -50,7 +73,7 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
  * a message of several statements): PostgreSQL's own count for the bench database, before and after
  * 500 requests. A backend reports its counts within ~10 s of going idle, hence the waits.
  */
-async function transactionsPer(url: string, headers: Record<string, string>): Promise<string> {
+async function transactionsPer(url: string, headers: Record<string, string>, send?: Send): Promise<string> {
   const count = async () => {
     await new Promise((r) => setTimeout(r, 11_000));
     const conn = s.orm.em.getConnection();
@@ -61,7 +84,7 @@ async function transactionsPer(url: string, headers: Record<string, string>): Pr
     return Number(row!.n);
   };
   const before = await count();
-  await hammer(url, headers, 500);
+  await hammer(url, headers, 500, send);
   return (((await count()) - before - 2) / 500).toFixed(2);
 }
 
@@ -71,7 +94,8 @@ try {
   const peer = pidOf(`${ROOT}/bench/peers/server.ts`);
   const h = { authorization: `Bearer ${s.token}` };
   const { membersPolicyId, employeeIds, clientId } = s.dataset;
-  const cases: [string, string, string][] = [
+  const bulk = { bodies: bulkBodies(employeeIds) };
+  const cases: [string, string, string, Send?][] = [
     [
       'profile',
       `${s.apiUrl}/v1/client/employees/profile?employee_id=${employeeIds[42]}`,
@@ -83,32 +107,38 @@ try {
       `${s.peerUrl}/members?policy_id=${membersPolicyId}&limit=50`,
     ],
     ['policies', `${s.apiUrl}/v1/policy/?client_id=${clientId}`, `${s.peerUrl}/policies?limit=10`],
+    ['bulk', `${s.apiUrl}/v1/client/employees/bulk`, `${s.peerUrl}/bulk-single`, bulk],
   ];
   const N = Number(process.env.N ?? 4000);
   // CASES=profile,policies: only those (one case per run keeps a CPU profile to one route).
   const only = process.env.CASES?.split(',');
   const rounds = Number(process.env.ROUNDS ?? 1);
-  for (const [name, ours, bare] of cases.filter(([name]) => !only || only.includes(name))) {
-    await hammer(ours, h, 1000);
-    await hammer(bare, h, 1000);
+  for (const [name, ours, bare, send] of cases.filter(([name]) => !only || only.includes(name))) {
+    await hammer(ours, h, 1000, send);
+    await hammer(bare, h, 1000, send);
     const seen: Record<string, number[]> = { ours: [], peer: [] };
+    const database: Record<string, number[]> = { ours: [], peer: [] };
     // Alternating ours/peer, so a burst of other work on the machine lands on both.
     for (let round = 0; round < rounds; round++) {
       for (const [who, url, pid] of [
         ['ours', ours, api],
         ['peer', bare, peer],
       ] as const) {
-        const t0 = ticks(pid);
-        await hammer(url, h, N);
+        const [t0, d0] = [ticks(pid), databaseTicks()];
+        await hammer(url, h, N, send);
         seen[who]!.push(((ticks(pid) - t0) * 10_000) / N);
+        database[who]!.push(((databaseTicks() - d0) * 10_000) / N);
       }
     }
     for (const who of ['ours', 'peer']) {
       const us = seen[who]!.map((x) => x.toFixed(0));
-      console.log(`${name} ${who} cpu_us_per_req ${median(seen[who]!).toFixed(0)} (rounds ${us.join(' ')})`);
+      console.log(
+        `${name} ${who} cpu_us_per_req ${median(seen[who]!).toFixed(0)} (rounds ${us.join(' ')}),` +
+          ` database ${median(database[who]!).toFixed(0)}`,
+      );
     }
     if (process.env.COUNT_TRANSACTIONS)
-      console.log(`${name} ours transactions_per_req ${await transactionsPer(ours, h)}`);
+      console.log(`${name} ours transactions_per_req ${await transactionsPer(ours, h, send)}`);
   }
 } finally {
   await s.stop();

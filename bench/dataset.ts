@@ -85,3 +85,14 @@ export async function loadBenchDataset(em: EntityManager, employees = 10_000): P
   const employeeIds = Array.from({ length: employees }, (_, i) => `emp_bench${i + 1}`);
   return { clientId, clientSecret, policyIds, membersPolicyId, employeeIds };
 }
+
+/** Bodies that change every employee's date on each request, so every request really writes. */
+export function bulkBodies(ids: string[]): string[] {
+  return Array.from({ length: 20 }, (_, n) =>
+    JSON.stringify({
+      employees: ids
+        .slice(n * 100, n * 100 + 100)
+        .map((id, i) => ({ emp_id: id, last_active_date: `2026-0${1 + ((n + i) % 9)}-1${n % 10}` })),
+    }),
+  );
+}

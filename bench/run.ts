@@ -7,6 +7,7 @@ import { spawnEntry } from '../infra/processes.js';
 import { compare, measure, median, type Figures } from './measure.js';
 import type { LoadSpec } from './load.js';
 import { BENCH_SETTINGS, benchTemporal, startBenchStack, type BenchStack } from './stack.js';
+import { bulkBodies } from './dataset.js';
 import { endorsementScenarios } from './endorsements.js';
 
 /**
@@ -229,17 +230,6 @@ function row(
   const r: Row = { scenario, ...figures, peerName, ratio: Number(ratio.toFixed(3)), goal, met: false };
   r.met = met(r);
   return r;
-}
-
-/** Bodies that change every employee's date on each request, so every request really writes. */
-function bulkBodies(ids: string[]): string[] {
-  return Array.from({ length: 20 }, (_, n) =>
-    JSON.stringify({
-      employees: ids
-        .slice(n * 100, n * 100 + 100)
-        .map((id, i) => ({ emp_id: id, last_active_date: `2026-0${1 + ((n + i) % 9)}-1${n % 10}` })),
-    }),
-  );
 }
 
 async function cursorOfPage(s: BenchStack, page: number): Promise<string> {

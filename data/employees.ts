@@ -14,6 +14,7 @@ import {
 import type { EmployeeStatus, Gender } from '../domain/enums.js';
 import { newId } from '../domain/ids.js';
 import { recordAudit } from './audit.js';
+import { jsonbLiteral } from './bulk-json.js';
 import { renameMembersOfEmployee } from './members.js';
 import { TenantScope } from './scope.js';
 
@@ -218,9 +219,9 @@ export async function bulkUpdateEmployees(
   today?: string,
 ): Promise<Set<string>> {
   if (items.length === 0) return new Set();
-  const ids = [...new Set(items.map((i) => i.employeeId))];
-  if (!items.some(changesLeaving)) return updateLastActive(scope, ids, items, actor);
+  if (!items.some(changesLeaving)) return updateLastActive(scope, items, actor);
   if (today === undefined) throw new Error('a status change needs today');
+  const ids = [...new Set(items.map((i) => i.employeeId))];
   return scope.transaction(async (tx) => {
     const rows = await tx.sql<{ id: string; status: string; date_of_leaving: string | null }>(
       `select id, status, date_of_leaving::text as date_of_leaving from employees
@@ -229,7 +230,7 @@ export async function bulkUpdateEmployees(
     );
     const leaving = new Map(rows.map((r) => [r.id, { status: r.status, dateOfLeaving: r.date_of_leaving }]));
     await applyLeaving(tx, leavingChanges(items, leaving, today), actor);
-    return updateLastActive(tx, ids, items, actor);
+    return updateLastActive(tx, items, actor);
   });
 }
 
@@ -237,23 +238,25 @@ const changesLeaving = (item: BulkItem): boolean =>
   item.status !== undefined || item.dateOfLeaving !== undefined;
 
 /**
- * The last-active dates of `items` in one statement: locks every id's row in id order, updates the
- * rows whose date differs, writes one audit row per updated row, and answers the client's ids.
+ * The last-active dates of `items` in one statement: locks every item's row in id order, updates the
+ * rows whose date differs (the last item for an employee wins), writes one audit row per updated row,
+ * and answers the client's ids. The items travel as one inlined JSON value (data/bulk-json.ts), not
+ * as hundreds of escaped literals.
  */
 async function updateLastActive(
   scope: TenantScope,
-  ids: readonly string[],
   items: readonly BulkItem[],
   actor: Actor,
 ): Promise<Set<string>> {
-  const wanted = items.filter((i) => i.lastActiveDate !== undefined);
+  const sent = items.map((i, n) => ({ id: i.employeeId, last_active_date: i.lastActiveDate ?? null, n }));
   const rows = await scope.sql<{ id: string }>(
-    `with wanted as (
-       select distinct on (id) id, last_active_date
-         from unnest(array[?]::text[], array[?]::date[]) with ordinality as v(id, last_active_date, n)
+    `with sent as (
+       select * from jsonb_to_recordset(${jsonbLiteral(sent)}) as v(id text, last_active_date date, n int)),
+     wanted as (
+       select distinct on (id) id, last_active_date from sent where last_active_date is not null
         order by id, n desc),
      known as (
-       select id from employees where client_id = ? and id in (?) order by id for update),
+       select id from employees where client_id = ? and id = any(array(select id from sent)) order by id for update),
      changed as (
        update employees e set last_active_date = w.last_active_date, updated_at = now()
          from wanted w join known k on k.id = w.id
@@ -263,15 +266,7 @@ async function updateLastActive(
        insert into audit_events (client_id, entity, entity_id, action, changed_fields, actor_token_id)
        select ?, 'employee', id, 'bulk_update', array['last_active_date'], ? from changed)
      select id from known`,
-    [
-      wanted.map((i) => i.employeeId),
-      wanted.map((i) => i.lastActiveDate),
-      scope.clientId,
-      ids,
-      scope.clientId,
-      scope.clientId,
-      actor.tokenId,
-    ],
+    [scope.clientId, scope.clientId, scope.clientId, actor.tokenId],
   );
   return new Set(rows.map((r) => r.id));
 }

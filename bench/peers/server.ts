@@ -161,3 +161,5 @@ app.use(async (ctx) => {
   }
 });
 app.listen(config.PORT, '127.0.0.1');
+// Exit cleanly on the stack's SIGTERM, so a CPU profile (CPU_PROFILE_DIR) is written for the peer too.
+process.on('SIGTERM', () => process.exit(0));
