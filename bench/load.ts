@@ -46,7 +46,9 @@ async function run(spec: LoadSpec): Promise<LoadSummary> {
     body: spec.body,
     connections: spec.connections,
     pipelining: 1,
-    ...(spec.amount ? { amount: spec.amount } : { duration: spec.durationSeconds ?? 10 }),
+    // autocannon notices the last response of a fixed amount at its next sample (1 s by default),
+    // so a 2.1 s run read as 3.0 s: sample every 10 ms there, and the duration is the run's own.
+    ...(spec.amount ? { amount: spec.amount, sampleInt: 10 } : { duration: spec.durationSeconds ?? 10 }),
     ...(requests ? { requests } : {}),
     ...(spec.warmupSeconds
       ? { warmup: { connections: spec.connections, duration: spec.warmupSeconds } }
@@ -55,7 +57,7 @@ async function run(spec: LoadSpec): Promise<LoadSummary> {
   const result = await autocannon(options);
   return {
     // A fixed amount ends mid-second: autocannon's average of whole seconds would count the last
-    // second as a full one (200 requests in 2.1 s read as 66.7/s), so count over the run's duration.
+    // second as a full one, so count over the run's duration.
     rps: spec.amount ? result.requests.total / result.duration : result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
