@@ -86,13 +86,19 @@ export async function loadBenchDataset(em: EntityManager, employees = 10_000): P
   return { clientId, clientSecret, policyIds, membersPolicyId, employeeIds };
 }
 
-/** Bodies that change every employee's date on each request, so every request really writes. */
+/**
+ * Bodies that change every employee's date on each request, so every request really writes (a date
+ * already in place writes nothing): 20 slices of 100 employees, each visited with one date and then,
+ * 20 requests later, with the same day a year earlier.
+ */
 export function bulkBodies(ids: string[]): string[] {
-  return Array.from({ length: 20 }, (_, n) =>
-    JSON.stringify({
-      employees: ids
-        .slice(n * 100, n * 100 + 100)
-        .map((id, i) => ({ emp_id: id, last_active_date: `2026-0${1 + ((n + i) % 9)}-1${n % 10}` })),
-    }),
-  );
+  return Array.from({ length: 40 }, (_, k) => {
+    const n = k % 20;
+    return JSON.stringify({
+      employees: ids.slice(n * 100, n * 100 + 100).map((id, i) => ({
+        emp_id: id,
+        last_active_date: `${k < 20 ? 2026 : 2025}-0${1 + ((n + i) % 9)}-1${n % 10}`,
+      })),
+    });
+  });
 }

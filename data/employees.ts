@@ -239,8 +239,8 @@ const changesLeaving = (item: BulkItem): boolean =>
 
 /**
  * The last-active dates of `items` in one statement: locks every item's row in id order, updates the
- * rows whose date differs (the last item for an employee wins), writes one audit row per updated row,
- * and answers the client's ids. The items travel as one inlined JSON value (data/bulk-json.ts), not
+ * rows whose date differs from the locked row's (the last item for an employee wins; a request that
+ * changes nothing writes nothing), writes one audit row per updated row, and answers the client's ids. The items travel as one inlined JSON value (data/bulk-json.ts), not
  * as hundreds of escaped literals.
  */
 async function updateLastActive(
@@ -256,11 +256,12 @@ async function updateLastActive(
        select distinct on (id) id, last_active_date from sent where last_active_date is not null
         order by id, n desc),
      known as (
-       select id from employees where client_id = ? and id = any(array(select id from sent)) order by id for update),
+       select id, last_active_date from employees
+        where client_id = ? and id = any(array(select id from sent)) order by id for update),
      changed as (
        update employees e set last_active_date = w.last_active_date, updated_at = now()
-         from wanted w join known k on k.id = w.id
-        where e.client_id = ? and e.id = w.id and e.last_active_date is distinct from w.last_active_date
+         from wanted w join known k on k.id = w.id and k.last_active_date is distinct from w.last_active_date
+        where e.client_id = ? and e.id = w.id
         returning e.id),
      audited as (
        insert into audit_events (client_id, entity, entity_id, action, changed_fields, actor_token_id)
