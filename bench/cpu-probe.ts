@@ -1,7 +1,8 @@
 /**
  * `node --import tsx bench/cpu-probe.ts`: CPU time per request of the API process and of the bare
- * peer for the hot paths, and PostgreSQL's, read from /proc (so other work on the machine moves it far less than it
- * moves throughput). With CPU_PROFILE_DIR set, every process also writes a V8 CPU profile on exit;
+ * peer for the hot paths, and of PostgreSQL (all its processes, background ones included), read from
+ * /proc (so other work on the machine moves it far less than it moves throughput). With
+ * CPU_PROFILE_DIR set, every process also writes a V8 CPU profile on exit;
  * CASES=profile,members,policies,bulk picks the routes (default all), N the requests per measurement,
  * ROUNDS the alternating ours/peer measurements (the median is printed), COUNT_TRANSACTIONS=1 adds
  * the API's database transactions per request.

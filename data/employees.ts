@@ -240,8 +240,9 @@ const changesLeaving = (item: BulkItem): boolean =>
 /**
  * The last-active dates of `items` in one statement: locks every item's row in id order, updates the
  * rows whose date differs from the locked row's (the last item for an employee wins; a request that
- * changes nothing writes nothing), writes one audit row per updated row, and answers the client's ids. The items travel as one inlined JSON value (data/bulk-json.ts), not
- * as hundreds of escaped literals.
+ * changes nothing writes nothing), writes one audit row per updated row, and answers the client's ids.
+ * The items travel as one inlined JSON value (data/bulk-json.ts), not as hundreds of escaped literals.
+ * In the exit path the rows are already locked by the caller's read; locking them again is a no-op.
  */
 async function updateLastActive(
   scope: TenantScope,
