@@ -130,6 +130,28 @@ export const waitForStatus = (id: string, status: string) =>
 
 export const workflowHandle = (id: string) => stack().temporal.workflow.getHandle(endorsementWorkflowId(id));
 
+/**
+ * The database steps an endorsement's history shows, as the Web UI's timeline does: the activities
+ * scheduled (an activity task each) and the local activities recorded (a marker each, which names
+ * the step: the core writes it outside the codec).
+ */
+export async function historySteps(id: string): Promise<{ activities: string[]; local: string[] }> {
+  const history = await workflowHandle(id).fetchHistory();
+  const activities: string[] = [];
+  const local: string[] = [];
+  for (const e of history.events ?? []) {
+    const scheduled = e.activityTaskScheduledEventAttributes?.activityType?.name;
+    if (scheduled) activities.push(scheduled);
+    const marker = e.markerRecordedEventAttributes;
+    if (marker?.markerName !== 'core_local_activity') continue;
+    const data = marker.details?.data?.payloads?.[0]?.data;
+    local.push(
+      (JSON.parse(Buffer.from(data ?? []).toString('utf8')) as { activity_type: string }).activity_type,
+    );
+  }
+  return { activities, local };
+}
+
 export const workflowState = (id: string): Promise<EndorsementState> =>
   workflowHandle(id).query(endorsementStateQuery);
 

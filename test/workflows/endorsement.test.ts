@@ -12,6 +12,7 @@ import {
   decide,
   endorsementApi,
   endorsementRow,
+  historySteps,
   ledger,
   makeWorld,
   memberRows,
@@ -107,6 +108,57 @@ describe('endorsement workflow', () => {
       await waitForStatus(id, 'ENDORSEMENT_STATUS_APPROVED');
       const ids = (await memberRows(world.policy.id)).map((m) => m.dependent_id);
       expect(ids).to.have.members([null, parent.id, inLaw.id]);
+    });
+  });
+
+  describe('the approval tried locally first', () => {
+    it('applies the approval inside the workflow task that sees the decision: no activity of its own', async () => {
+      const world = await makeWorld();
+      const id = await createEndorsement(world);
+      await waitForStatus(id, 'ENDORSEMENT_STATUS_SENT_TO_INSURER');
+      await decide(id, { decision: 'APPROVED', uhid: 'UHID-LOCAL' });
+      expect(await workflowHandle(id).result()).to.include({ status: 'ENDORSEMENT_STATUS_APPROVED' });
+      expect(await endorsementRow(id)).to.include({
+        status: 'ENDORSEMENT_STATUS_APPROVED',
+        uhid: 'UHID-LOCAL',
+      });
+      const steps = await historySteps(id);
+      expect(steps.local).to.include('applyApproval');
+      expect(steps.activities).to.not.include('applyApproval');
+    });
+
+    it('hands a failed attempt to an activity, retried under Pending Activities until the database takes it', async () => {
+      const world = await makeWorld({ policy: { cdBalance: '10000.00' } });
+      const id = await createEndorsement(world);
+      await waitForStatus(id, 'ENDORSEMENT_STATUS_SENT_TO_INSURER');
+      // The approval's member insert fails until the trigger is dropped.
+      await sql(`create or replace function approval_hold() returns trigger language plpgsql as $$
+                   begin if new.employee_id = '${world.employee.id}' then raise exception 'held'; end if;
+                   return new; end $$;
+                 create trigger approval_hold before insert on policy_members for each row
+                   execute function approval_hold()`);
+      try {
+        await decide(id, { decision: 'APPROVED', uhid: 'UHID-HANDED' });
+        const pending = await waitFor(
+          async () => (await workflowHandle(id).describe()).raw.pendingActivities ?? [],
+          (list) => list.some((a) => a.activityType?.name === 'applyApproval' && (a.attempt ?? 0) >= 2),
+          'the approval retried as an activity',
+        );
+        // Its failure is there for the operator (its text encrypted, as every failure's).
+        expect(pending.find((a) => a.activityType?.name === 'applyApproval')?.lastFailure).to.exist;
+        expect((await endorsementRow(id)).status).to.equal('ENDORSEMENT_STATUS_SENT_TO_INSURER');
+      } finally {
+        await sql('drop trigger if exists approval_hold on policy_members');
+      }
+      expect(await workflowHandle(id).result()).to.include({ status: 'ENDORSEMENT_STATUS_APPROVED' });
+      const steps = await historySteps(id);
+      expect(steps.local.filter((s) => s === 'applyApproval')).to.have.length(1);
+      expect(steps.activities.filter((s) => s === 'applyApproval')).to.have.length(1);
+      // Applied once: one member row, one debit.
+      expect(await memberRows(world.policy.id)).to.have.length(1);
+      expect(await ledger(world.policy.id)).to.deep.equal([
+        { endorsement_id: id, amount: '-3650.00', balance_after: '6350.00' },
+      ]);
     });
   });
 

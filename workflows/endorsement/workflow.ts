@@ -59,12 +59,29 @@ const db = withSummaries(proxyActivities<Activities>(databaseActivity(DB_OUTCOME
  * "Where one endorsement's time goes"). The same functions with the same retry policy, so the same
  * idempotency: each is a guarded statement that treats "already done" as done, and a re-run (a local
  * retry, or the workflow task taken over by another worker after a crash) changes nothing twice.
- * Approval, rejection and cancel stay activities (an operator sees them under Pending Activities
- * while the database is down). Runs started before the patch replay these steps as activities.
+ * Rejection and cancel stay activities (an operator sees them under Pending Activities while the
+ * database is down); the approval is tried locally once first (LOCAL_APPROVAL). Runs started
+ * before the patch replay these steps as activities.
  */
 export const LOCAL_DATABASE_STEPS = 'local-database-steps';
 const localDb = withSummaries(
   proxyLocalActivities<Activities>(localDatabaseActivity(DB_OUTCOMES)),
+  stepSummary,
+);
+/**
+ * The approval, tried once as a local activity in the workflow task that sees the decision and the
+ * submit's end: no activity task and no workflow task of its own when the database answers (README,
+ * "The approval tried locally first"). Any failure of that one attempt (the database down, a business
+ * outcome, a timeout) hands the approval to the activity it was before the patch: retried until the
+ * database answers, shown under Pending Activities, failing the same way on a business outcome. The
+ * same function either way, so the same idempotency: an endorsement already APPROVED means an earlier
+ * attempt committed, and the activity after a local attempt that committed but did not report
+ * writes nothing again. A worker dying mid-attempt times the workflow task out; the next worker
+ * tries again. Runs started before the patch schedule the activity only.
+ */
+export const LOCAL_APPROVAL = 'local-approval-first';
+const localOnce = withSummaries(
+  proxyLocalActivities<Activities>({ ...localDatabaseActivity(DB_OUTCOMES), retry: { maximumAttempts: 1 } }),
   stepSummary,
 );
 /** The steps LOCAL_DATABASE_STEPS moves: local activities, or activities in runs from before it. */
@@ -343,13 +360,28 @@ export async function endorsementWorkflow(input: EndorsementWorkflowInput): Prom
     // The dependents' UHIDs ride in the same activity's input only when the decision has them, so a
     // run recorded before them schedules the very same command (activity inputs are not replayed).
     const ids = { insurerMemberId: d.insurer_member_id ?? null, uhid: d.uhid ?? null };
-    await db.applyApproval(id, d.members ? { ...ids, members: d.members } : ids);
+    await approve(id, d.members ? { ...ids, members: d.members } : ids);
     setStatus('ENDORSEMENT_STATUS_APPROVED');
   } else {
     await db.rejectEndorsement(id, d.rejection_reason ?? 'Rejected by insurer');
     setStatus('ENDORSEMENT_STATUS_REJECTED');
   }
   return finish();
+}
+
+/** LOCAL_APPROVAL: one local attempt, then the activity; runs from before it, the activity only. */
+async function approve(id: string, ids: Parameters<typeof db.applyApproval>[1]): Promise<void> {
+  if (patched(LOCAL_APPROVAL)) {
+    const applied = await localOnce.applyApproval(id, ids).then(
+      () => true,
+      () => false,
+    );
+    if (applied) return;
+    log.warn('endorsement approval handed to an activity after a failed local attempt', {
+      endorsementId: id,
+    });
+  }
+  await db.applyApproval(id, ids);
 }
 
 /**
