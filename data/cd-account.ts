@@ -17,7 +17,9 @@ export interface EndorsementAccount {
 /**
  * The endorsement with its policy's account, the POLICY row locked for the caller's transaction
  * (every decision on a policy's account locks it first, so they serialise in one order); undefined
- * for an unknown id.
+ * for an unknown id. The lock is FOR NO KEY UPDATE, the one the account's own UPDATE takes: the
+ * account's decisions still exclude each other, while an insert that only references the policy
+ * (a new endorsement, a member row: their foreign key's KEY SHARE) is not made to wait for them.
  */
 export async function lockEndorsementAccount(
   system: SystemScope,
@@ -29,7 +31,7 @@ export async function lockEndorsementAccount(
             p.cd_held::text as cd_held
        from endorsements e join policies p on p.id = e.policy_id
       where e.id = ?
-      for update of p`,
+      for no key update of p`,
     [id],
   );
   return row;
@@ -101,7 +103,11 @@ export async function readCdLowState(
  * gross annual premium). A change of state flips `cd_low`; a flip to low counts a crossing and
  * records `policy.cd_balance_low` keyed by that count, so an event goes out once per crossing and a
  * retry or a concurrent check records nothing new (the update re-checks the flag on the latest row).
- * Returns the deliveries to start.
+ * Returns the deliveries to start. It runs under the policy's lock, so it must stay quick with
+ * thousands of additions pending: each one's hold is looked up by its own index probe (a scalar
+ * subquery). As `not exists` the planner may turn it into an anti-join, and with statistics behind a
+ * burst of new rows it chose one that scanned every hold per addition: 731 ms against 5 ms at 3,000
+ * pending (README, "10,000 endorsements open").
  */
 export async function checkCdLow(scope: TenantScope, policyId: string): Promise<string[]> {
   const outbox = outboxSql('change', 'policy.cd_balance_low');
@@ -112,8 +118,8 @@ export async function checkCdLow(scope: TenantScope, policyId: string): Promise<
               coalesce((select sum(e.premium_impact) from endorsements e
                          where e.client_id = p.client_id and e.policy_id = p.id
                            and e.status = 'ENDORSEMENT_STATUS_PENDING' and e.premium_impact > 0
-                           and not exists (select 1 from cd_ledger_entries h
-                                            where h.endorsement_id = e.id and h.kind = 'hold')), 0) as pending
+                           and (select 1 from cd_ledger_entries h
+                                 where h.endorsement_id = e.id and h.kind = 'hold') is null), 0) as pending
          from policies p where p.client_id = ? and p.id = ?),
      judged as (select s.*, s.cd_balance - s.cd_held - s.pending < s.threshold as low from state s),
      flipped as (

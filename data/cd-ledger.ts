@@ -40,7 +40,9 @@ export interface CdTotals {
  * when a concurrent posting held the row) and the idempotency check (no entry of this kind for the
  * endorsement, or of this reference); the entry is inserted only when the row moved. The unique
  * indexes back the check: a concurrent duplicate fails the statement whole. Returns the totals
- * after, or null when nothing was posted (guard or duplicate).
+ * after, or null when nothing was posted (guard or duplicate). Each check is one probe of its unique
+ * index (scalar subqueries): as one `not exists` with an OR, the planner could scan every entry of
+ * the policy, under the policy's lock, on every posting (a ledger grows for the policy's whole life).
  */
 export async function postCdEntry(scope: TenantScope, p: CdPosting): Promise<CdTotals | null> {
   const amount = formatPaise(p.amount);
@@ -58,10 +60,8 @@ export async function postCdEntry(scope: TenantScope, p: CdPosting): Promise<CdT
                 select 1 from endorsements w
                  where w.client_id = p.client_id and w.policy_id = p.id
                    and w.awaiting_funds_since is not null and w.id <> ?))
-          and not exists (
-                select 1 from cd_ledger_entries x
-                 where x.client_id = p.client_id and x.policy_id = p.id
-                   and ((x.endorsement_id = ? and x.kind = ?) or x.reference = ?))
+          and (select 1 from cd_ledger_entries x where x.endorsement_id = ? and x.kind = ?) is null
+          and (select 1 from cd_ledger_entries x where x.policy_id = p.id and x.reference = ?) is null
         returning p.client_id, p.id, p.cd_balance, p.cd_held, p.cd_entries),
      entry as (
        insert into cd_ledger_entries (id, client_id, policy_id, endorsement_id, kind, amount, held_change,
@@ -95,14 +95,18 @@ export async function postCdEntry(scope: TenantScope, p: CdPosting): Promise<CdT
   return row ?? null;
 }
 
-/** The policy's account, its row locked for the caller's transaction; undefined when not the client's. */
+/**
+ * The policy's account, its row locked for the caller's transaction; undefined when not the client's.
+ * FOR NO KEY UPDATE, as lockEndorsementAccount: decisions on the account serialise, inserts that
+ * reference the policy (new endorsements) do not wait for them.
+ */
 export async function lockPolicyCd(
   scope: TenantScope,
   policyId: string,
 ): Promise<(CdTotals & { gross_premium: string }) | undefined> {
   const [row] = await scope.sql<CdTotals & { gross_premium: string }>(
     `select cd_balance::text as cd_balance, cd_held::text as cd_held, gross_premium::text as gross_premium
-       from policies where client_id = ? and id = ? for update`,
+       from policies where client_id = ? and id = ? for no key update`,
     [scope.clientId, policyId],
   );
   return row;

@@ -3,6 +3,7 @@ import type { CoverageType } from '../domain/enums.js';
 import { newId } from '../domain/ids.js';
 import type { MemberUhid } from '../domain/insurer-decisions.js';
 import type { EndorsementRow } from './endorsements.js';
+import { endorsementEventDataSql, outboxSql } from './outbox.js';
 import type { SystemScope, TenantScope } from './scope.js';
 
 /*
@@ -17,12 +18,16 @@ export interface LockedEndorsement extends Omit<
 > {
   coverage_type: CoverageType;
   employee_name: string;
+  /** What the endorsement's CD hold put aside (its held_change), or null when it holds nothing. */
+  hold_held_change: string | null;
 }
 
 /**
  * Locks the endorsement (by the workflow's endorsement id) for the approval: concurrent attempts
  * serialise here. The policy row is not locked: its CD posting locks it when it runs (see
- * applyEndorsementApproval), so approvals of one policy overlap everywhere but there.
+ * applyEndorsementApproval), so approvals of one policy overlap everywhere but there. Reads the
+ * endorsement's CD hold with it (its posting consumes the hold): the hold is placed at review and
+ * released only under this same row lock, so it cannot change before the posting.
  */
 export async function lockEndorsementForApproval(
   tx: SystemScope,
@@ -32,7 +37,9 @@ export async function lockEndorsementForApproval(
     `select e.id, e.client_id, e.policy_id, e.employee_id, e.dependent_id, e.type, e.status,
             e.coverage_start_date::text as coverage_start_date, e.coverage_end_date::text as coverage_end_date,
             e.premium_impact::text as premium_impact, e.sum_insured::text as sum_insured,
-            p.coverage_type, emp.name as employee_name
+            p.coverage_type, emp.name as employee_name,
+            (select h.held_change::text from cd_ledger_entries h
+              where h.client_id = e.client_id and h.endorsement_id = e.id and h.kind = 'hold') as hold_held_change
        from endorsements e
        join policies p on p.id = e.policy_id
        join employees emp on emp.id = e.employee_id
@@ -159,20 +166,34 @@ export async function changeMemberSumInsured(tx: TenantScope, e: LockedEndorseme
 }
 
 /**
- * The endorsement APPROVED with the insurer's ids, and its audit entry, in one statement. The entry
- * names `member_uhids` when dependents' UHIDs were written on their member rows with it.
+ * The endorsement APPROVED with the insurer's ids, its audit entry and its webhook event (outbox) in
+ * one statement. The entry names `member_uhids` when dependents' UHIDs were written on their member
+ * rows with it. Returns the event's new deliveries, for the caller to start after its commit (none
+ * when this change was already recorded: the event's dedupe key).
  */
-export async function markEndorsementApproved(tx: TenantScope, id: string, ids: InsurerIds): Promise<void> {
+export async function markEndorsementApproved(
+  tx: TenantScope,
+  e: Pick<LockedEndorsement, 'id' | 'status'>,
+  ids: InsurerIds,
+): Promise<string[]> {
   const fields = ['status', 'insurer_member_id', 'uhid', ...(ids.members?.length ? ['member_uhids'] : [])];
-  await tx.sql(
+  const outbox = outboxSql('change', 'endorsement.status_changed');
+  const rows = await tx.sql<{ id: string }>(
     `with approved as (
        update endorsements set status = 'ENDORSEMENT_STATUS_APPROVED', insurer_member_id = ?, uhid = ?,
               rejection_reason = null, decided_at = now(), updated_at = now()
         where client_id = ? and id = ?
-        returning id, client_id)
-     insert into audit_events (client_id, entity, entity_id, action, changed_fields, actor_token_id)
-     select client_id, 'endorsement', id, 'approve', array[?]::text[], null
-       from approved`,
-    [ids.insurerMemberId, ids.uhid, tx.clientId, id, fields],
+        returning id, client_id, policy_id, employee_id, ?::text as old_status, status, rejection_reason),
+     audited as (
+       insert into audit_events (client_id, entity, entity_id, action, changed_fields, actor_token_id)
+       select client_id, 'endorsement', id, 'approve', array[?]::text[], null
+         from approved),
+     change as (
+       select client_id, id as entity_id, status as to_status, ${endorsementEventDataSql('approved')} as data
+         from approved),
+     ${outbox.sql}
+     select id from outbox_deliveries`,
+    [ids.insurerMemberId, ids.uhid, tx.clientId, e.id, e.status, fields, ...outbox.params],
   );
+  return rows.map((r) => r.id);
 }

@@ -1,6 +1,5 @@
 import type { EventType } from '../domain/events.js';
 import { newId } from '../domain/ids.js';
-import type { TenantScope } from './scope.js';
 
 /**
  * The transactional outbox, as CTEs to append to the `with` of the statement that makes the change
@@ -27,31 +26,6 @@ export function outboxSql(source: string, type: EventType): { sql: string; param
        returning id)`,
     params: [newId('event'), type, type],
   };
-}
-
-/** One status change of one of the scope's entities. */
-export interface StatusChange {
-  type: EventType;
-  entityId: string;
-  toStatus: string;
-  /** Ids and statuses only (the payload's `data`); never names, emails, phones or dates of birth. */
-  data: Record<string, string | null>;
-}
-
-/**
- * Records one status change's event and deliveries inside the scope's transaction (one statement).
- * Returns the ids of the deliveries it created, for the caller to start after its commit; none when
- * this change was already recorded (the event's dedupe key makes a retry a no-op).
- */
-export async function recordStatusEvent(scope: TenantScope, change: StatusChange): Promise<string[]> {
-  const outbox = outboxSql('change', change.type);
-  const rows = await scope.sql<{ id: string }>(
-    `with change as (select ?::text as client_id, ?::text as entity_id, ?::text as to_status, ?::jsonb as data),
-     ${outbox.sql}
-     select id from outbox_deliveries`,
-    [scope.clientId, change.entityId, change.toStatus, JSON.stringify(change.data), ...outbox.params],
-  );
-  return rows.map((r) => r.id);
 }
 
 /**

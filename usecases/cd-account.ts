@@ -139,17 +139,18 @@ export async function lockAccountBeforeRefund(
  */
 export async function settleApprovedEndorsement(
   tenant: TenantScope,
-  e: { id: string; policy_id: string; type: string; premium_impact: string },
+  e: { id: string; policy_id: string; type: string; premium_impact: string; hold_held_change: string | null },
 ): Promise<string[]> {
   const impact = toPaise(e.premium_impact);
   const refund = isRefund(e.premium_impact);
-  const hold = impact > 0n ? await findEndorsementEntry(tenant, e.id, 'hold') : undefined;
+  // The hold as the approval's locking read found it (lockEndorsementForApproval).
+  const hold = impact > 0n && e.hold_held_change !== null ? toPaise(e.hold_held_change) : 0n;
   await postCdEntry(tenant, {
     policyId: e.policy_id,
     kind: refund ? 'credit' : 'debit',
     endorsementId: e.id,
     amount: -impact,
-    held: hold ? -toPaise(hold.held_change) : 0n,
+    held: -hold,
     guarded: false,
     reason: e.type,
   });

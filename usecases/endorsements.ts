@@ -18,7 +18,6 @@ import {
 import { readDependentCandidates } from '../data/dependent-endorsements.js';
 import { decideDependentEndorsement } from '../domain/dependent-endorsements.js';
 import { endLapsedCoverOf } from '../data/member-cover.js';
-import { recordStatusEvent } from '../data/outbox.js';
 import { lockAccountBeforeRefund, settleApprovedEndorsement } from './cd-account.js';
 import type { SystemScope } from '../data/scope.js';
 import { TenantScope } from '../data/scope.js';
@@ -252,19 +251,7 @@ export async function applyEndorsementApproval(
     await endLapsedCoverOf(tenant, e.policy_id, e.employee_id, today);
     if (e.type === 'ENDORSEMENT_TYPE_ADDITION') await approval.enrolMembers(tenant, e, ids);
     else if (e.type === 'ENDORSEMENT_TYPE_MODIFICATION') await approval.changeMemberSumInsured(tenant, e);
-    await approval.markEndorsementApproved(tenant, id, ids);
-    const deliveries = await recordStatusEvent(tenant, {
-      type: 'endorsement.status_changed',
-      entityId: id,
-      toStatus: 'ENDORSEMENT_STATUS_APPROVED',
-      data: {
-        endorsement_id: id,
-        policy_id: e.policy_id,
-        employee_id: e.employee_id,
-        old_status: e.status,
-        new_status: 'ENDORSEMENT_STATUS_APPROVED',
-      },
-    });
+    const deliveries = await approval.markEndorsementApproved(tenant, e, ids);
     const funded = await settleApprovedEndorsement(tenant, e);
     return { kind: 'applied', deliveries, funded };
   });

@@ -7,7 +7,7 @@ import { createActivities } from '../../activities/index.js';
 import { addWebhook, listWebhooks, removeWebhook, resealWebhookSecrets } from '../../admin/webhooks.js';
 import { createLogger } from '../../infra/logger.js';
 import { systemClock } from '../../domain/clock.js';
-import { recordStatusEvent } from '../../data/outbox.js';
+import { outboxSql } from '../../data/outbox.js';
 import { TenantScope } from '../../data/scope.js';
 import { webhookWorkflowId } from '../../workflows/webhook/contract.js';
 import { sql } from '../support/factories.js';
@@ -417,13 +417,19 @@ describe('webhooks', function () {
     const world = await makeWorld();
     const receiver = await subscribe(world.client.clientId);
     receivers.push(receiver);
-    // The outbox write of a change whose activity died before starting the delivery.
-    const [deliveryId] = await recordStatusEvent(TenantScope.of(stack().orm.em, world.client.clientId), {
-      type: 'endorsement.status_changed',
-      entityId: 'end_sweeper_test',
-      toStatus: PENDING,
-      data: { endorsement_id: 'end_sweeper_test', old_status: null, new_status: PENDING },
-    });
+    // The outbox write of a change whose activity died before starting the delivery: the outbox's
+    // statement as every status change appends it, here for a change of its own.
+    const outbox = outboxSql('change', 'endorsement.status_changed');
+    const data = { endorsement_id: 'end_sweeper_test', old_status: null, new_status: PENDING };
+    const [{ id: deliveryId } = { id: '' }] = await TenantScope.of(
+      stack().orm.em,
+      world.client.clientId,
+    ).sql<{ id: string }>(
+      `with change as (select ?::text as client_id, ?::text as entity_id, ?::text as to_status, ?::jsonb as data),
+       ${outbox.sql}
+       select id from outbox_deliveries`,
+      [world.client.clientId, 'end_sweeper_test', PENDING, JSON.stringify(data), ...outbox.params],
+    );
     expect(deliveryId).to.match(/^dlv_/);
     // A run of the sweeper's Schedule, on this run's queue (the Schedule is namespace-wide: a worker
     // process of another test may have pointed it at its own queue).
