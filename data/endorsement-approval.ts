@@ -27,7 +27,8 @@ export interface LockedEndorsement extends Omit<
  * serialise here. The policy row is not locked: its CD posting locks it when it runs (see
  * applyEndorsementApproval), so approvals of one policy overlap everywhere but there. Reads the
  * endorsement's CD hold with it (its posting consumes the hold): the hold is placed at review and
- * released only under this same row lock, so it cannot change before the posting.
+ * released only after a status change, which locks this row first, so it cannot change before the
+ * posting.
  */
 export async function lockEndorsementForApproval(
   tx: SystemScope,
