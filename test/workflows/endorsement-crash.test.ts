@@ -73,7 +73,13 @@ describe('endorsement workflow across a worker crash', () => {
     try {
       const id = await createEndorsement(world);
       await waitForStatus(id, 'ENDORSEMENT_STATUS_SENT_TO_INSURER');
-      await decide(id, { decision: 'APPROVED', uhid: 'UHID-CRASH' });
+      // The insurer's call stays open across the crash: a decision that comes after the submit has
+      // ended is recorded in the workflow task that also makes the approval's local attempt, so it is
+      // answered once a worker completes that task (here the second one).
+      const deciding = decide(id, { decision: 'APPROVED', uhid: 'UHID-CRASH' }).then(
+        (answer) => answer,
+        (err: Error) => err,
+      );
 
       const [code] = (await once(first, 'exit')) as [number | null];
       expect(code, first.log.join('')).to.equal(86);
@@ -82,6 +88,7 @@ describe('endorsement workflow across a worker crash', () => {
       expect((await workflowHandle(id).describe()).status.name).to.equal('RUNNING');
 
       second = startWorker(taskQueue);
+      expect(await deciding).to.include({ result: 'accepted' });
       const state = await workflowHandle(id).result();
       expect(state.status).to.equal('ENDORSEMENT_STATUS_APPROVED');
 
