@@ -51,6 +51,20 @@ export async function waitFor(check: () => Promise<boolean>, timeoutMs: number):
   }
 }
 
+/**
+ * Runs `task` with the worker process stopped (SIGSTOP), then lets it go on (SIGCONT). A task the
+ * server handed to one of its open polls meanwhile times out and is retried: the next phase waits
+ * for every endorsement to settle anyway.
+ */
+async function withWorkerPaused<T>(s: BenchStack, task: () => Promise<T>): Promise<T> {
+  process.kill(s.workerPid, 'SIGSTOP');
+  try {
+    return await task();
+  } finally {
+    process.kill(s.workerPid, 'SIGCONT');
+  }
+}
+
 /** Runs `task` over `items` with `concurrency` in flight; returns elapsed ms. */
 export async function pool<T>(
   items: T[],
@@ -76,24 +90,28 @@ export async function endorsementScenarios(s: BenchStack, load: Load, plan: Plan
   const n = plan.endorsements;
   const employees = s.dataset.employeeIds;
   try {
-    // 6. Create vs a bare loop of workflow starts (on a queue no worker polls: the start alone).
+    // 6. Create vs a bare loop of workflow starts (on a queue no worker polls: the start alone). The
+    // worker is paused meanwhile, so both are the start alone: otherwise it would run the created
+    // endorsements on the same cores while ours are timed, and nothing while the peer's are.
     const creates = employees.slice(0, n).map((id) => additionBody(id, createPolicy!));
-    const ours = await load({
-      url: `${s.apiUrl}/v1/policy/endorsements`,
-      method: 'POST',
-      headers,
-      bodies: creates,
-      amount: n,
-      warmupSeconds: 0,
-    })();
     const idleQueue = `${s.taskQueue}-idle`;
     const starts = Array.from({ length: n }, () => peerInput(s, createPolicy!));
     const startLatencies: number[] = [];
-    const elapsed = await pool(starts, 10, async (i) => {
-      const t = performance.now();
-      await temporal.workflow.start(ENDORSEMENT_WORKFLOW, endorsementStartOptions(i, idleQueue));
-      startLatencies.push(performance.now() - t);
-    });
+    const { ours, elapsed } = await withWorkerPaused(s, async () => ({
+      ours: await load({
+        url: `${s.apiUrl}/v1/policy/endorsements`,
+        method: 'POST',
+        headers,
+        bodies: creates,
+        amount: n,
+        warmupSeconds: 0,
+      })(),
+      elapsed: await pool(starts, 10, async (i) => {
+        const t = performance.now();
+        await temporal.workflow.start(ENDORSEMENT_WORKFLOW, endorsementStartOptions(i, idleQueue));
+        startLatencies.push(performance.now() - t);
+      }),
+    }));
     const sorted = [...startLatencies].sort((a, b) => a - b);
     const create: Row = {
       scenario: `POST /v1/policy/endorsements (${n} distinct)`,
@@ -106,13 +124,16 @@ export async function endorsementScenarios(s: BenchStack, load: Load, plan: Plan
       },
       peerName: 'bare workflow.start loop, same concurrency',
       ratio: 0,
-      goal: '>= 0.8x the bare start loop; create p99 < 50 ms',
+      goal: '>= 0.9x the bare start loop; create p99 < 50 ms',
       met: false,
     };
     create.ratio = Number((create.ours.rps / create.peer.rps).toFixed(3));
-    create.met = create.ratio >= 0.8 && create.ours.p99 < 50;
+    create.met = create.ratio >= 0.9 && create.ours.p99 < 50;
 
-    // 7. Completed per second: create -> APPROVED through the simulated insurer at zero delay.
+    // 7. Completed per second: create -> APPROVED through the simulated insurer at zero delay. It starts
+    // on a quiet stack, as its peer does: the creates above run on to APPROVED and would share the
+    // worker with this phase.
+    await waitFor(async () => (await approvedCount(s, createPolicy!)) >= n, 600_000);
     const bodies = employees.slice(n, 2 * n).map((id) => additionBody(id, throughputPolicy!));
     const t0 = performance.now();
     await load({

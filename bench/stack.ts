@@ -18,7 +18,11 @@ import { clientTlsEnv } from '../infra/temporal-cluster-tls.js';
 import { resolveServerBinaries } from '../infra/temporal-server-binaries.js';
 import { loadBenchDataset, type BenchDataset } from './dataset.js';
 
-/** Settings the report quotes; tuned for a 2-core machine shared by Node, PostgreSQL and Temporal. */
+/**
+ * Settings the report quotes; tuned for a 2-core machine shared by Node, PostgreSQL and Temporal.
+ * BENCH_TUNING (JSON, e.g. `{"workerPoolMax":20}`) overrides some for a run: the tuning and memory
+ * measurements in the README.
+ */
 export const BENCH_SETTINGS = {
   apiPoolMax: 10,
   workerPoolMax: 10,
@@ -26,6 +30,7 @@ export const BENCH_SETTINGS = {
   workerWorkflowConcurrency: 40,
   workerCachedWorkflows: 1000,
   reuseV8Context: true,
+  ...(JSON.parse(process.env.BENCH_TUNING ?? '{}') as Partial<Record<string, number>>),
 };
 
 export interface BenchStack {
@@ -146,6 +151,8 @@ export async function startBenchStack(employees: number): Promise<BenchStack> {
       WORKER_ACTIVITY_CONCURRENCY: String(BENCH_SETTINGS.workerActivityConcurrency),
       WORKER_WORKFLOW_CONCURRENCY: String(BENCH_SETTINGS.workerWorkflowConcurrency),
       WORKER_MAX_CACHED_WORKFLOWS: String(BENCH_SETTINGS.workerCachedWorkflows),
+      // The worker's collections traced to this file (bench/worker-memory.ts reads the heaps after them).
+      GC_TRACE_FILE: process.env.BENCH_WORKER_GC_TRACE,
     }),
     spawnEntry('api/main.ts', {
       ...env,
@@ -157,7 +164,11 @@ export async function startBenchStack(employees: number): Promise<BenchStack> {
       PORT: String(peerPort),
       DATABASE_POOL_MAX: String(BENCH_SETTINGS.apiPoolMax),
     }),
-    spawnEntry('bench/peers/noop-worker.ts', { ...env, TEMPORAL_TASK_QUEUE: `${taskQueue}-noop` }),
+    spawnEntry('bench/peers/noop-worker.ts', {
+      ...env,
+      TEMPORAL_TASK_QUEUE: `${taskQueue}-noop`,
+      PEER_WORKER_METRICS_PORT: String(await freePort()),
+    }),
   ];
   stops.push(async () => {
     await Promise.all(children.map((c) => stopChild(c)));

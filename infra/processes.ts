@@ -1,11 +1,14 @@
 import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
+import { openSync } from 'node:fs';
 import path from 'node:path';
 
 export const ROOT = path.resolve(import.meta.dirname, '..');
 
 /**
  * Starts one of the project's TypeScript entry points as its own Node process. With `CPU_PROFILE_DIR`
- * set (e.g. for `npm run bench`), each process writes a V8 CPU profile there when it exits.
+ * set (e.g. for `npm run bench`), each process writes a V8 CPU profile there when it exits. With
+ * `GC_TRACE_FILE` set, V8 traces every collection of every thread (`--trace-gc`, one line each with
+ * the heap before and after) and the process's standard output goes to that file.
  */
 export function spawnEntry(
   script: string,
@@ -14,7 +17,10 @@ export function spawnEntry(
 ): ChildProcess {
   const dir = env.CPU_PROFILE_DIR;
   const profile = dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [];
-  return spawn(process.execPath, [...profile, '--import', 'tsx', path.join(ROOT, script)], { env, stdio });
+  const gcTrace = env.GC_TRACE_FILE;
+  const out = gcTrace ? ['ignore', openSync(gcTrace, 'a'), 'inherit'] : stdio;
+  const args = [...profile, ...(gcTrace ? ['--trace-gc'] : []), '--import', 'tsx', path.join(ROOT, script)];
+  return spawn(process.execPath, args, { env, stdio: out as StdioOptions });
 }
 
 /** Polls a URL until it answers 2xx. */

@@ -1,8 +1,10 @@
 import { NativeConnection, Worker } from '@temporalio/worker';
 import type { Activities } from '../../activities/index.js';
 import { loadConfig } from '../../config/index.js';
+import { createLogger } from '../../infra/logger.js';
 import { payloadDataConverter, temporalConnectionOptions } from '../../infra/temporal-client.js';
 import { WORKFLOWS_PATH } from '../../worker/create-worker.js';
+import { installWorkerRuntime } from '../../worker/telemetry.js';
 import { BENCH_SETTINGS } from '../stack.js';
 
 /**
@@ -44,6 +46,10 @@ const activities: Pick<Activities, EndorsementSteps> = {
 };
 
 const config = loadConfig();
+// The real worker's runtime: the same logger at the same level (the SDK's default logs every workflow
+// line at INFO, a cost the real worker does not pay) and metrics on a port of its own.
+const peerMetricsPort = Number(process.env.PEER_WORKER_METRICS_PORT ?? 0);
+installWorkerRuntime({ ...config, WORKER_METRICS_PORT: peerMetricsPort }, createLogger(config.LOG_LEVEL));
 const connection = await NativeConnection.connect(temporalConnectionOptions(config));
 const worker = await Worker.create({
   connection,

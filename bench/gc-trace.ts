@@ -1,0 +1,20 @@
+/** One `--trace-gc` line of a full collection: `[pid:0xISOLATE] 424 ms: Mark-Compact 61.2 (79.7) -> 51.1 (85.8) MB, ...`. */
+const FULL_GC =
+  /^\[\d+:(0x[0-9a-f]+)\]\s+\d+ ms: Mark-Compact(?: \(reduce\))? [\d.]+ \([\d.]+\) -> ([\d.]+) \(/;
+
+/**
+ * From a process's `--trace-gc` output: per thread (V8 isolate), the heap after its last full
+ * collection (live objects, where the RSS also counts garbage and memory the allocator kept), summed
+ * over the threads, and how many full collections the output holds.
+ */
+export function heapsAfterFullGc(trace: string): { mb: number; fullGcs: number } {
+  const last = new Map<string, number>();
+  let fullGcs = 0;
+  for (const line of trace.split('\n')) {
+    const m = FULL_GC.exec(line);
+    if (!m) continue;
+    last.set(m[1]!, Number(m[2]));
+    fullGcs++;
+  }
+  return { mb: Math.round([...last.values()].reduce((a, b) => a + b, 0)), fullGcs };
+}
