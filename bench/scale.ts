@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { payloadDataConverter, temporalConnectionOptions } from '../infra/temporal-client.js';
 import { measure, median, medianOf, type Figures } from './measure.js';
+import { rssMb } from './process-memory.js';
 import { additionBody as body, waitFor } from './endorsements.js';
 import { countStatus, decideThroughApi, noopUpdates } from './scale-decisions.js';
 import { BENCH_SETTINGS, startBenchStack, type BenchStack } from './stack.js';
@@ -56,13 +57,6 @@ async function repeat(task: () => Promise<unknown>): Promise<number> {
   const times: number[] = [];
   for (let i = 0; i < PLAN.rounds; i++) times.push(await timed(task));
   return median(times);
-}
-
-/** The worker process's resident set, from /proc (Linux). */
-async function rssMb(pid: number): Promise<number> {
-  const status = await fs.readFile(`/proc/${pid}/status`, 'utf8');
-  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
-  return Math.round(kb / 1024);
 }
 
 /** `npm run -s ops -- stuck --json` as an operator runs it, against this stack. */

@@ -23,15 +23,32 @@ import { loadBenchDataset, type BenchDataset } from './dataset.js';
  * BENCH_TUNING (JSON, e.g. `{"workerPoolMax":20}`) overrides some for a run: the tuning and memory
  * measurements in the README.
  */
-export const BENCH_SETTINGS = {
+const DEFAULT_SETTINGS = {
   apiPoolMax: 10,
   workerPoolMax: 10,
   workerActivityConcurrency: 20,
   workerWorkflowConcurrency: 40,
   workerCachedWorkflows: 1000,
   reuseV8Context: true,
-  ...(JSON.parse(process.env.BENCH_TUNING ?? '{}') as Partial<Record<string, number>>),
 };
+
+/** BENCH_TUNING's numbers over the defaults; a name it does not know is refused, not ignored. */
+function tuning(json = '{}'): Partial<typeof DEFAULT_SETTINGS> {
+  const given = JSON.parse(json) as Record<string, unknown>;
+  for (const [name, value] of Object.entries(given)) {
+    if (
+      !(name in DEFAULT_SETTINGS) ||
+      typeof value !== typeof DEFAULT_SETTINGS[name as keyof typeof DEFAULT_SETTINGS]
+    ) {
+      throw new Error(
+        `BENCH_TUNING: ${name} is not one of ${Object.keys(DEFAULT_SETTINGS).join(', ')} with a value of its type`,
+      );
+    }
+  }
+  return given;
+}
+
+export const BENCH_SETTINGS = { ...DEFAULT_SETTINGS, ...tuning(process.env.BENCH_TUNING) };
 
 export interface BenchStack {
   config: Config;

@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { heapsAfterFullGc } from './gc-trace.js';
+import { heapsAfterFullGc, rssMb } from './process-memory.js';
 import { measure } from './measure.js';
 import { additionBody, waitFor } from './endorsements.js';
 import { countStatus } from './scale-decisions.js';
@@ -36,11 +36,6 @@ interface Reading {
 
 const GC_TRACE = path.join(os.tmpdir(), `bench-worker-gc-${process.pid}.log`);
 process.env.BENCH_WORKER_GC_TRACE = GC_TRACE;
-
-async function rssMb(pid: number): Promise<number> {
-  const status = await fs.readFile(`/proc/${pid}/status`, 'utf8');
-  return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024);
-}
 
 /** The SDK's gauge of workflows held in the worker's cache, as Prometheus scrapes it. */
 async function stickyCache(s: BenchStack): Promise<number> {

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
-import { openSync } from 'node:fs';
+import { closeSync, openSync } from 'node:fs';
 import path from 'node:path';
 
 export const ROOT = path.resolve(import.meta.dirname, '..');
@@ -18,9 +18,15 @@ export function spawnEntry(
   const dir = env.CPU_PROFILE_DIR;
   const profile = dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [];
   const gcTrace = env.GC_TRACE_FILE;
-  const out = gcTrace ? ['ignore', openSync(gcTrace, 'a'), 'inherit'] : stdio;
+  const traceFd = gcTrace ? openSync(gcTrace, 'a') : undefined;
+  const out = traceFd === undefined ? stdio : ['ignore', traceFd, 'inherit'];
   const args = [...profile, ...(gcTrace ? ['--trace-gc'] : []), '--import', 'tsx', path.join(ROOT, script)];
-  return spawn(process.execPath, args, { env, stdio: out as StdioOptions });
+  try {
+    return spawn(process.execPath, args, { env, stdio: out as StdioOptions });
+  } finally {
+    // The child holds its own copy of the descriptor.
+    if (traceFd !== undefined) closeSync(traceFd);
+  }
 }
 
 /** Polls a URL until it answers 2xx. */

@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { heapsAfterFullGc } from '../../bench/gc-trace.js';
+import { heapsAfterFullGc } from '../../bench/process-memory.js';
 import { spawnEntry } from '../../infra/processes.js';
 
 describe('the memory scenario: heaps after full collections', () => {

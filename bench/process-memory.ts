@@ -1,3 +1,11 @@
+import fs from 'node:fs/promises';
+
+/** A process's resident set in MB, from /proc (Linux). */
+export async function rssMb(pid: number): Promise<number> {
+  const status = await fs.readFile(`/proc/${pid}/status`, 'utf8');
+  return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024);
+}
+
 /** One `--trace-gc` line of a full collection: `[pid:0xISOLATE] 424 ms: Mark-Compact 61.2 (79.7) -> 51.1 (85.8) MB, ...`. */
 const FULL_GC =
   /^\[\d+:(0x[0-9a-f]+)\]\s+\d+ ms: Mark-Compact(?: \(reduce\))? [\d.]+ \([\d.]+\) -> ([\d.]+) \(/;
