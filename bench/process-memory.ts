@@ -1,4 +1,6 @@
 import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 
 /** A process's resident set in MB, from /proc (Linux). */
 export async function rssMb(pid: number): Promise<number> {
@@ -25,4 +27,23 @@ export function heapsAfterFullGc(trace: string): { mb: number; fullGcs: number }
     fullGcs++;
   }
   return { mb: Math.round([...last.values()].reduce((a, b) => a + b, 0)), fullGcs };
+}
+
+/**
+ * Makes the bench stack's worker trace its collections into a file of this run's (bench/stack.ts
+ * passes BENCH_WORKER_GC_TRACE on as GC_TRACE_FILE): call before startBenchStack. `heaps()` reads
+ * the worker's heaps after their last full collection so far; `remove()` deletes the file.
+ */
+export function traceWorkerGc(name: string): {
+  file: string;
+  heaps(): Promise<{ mb: number; fullGcs: number }>;
+  remove(): Promise<void>;
+} {
+  const file = path.join(os.tmpdir(), `${name}-worker-gc-${process.pid}.log`);
+  process.env.BENCH_WORKER_GC_TRACE = file;
+  return {
+    file,
+    heaps: async () => heapsAfterFullGc(await fs.readFile(file, 'utf8')),
+    remove: () => fs.rm(file, { force: true }),
+  };
 }

@@ -1,7 +1,6 @@
 import fs from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
-import { heapsAfterFullGc, rssMb } from './process-memory.js';
+import { rssMb, traceWorkerGc } from './process-memory.js';
 import { measure } from './measure.js';
 import { additionBody, waitFor } from './endorsements.js';
 import { countStatus } from './scale-decisions.js';
@@ -34,8 +33,7 @@ interface Reading {
   sticky_cache: number;
 }
 
-const GC_TRACE = path.join(os.tmpdir(), `bench-worker-gc-${process.pid}.log`);
-process.env.BENCH_WORKER_GC_TRACE = GC_TRACE;
+const gcTrace = traceWorkerGc('bench-memory');
 
 /** The SDK's gauge of workflows held in the worker's cache, as Prometheus scrapes it. */
 async function stickyCache(s: BenchStack): Promise<number> {
@@ -46,7 +44,7 @@ async function stickyCache(s: BenchStack): Promise<number> {
 
 async function reading(s: BenchStack, open: number): Promise<Reading> {
   await new Promise((r) => setTimeout(r, SETTLE_MS));
-  const heap = heapsAfterFullGc(await fs.readFile(GC_TRACE, 'utf8'));
+  const heap = await gcTrace.heaps();
   return {
     open,
     rss_mb: await rssMb(s.workerPid),
@@ -112,7 +110,7 @@ async function main(): Promise<void> {
     process.stdout.write(md);
   } finally {
     await s.stop();
-    await fs.rm(GC_TRACE, { force: true });
+    await gcTrace.remove();
   }
 }
 

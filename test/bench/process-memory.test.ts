@@ -1,27 +1,37 @@
 import fs from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { expect } from 'chai';
-import { heapsAfterFullGc } from '../../bench/process-memory.js';
+import { heapsAfterFullGc, traceWorkerGc } from '../../bench/process-memory.js';
 import { spawnEntry } from '../../infra/processes.js';
 
-describe('the memory scenario: heaps after full collections', () => {
-  it('reads what a traced process keeps alive, not the garbage it made', async () => {
-    const file = path.join(os.tmpdir(), `gc-trace-test-${process.pid}.log`);
+describe('the memory scenarios: heaps after full collections', () => {
+  it('reads what a traced process keeps alive, not the garbage it made, from the file named for the worker', async () => {
+    const before = process.env.BENCH_WORKER_GC_TRACE;
+    const trace = traceWorkerGc('gc-trace-test');
     try {
-      const child = spawnEntry('test/bench/fixtures/allocate.ts', { ...process.env, GC_TRACE_FILE: file });
+      // bench/stack.ts hands this variable on to the worker as GC_TRACE_FILE.
+      expect(process.env.BENCH_WORKER_GC_TRACE).to.equal(trace.file);
+      const child = spawnEntry('test/bench/fixtures/allocate.ts', {
+        ...process.env,
+        GC_TRACE_FILE: trace.file,
+      });
       const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
       expect(code).to.equal(0);
-      const trace = await fs.readFile(file, 'utf8');
       // Its standard output went to the trace file too.
-      expect(trace).to.contain('kept 600000');
-      const heaps = heapsAfterFullGc(trace);
+      expect(await fs.readFile(trace.file, 'utf8')).to.contain('kept 600000');
+      const heaps = await trace.heaps();
       expect(heaps.fullGcs).to.be.at.least(1);
       // About 40 MB of kept objects (plus the runtime's own) survive; the ~200 MB of churn does not.
       expect(heaps.mb).to.be.within(40, 150);
     } finally {
-      await fs.rm(file, { force: true });
+      await trace.remove();
+      if (before === undefined) delete process.env.BENCH_WORKER_GC_TRACE;
+      else process.env.BENCH_WORKER_GC_TRACE = before;
     }
+    const left = await fs.access(trace.file).then(
+      () => true,
+      () => false,
+    );
+    expect(left, 'the trace file is removed').to.equal(false);
   });
 
   it('sums the last full collection of each thread', () => {
