@@ -244,8 +244,13 @@ export function codecServerToken(cfg: Config): string {
 }
 
 /** The Temporal Web UI's page of one workflow (its latest run), for operators' links. */
+/** The Temporal Web UI's address: TEMPORAL_UI_URL, else the local dev server's UI port. */
+export function temporalUiBase(cfg: Config): string {
+  return (cfg.TEMPORAL_UI_URL ?? `http://localhost:${cfg.TEMPORAL_UI_PORT}`).replace(/\/+$/, '');
+}
+
 export function workflowUiUrl(cfg: Config, workflowId: string): string {
-  const base = (cfg.TEMPORAL_UI_URL ?? `http://localhost:${cfg.TEMPORAL_UI_PORT}`).replace(/\/+$/, '');
+  const base = temporalUiBase(cfg);
   const ns = encodeURIComponent(cfg.TEMPORAL_NAMESPACE);
   return `${base}/namespaces/${ns}/workflows/${encodeURIComponent(workflowId)}`;
 }

@@ -1,7 +1,8 @@
 import { parseArgs } from 'node:util';
 import { AdminError } from '../admin/clients.js';
 import { cancelAsOperator, findStuckEndorsements, formatAge, type StuckEndorsement } from '../admin/stuck.js';
-import { ConfigError, requireDatabaseUrl, workflowUiUrl } from '../config/index.js';
+import { ConfigError, requireDatabaseUrl, temporalUiBase, workflowUiUrl } from '../config/index.js';
+import { operatorViews } from '../admin/views.js';
 import { SystemScope } from '../data/scope.js';
 import { initOrm } from '../db/orm.js';
 import { systemClock, today } from '../domain/clock.js';
@@ -24,6 +25,7 @@ const USAGE = `usage:
   ops stuck [--older-than 3d] [--client CLIENT_ID] [--policy POLICY_ID] [--json]
   ops cancel <endorsement_id> [--json]
   ops schedules [--create] [--json]   the periodic Schedules (reconcilers, sweeper, daily cover end, the insurer inbox poll) and each file insurer's cut-off (--create: create or update them)
+  ops views [--insurer INSURER_ID] [--older-than 3d] [--json]   the Web UI list links for triage: stuck, SLA breached, awaiting funds, one insurer's backlog by age
   ops end-lapsed-cover [--json]   member rows whose coverage_end_date passed turn inactive (the daily pass)
 (decisions: npm run -s insurer -- approve|reject <endorsement_id> …; see docs/operations.md)`;
 
@@ -107,6 +109,20 @@ async function schedules(create: boolean, json: boolean): Promise<string> {
   }
 }
 
+/** `ops views`: configuration only (the UI's address and namespace); nothing is read or written. */
+function views(insurerId: string | undefined, olderThanMs: number | undefined, json: boolean): string {
+  const config = operatorConfig(['temporal']);
+  const rows = operatorViews({
+    uiBase: temporalUiBase(config),
+    namespace: config.TEMPORAL_NAMESPACE,
+    insurerId,
+    olderThanMs,
+    now: new Date(),
+  });
+  if (json) return JSON.stringify(rows, null, 2);
+  return rows.map((r) => `${r.view}\n  query  ${r.query}\n  open   ${r.web_ui}`).join('\n');
+}
+
 /** `ops end-lapsed-cover`: the database only; today is the business date (Asia/Kolkata). */
 async function endLapsedCoverNow(json: boolean): Promise<string> {
   const config = operatorConfig(['database']);
@@ -133,12 +149,13 @@ async function main(argv: string[]): Promise<string> {
       policy: { type: 'string' },
       json: { type: 'boolean', default: false },
       create: { type: 'boolean', default: false },
+      insurer: { type: 'string' },
     },
   });
   const [command, id] = positionals;
   if (command === 'schedules') return schedules(values.create, values.json);
   if (command === 'end-lapsed-cover') return endLapsedCoverNow(values.json);
-  if (command !== 'stuck' && command !== 'cancel') throw new UsageError(USAGE);
+  if (command !== 'stuck' && command !== 'cancel' && command !== 'views') throw new UsageError(USAGE);
   if (command === 'cancel' && (!id || !looksLikeId('endorsement', id)))
     throw new UsageError(`cancel needs an endorsement id\n${USAGE}`);
   let olderThanMs: number | undefined;
@@ -147,6 +164,8 @@ async function main(argv: string[]): Promise<string> {
   } catch {
     throw new UsageError(`--older-than: not a duration such as 3d, 12h or 30m`);
   }
+
+  if (command === 'views') return views(values.insurer, olderThanMs, values.json);
 
   const config = operatorConfig(['database', 'temporal']);
   const orm = await initOrm({ databaseUrl: requireDatabaseUrl(config), poolMax: 2 });

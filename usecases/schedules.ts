@@ -16,11 +16,12 @@ import { passMetadata } from '../workflows/user-metadata.js';
 import { ensureInsurerInboxSchedule } from './insurer-inbox-schedule.js';
 
 export interface Cadence {
-  intervalMs: number;
+  /** Every interval pass at this cadence (tests, fault runs); unset, each Schedule's own (`everyMs`). */
+  intervalMs?: number;
   graceMs: number;
 }
 
-export const DEFAULT_CADENCE: Cadence = { intervalMs: PASS_INTERVAL_MS, graceMs: PASS_GRACE_MS };
+export const DEFAULT_CADENCE: Cadence = { graceMs: PASS_GRACE_MS };
 
 /** The loop workflows the Schedules replace (same ids); a running one is ended once. */
 const LEGACY_LOOPS: Record<string, string> = {
@@ -36,7 +37,7 @@ function scheduleOptions(
 ): Omit<ScheduleUpdateOptions, 'state'> {
   const spec = s.daily
     ? { calendars: [{ hour: s.daily.hour, minute: s.daily.minute }], timezone: s.daily.timezone }
-    : { intervals: [{ every: cadence.intervalMs }] };
+    : { intervals: [{ every: cadence.intervalMs ?? s.everyMs ?? PASS_INTERVAL_MS }] };
   return {
     spec,
     action: {

@@ -108,6 +108,49 @@ describe('ops: stuck endorsements from Temporal visibility joined with PostgreSQ
     expect(formatAge(42)).to.equal('42s');
   });
 
+  it('npm run ops -- views prints Web UI list links whose queries find the stuck one and the insurer backlog', async () => {
+    const [{ insurer_id: insurerId }] = (await sql('select insurer_id from policies where id = ?', [
+      world.policy.id,
+    ])) as { insurer_id: string }[];
+    const out = await ops('views', '--insurer', insurerId, '--json');
+    expect(out.code, out.err).to.equal(0);
+    const views = JSON.parse(out.out) as { view: string; query: string; web_ui: string }[];
+    expect(views.map((v) => v.view)).to.deep.equal([
+      'stuck',
+      'sla-breached',
+      'awaiting-funds',
+      'insurer-backlog',
+    ]);
+    const list = `http://localhost:${stack().config.TEMPORAL_UI_PORT}/namespaces/${stack().config.TEMPORAL_NAMESPACE}/workflows?query=`;
+    for (const v of views) expect(decodeURIComponent(v.web_ui.slice(list.length)), v.view).to.equal(v.query);
+    expect(views.every((v) => v.web_ui.startsWith(list))).to.equal(true);
+
+    // What the operator sees when the link opens: the same query against this run's visibility.
+    const listed = async (query: string) => {
+      const ids: string[] = [];
+      for await (const wf of stack().temporal.workflow.list({ query })) ids.push(wf.workflowId);
+      return ids;
+    };
+    const byView = Object.fromEntries(views.map((v) => [v.view, v.query]));
+    const stuck = await waitFor(
+      () => listed(byView.stuck!),
+      (ids) => ids.includes(`endorsement-${stuckId}`),
+      'the stuck view',
+    );
+    expect(stuck).to.not.include(`endorsement-${openId}`);
+    const backlog = await waitFor(
+      () => listed(byView['insurer-backlog']!),
+      (ids) => ids.includes(`endorsement-${openId}`),
+      "the insurer's backlog view",
+    );
+    expect(backlog).to.include(`endorsement-${stuckId}`);
+
+    const text = await ops('views');
+    expect(text.code, text.err).to.equal(0);
+    expect(text.out).to.contain('stuck\n  query  ').and.to.contain(`  open   ${list}`);
+    expect(text.out).to.not.contain('insurer-backlog');
+  });
+
   it('npm run ops -- stuck prints the list as a table and as JSON', async () => {
     const json = await ops('stuck', '--client', world.client.clientId, '--json');
     expect(json.code, json.err).to.equal(0);
@@ -187,9 +230,9 @@ describe('ops schedules: the reconcilers and the sweeper as Temporal Schedules',
     expect(
       rows.map((r: any) => [r.schedule_id, r.workflow_type, r.task_queue, r.paused, r.interval_seconds]),
     ).to.deep.equal([
-      ['endorsement-reconciler', 'endorsementReconcilePassWorkflow', stack().taskQueue, false, 30],
-      ['grant-reconciler', 'grantReconcilePassWorkflow', stack().taskQueue, false, 30],
-      ['webhook-sweeper', 'webhookSweepPassWorkflow', stack().taskQueue, false, 30],
+      ['endorsement-reconciler', 'endorsementReconcilePassWorkflow', stack().taskQueue, false, 300],
+      ['grant-reconciler', 'grantReconcilePassWorkflow', stack().taskQueue, false, 300],
+      ['webhook-sweeper', 'webhookSweepPassWorkflow', stack().taskQueue, false, 600],
       ['member-cover-end', 'memberCoverEndPassWorkflow', stack().taskQueue, false, null],
       ['cd-balance-check', 'cdBalanceCheckPassWorkflow', stack().taskQueue, false, null],
       ['dependent-age-out', 'dependentAgeOutPassWorkflow', stack().taskQueue, false, null],
@@ -199,7 +242,7 @@ describe('ops schedules: the reconcilers and the sweeper as Temporal Schedules',
     await stack().temporal.schedule.getHandle('grant-reconciler').pause('held for maintenance');
     const again = await ops('schedules', '--create');
     expect(again.code, again.err).to.equal(0);
-    expect(again.out).to.match(/^grant-reconciler\s+PAUSED\s+every 30s/m);
-    expect(again.out).to.match(/^endorsement-reconciler\s+active\s+every 30s/m);
+    expect(again.out).to.match(/^grant-reconciler\s+PAUSED\s+every 300s/m);
+    expect(again.out).to.match(/^endorsement-reconciler\s+active\s+every 300s/m);
   });
 });

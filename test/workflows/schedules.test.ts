@@ -13,6 +13,7 @@ import { stack, TEST_KEYS } from '../support/stack.js';
 import { waitFor } from './endorsement-support.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
+const DAY = 24 * 3_600_000;
 const IDS = [...PERIODIC_SCHEDULES.map((s) => s.scheduleId), INSURER_INBOX_SCHEDULE_ID].sort();
 
 /** File insurers' cut-off and policies' roster Schedules depend on the run's data: other tests check them. */
@@ -120,7 +121,9 @@ describe('periodic work as Temporal Schedules', function () {
     const reconciler = await temporal.schedule.getHandle('endorsement-reconciler').describe();
     expect(reconciler.state.paused).to.equal(false);
     expect(reconciler.action).to.include({ workflowType: 'endorsementReconcilePassWorkflow', taskQueue });
-    expect(reconciler.spec.intervals?.map((i) => i.every)).to.deep.equal([30_000]);
+    expect(reconciler.spec.intervals?.map((i) => i.every)).to.deep.equal([300_000]);
+    const sweeper10 = await temporal.schedule.getHandle('webhook-sweeper').describe();
+    expect(sweeper10.spec.intervals?.map((i) => i.every)).to.deep.equal([600_000]);
     const coverEnd = await temporal.schedule.getHandle('member-cover-end').describe();
     expect(coverEnd.action).to.include({ workflowType: 'memberCoverEndPassWorkflow', taskQueue });
     expect(coverEnd.spec.timezone).to.equal('Asia/Kolkata');
@@ -130,6 +133,36 @@ describe('periodic work as Temporal Schedules', function () {
     const inbox = await temporal.schedule.getHandle(INSURER_INBOX_SCHEDULE_ID).describe();
     expect(inbox.action).to.include({ workflowType: 'insurerInboxPassWorkflow', taskQueue });
     expect(inbox.spec.intervals?.map((i) => i.every)).to.deep.equal([300_000]);
+  });
+
+  it('an idle namespace starts at most six maintenance runs in any ten minutes (the Schedules’ own next times)', async () => {
+    const { temporal, taskQueue } = stack();
+    await ensurePeriodicSchedules(temporal, taskQueue);
+    // Temporal's own answer to "what will this Schedule start next", for every maintenance Schedule
+    // (the inbox poll is insurer exchange, not maintenance). Daily passes are counted over a day, so
+    // the window that holds one of them is among the windows tried.
+    const times: number[] = [];
+    for (const s of PERIODIC_SCHEDULES) {
+      const d = await temporal.schedule.getHandle(s.scheduleId).describe();
+      expect(d.info.nextActionTimes.length, s.scheduleId).to.be.greaterThan(0);
+      if (s.daily) {
+        const [hour, minute] = [s.daily.hour, s.daily.minute];
+        expect(d.spec.calendars?.[0]?.hour?.[0]?.start).to.equal(hour);
+        expect(d.spec.calendars?.[0]?.minute?.[0]?.start).to.equal(minute);
+      }
+      const every = d.spec.intervals?.[0]?.every;
+      const first = d.info.nextActionTimes[0]!.getTime();
+      // Next times over the coming day: an interval's from its spec, a daily one's from Temporal.
+      if (typeof every === 'number') for (let t = first; t < first + DAY; t += every) times.push(t);
+      else times.push(first);
+    }
+    times.sort((a, b) => a - b);
+    const start = times[0]!;
+    let most = 0;
+    for (let from = start; from < start + DAY; from += 60_000) {
+      most = Math.max(most, times.filter((t) => t >= from && t < from + 10 * 60_000).length);
+    }
+    expect(most).to.be.at.most(6);
   });
 
   it('a pass that fails fails its run (after three attempts) instead of passing quietly', async () => {

@@ -50,8 +50,9 @@ export interface PeriodicSchedule {
   workflowType: string;
   /** What the pass recovers, shown as the Schedule's note in the Web UI. */
   note: string;
-  /** Set for a daily pass; otherwise the pass runs every PASS_INTERVAL_MS. */
+  /** Set for a daily pass; otherwise the pass runs every `everyMs` (default PASS_INTERVAL_MS). */
   daily?: DailyAt;
+  everyMs?: number;
 }
 
 export const PERIODIC_SCHEDULES: readonly PeriodicSchedule[] = [
@@ -69,6 +70,8 @@ export const PERIODIC_SCHEDULES: readonly PeriodicSchedule[] = [
     scheduleId: 'webhook-sweeper',
     workflowType: WEBHOOK_SWEEP_PASS,
     note: 'Starts webhook deliveries whose start was lost after the commit',
+    // Announcements, not cover: a delivery whose start was lost may wait ten minutes.
+    everyMs: 600_000,
   },
   {
     scheduleId: 'member-cover-end',
@@ -93,6 +96,12 @@ export const PERIODIC_SCHEDULES: readonly PeriodicSchedule[] = [
   },
 ];
 
-/** Cadence: a pass every 30 s over rows left unstarted for more than a minute. */
-export const PASS_INTERVAL_MS = 30_000;
+/**
+ * Cadence: a pass every 5 minutes over rows left unstarted for more than a minute. A pass only heals
+ * what a crash between a commit and its workflow start left behind (the API and the worker start
+ * every workflow themselves), so it is a backstop, not a pump; every run is a row in the operator's
+ * Web UI list, and at this cadence an idle namespace starts at most six maintenance runs in ten
+ * minutes (two per reconciler, one sweep, one daily pass at most), where every 30 s made 60.
+ */
+export const PASS_INTERVAL_MS = 300_000;
 export const PASS_GRACE_MS = 60_000;
