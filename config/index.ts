@@ -92,6 +92,8 @@ export const configSchema = z.object({
   TEMPORAL_TLS_CA: z.string().min(1).optional(),
   /** The name the server's certificate must carry, when it differs from TEMPORAL_ADDRESS's host. */
   TEMPORAL_TLS_SERVER_NAME: z.string().min(1).optional(),
+  /** `npm start`: the demo's API insurer sandbox on loopback (data/demo.yaml's DIGIT `base_url`). */
+  INSURER_SANDBOX_PORT: z.coerce.number().int().min(1).max(65535).default(8790),
   /** `npm run cluster`: the front door of the local two-node cluster (its nodes take free ports). */
   TEMPORAL_CLUSTER_PORT: z.coerce.number().int().min(1).max(65535).default(7233),
   /** `npm run cluster`: its Web UI on loopback (not the dev server's 8233 nor the codec server's 8234). */

@@ -9,6 +9,8 @@ export interface LocalStackState {
   temporalAddress: string;
   namespace: string;
   taskQueue: string;
+  /** The all-in-one delivers webhooks to this machine's receivers; its operator commands register them. */
+  webhookAllowPrivate?: boolean;
   pid: number;
 }
 
@@ -71,6 +73,7 @@ export function operatorConfig(needs: StackNeed[], env: NodeJS.ProcessEnv = proc
     TEMPORAL_ADDRESS: set(env.TEMPORAL_ADDRESS) ?? state.temporalAddress,
     TEMPORAL_NAMESPACE: set(env.TEMPORAL_NAMESPACE) ?? state.namespace,
     TEMPORAL_TASK_QUEUE: set(env.TEMPORAL_TASK_QUEUE) ?? state.taskQueue,
+    WEBHOOK_ALLOW_PRIVATE: set(env.WEBHOOK_ALLOW_PRIVATE) ?? (state.webhookAllowPrivate ? 'true' : undefined),
     ...storedKeysUnlessSet(env, storedLocalKeys(config.dataDir)),
   });
 }

@@ -1,8 +1,10 @@
 import type { ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import YAML from 'yaml';
 import { createClient } from '../admin/clients.js';
+import { createInsurerClient } from '../admin/insurer-clients.js';
 import { loadReferenceData } from '../admin/load.js';
 import { loadFileSchema } from '../admin/load-schema.js';
 import { loadConfig } from '../config/index.js';
@@ -73,9 +75,48 @@ async function demoCredentials(databaseUrl: string): Promise<{ client_id: string
       };
     }
     const creds = await createClient(em, 'Demo Employer Pvt Ltd', [...SCOPES]);
-    const text = await fs.readFile(path.join(ROOT, 'data', 'demo.yaml'), 'utf8');
+    // The demo's API insurer points at the sandbox this stack runs, on its configured port.
+    const text = (await fs.readFile(path.join(ROOT, 'data', 'demo.yaml'), 'utf8')).replaceAll(
+      'http://127.0.0.1:8790/',
+      `http://127.0.0.1:${config.INSURER_SANDBOX_PORT}/`,
+    );
     await loadReferenceData(em, creds.client_id, loadFileSchema.parse(YAML.parse(text)));
     // Local development only: kept so a restart can print the demo credentials again.
+    await fs.writeFile(file, JSON.stringify(creds), { mode: 0o600 });
+    return creds;
+  } finally {
+    await orm.close();
+  }
+}
+
+/** The demo API insurer's sandbox: its signing secret and the insurer principal it decides with. */
+interface SandboxCredentials {
+  signing_secret: string;
+  client_id: string;
+  client_secret: string;
+}
+
+/**
+ * Made on the first start (kept in DATA_DIR, mode 0600, like the demo credentials): a signing secret
+ * shared by the worker's `api` adapter and the sandbox, and an insurer principal for DIGIT. A
+ * database without the demo's DIGIT gets no sandbox (null).
+ */
+async function sandboxCredentials(databaseUrl: string): Promise<SandboxCredentials | null> {
+  const file = path.join(config.dataDir, 'insurer-sandbox.json');
+  const stored = await fs
+    .readFile(file, 'utf8')
+    .then((t) => JSON.parse(t) as SandboxCredentials)
+    .catch(() => null);
+  if (stored) return stored;
+  const orm = await initOrm({ databaseUrl, poolMax: 2 });
+  try {
+    const principal = await createInsurerClient(orm.em.fork(), 'DIGIT').catch(() => null);
+    if (!principal) return null;
+    const creds = {
+      signing_secret: randomBytes(32).toString('hex'),
+      client_id: principal.client_id,
+      client_secret: principal.client_secret,
+    };
     await fs.writeFile(file, JSON.stringify(creds), { mode: 0o600 });
     return creds;
   } finally {
@@ -121,8 +162,13 @@ async function main(): Promise<void> {
     temporalAddress = temporal.address;
   }
   const creds = await demoCredentials(databaseUrl);
+  const sandbox = await sandboxCredentials(databaseUrl);
   const env = {
     ...process.env,
+    // The local all-in-one delivers webhooks to receivers on this machine; `npm run api` / `worker`
+    // keep refusing private addresses unless WEBHOOK_ALLOW_PRIVATE is set.
+    WEBHOOK_ALLOW_PRIVATE: process.env.WEBHOOK_ALLOW_PRIVATE || 'true',
+    ...(sandbox ? { DIGIT_SIGNING_SECRET: process.env.DIGIT_SIGNING_SECRET || sandbox.signing_secret } : {}),
     DATABASE_URL: databaseUrl,
     TEMPORAL_ADDRESS: temporalAddress,
     ...keys,
@@ -132,12 +178,21 @@ async function main(): Promise<void> {
   launch('codec', 'scripts/codec-server.ts', env);
   launch('worker', 'worker/main.ts', env);
   launch('api', 'api/main.ts', env);
+  if (sandbox) {
+    launch('digit', 'scripts/insurer-sandbox.ts', {
+      ...env,
+      INSURER_SANDBOX_SECRET_ENV: 'DIGIT_SIGNING_SECRET',
+      INSURER_SANDBOX_CLIENT_ID: sandbox.client_id,
+      INSURER_SANDBOX_CLIENT_SECRET: sandbox.client_secret,
+    });
+  }
   // Operator commands in another terminal find this stack through DATA_DIR (infra/local-stack.ts).
   writeLocalStackState(config.dataDir, {
     databaseUrl,
     temporalAddress,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
+    webhookAllowPrivate: env.WEBHOOK_ALLOW_PRIVATE === 'true' || env.WEBHOOK_ALLOW_PRIVATE === '1',
     pid: process.pid,
   });
   console.log(
@@ -146,6 +201,7 @@ async function main(): Promise<void> {
       `API            ${config.baseUrl}`,
       `Temporal UI    ${temporal?.uiUrl ?? '(external cluster)'}`,
       `Codec server   ${codecEndpoint.replace(/\/[^/]+$/, '')} (token: CODEC_SERVER_TOKEN in ${config.dataDir}/local-keys.json)`,
+      `Insurer (api)  ${sandbox ? `http://127.0.0.1:${config.INSURER_SANDBOX_PORT}/digit: DIGIT's sandbox decides each endorsement in seconds (data/insurer-sandbox.yaml)` : '(no DIGIT in this database: no sandbox)'}`,
       `Demo client    client_id=${creds.client_id}`,
       `               client_secret=${creds.client_secret}`,
       `Try            curl -s -X POST ${config.baseUrl}/v1/auth/token -H 'content-type: application/json' \\`,

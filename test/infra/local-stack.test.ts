@@ -126,6 +126,31 @@ describe('operator commands beside npm start', function () {
       resealed: 0,
     });
 
+    // The stack's webhooks reach receivers on this machine only when npm start said so in its state file.
+    const loopback = await npmRun(dataDir, 'admin', 'webhook:add', clientId, 'http://127.0.0.1:9/hooks');
+    expect(loopback.code).to.not.equal(0);
+    expect(ownLines(loopback.err).join('\n')).to.match(/127\.0\.0\.1 resolves to a loopback address/);
+    writeLocalStackState(dataDir, {
+      databaseUrl: s.databaseUrl,
+      temporalAddress: s.temporalAddress,
+      namespace: 'default',
+      taskQueue: s.taskQueue,
+      webhookAllowPrivate: true,
+      pid: standIn.pid!,
+    });
+    const local = await npmRun(
+      dataDir,
+      'admin',
+      'webhook:add',
+      clientId,
+      'http://127.0.0.1:9/hooks',
+      '--json',
+    );
+    expect(local.code, local.err).to.equal(0);
+    expect(await sql('select url from webhook_endpoints where client_id = ?', [clientId])).to.deep.equal([
+      { url: 'http://127.0.0.1:9/hooks' },
+    ]);
+
     const decision = await npmRun(dataDir, 'insurer', 'approve', 'end_01J0000000000000000000000A');
     // Reached this stack's Temporal, which knows no such endorsement workflow.
     expect(ownLines(decision.err)).to.deep.equal(['refused: end_01J0000000000000000000000A: not found']);

