@@ -109,9 +109,10 @@ describe('ops: stuck endorsements from Temporal visibility joined with PostgreSQ
   });
 
   it('npm run ops -- views prints Web UI list links whose queries find the stuck one and the insurer backlog', async () => {
-    const [{ insurer_id: insurerId }] = (await sql('select insurer_id from policies where id = ?', [
-      world.policy.id,
-    ])) as { insurer_id: string }[];
+    const rows = (await sql('select insurer_id from policies where id = ?', [world.policy.id])) as {
+      insurer_id: string;
+    }[];
+    const insurerId = rows[0]!.insurer_id;
     const out = await ops('views', '--insurer', insurerId, '--json');
     expect(out.code, out.err).to.equal(0);
     const views = JSON.parse(out.out) as { view: string; query: string; web_ui: string }[];
