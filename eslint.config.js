@@ -136,8 +136,20 @@ export default tseslint.config(
               message: 'import activity types only, via activities/index.js',
             },
             {
-              group: ['**/db/**', '**/api/**', '**/infra/**'],
-              message: 'workflows must not import runtime code',
+              group: [
+                '**/db/**',
+                '**/api/**',
+                '**/infra/**',
+                '**/data/**',
+                '**/usecases/**',
+                '**/adapters/**',
+                '**/config/**',
+                '**/admin/**',
+                '**/worker/**',
+                '**/scripts/**',
+              ],
+              message:
+                'workflows import only their contracts, domain/ and the SDK: runtime code runs in activities',
             },
           ],
         },

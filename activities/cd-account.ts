@@ -1,7 +1,7 @@
 import { SystemScope } from '../data/scope.js';
 import { checkAllCdLow } from '../usecases/cd-account.js';
 import { startDeliveries } from '../usecases/webhook-deliveries.js';
-import type { ActivityDeps } from './index.js';
+import type { ActivityDeps } from './deps.js';
 
 /** The CD account's daily pass as one activity (a one-pass workflow on a daily Schedule runs it). */
 export function createCdAccountActivities(deps: ActivityDeps) {

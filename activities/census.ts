@@ -4,7 +4,7 @@ import { today } from '../domain/clock.js';
 import { applyCensusRange, completeCensus } from '../usecases/census-apply.js';
 import { startDeliveries } from '../usecases/webhook-deliveries.js';
 import type { ChunkResult } from '../workflows/census-batch/contract.js';
-import type { ActivityDeps } from './index.js';
+import type { ActivityDeps } from './deps.js';
 
 /** Heartbeats when run as an activity; nothing in direct calls (tests). */
 function heartbeat(): () => void {

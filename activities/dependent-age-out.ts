@@ -1,6 +1,6 @@
 import { SystemScope } from '../data/scope.js';
 import { removeAgedOutChildren } from '../usecases/dependent-age-out.js';
-import type { ActivityDeps } from './index.js';
+import type { ActivityDeps } from './deps.js';
 
 /** D16's daily age-out pass as one activity (a one-pass workflow on a daily Schedule runs it). */
 export function createDependentAgeOutActivities(deps: ActivityDeps) {

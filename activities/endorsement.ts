@@ -34,7 +34,7 @@ import {
 import { sendInsurerDecision } from '../adapters/decisions.js';
 import type { CdHoldAnswer, DecisionAnswer, InsurerDecision } from '../workflows/endorsement/contract.js';
 import { heartbeating } from './heartbeat.js';
-import type { ActivityDeps } from './index.js';
+import type { ActivityDeps } from './deps.js';
 
 /**
  * A line through the activity's context logger, which adds workflowId, activityType and attempt;

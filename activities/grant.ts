@@ -9,7 +9,7 @@ import { startDeliveries } from '../usecases/webhook-deliveries.js';
 import { workflowInput } from '../usecases/endorsements.js';
 import { makeGrantItem, reconcileUnstartedGrants, takeOverGrant } from '../usecases/grants.js';
 import { GRANT_GONE, GRANT_STATE_CONFLICT, type GrantItem } from '../workflows/grant/contract.js';
-import type { ActivityDeps } from './index.js';
+import type { ActivityDeps } from './deps.js';
 
 const gone = (id: string) =>
   ApplicationFailure.create({ type: GRANT_GONE, message: `grant ${id} does not exist`, category: 'BENIGN' });

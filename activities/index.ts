@@ -1,9 +1,4 @@
-import type { Config } from '../config/index.js';
-import type { Orm } from '../db/orm.js';
-import type { Clock } from '../domain/clock.js';
-import type { Logger } from '../infra/logger.js';
-import type { Client as TemporalClient } from '@temporalio/client';
-import type { AdapterRegistry } from '../adapters/registry.js';
+import type { ActivityDeps } from './deps.js';
 import { createEndorsementActivities } from './endorsement.js';
 import { createWebhookActivities } from './webhook.js';
 import { createGrantActivities } from './grant.js';
@@ -16,17 +11,6 @@ import { createInsurerCutOffActivities } from './insurer-cut-off.js';
 import { createRosterActivities } from './roster-reconciliation.js';
 import { createCensusActivities } from './census.js';
 import { createDependentAgeOutActivities } from './dependent-age-out.js';
-
-export interface ActivityDeps {
-  config: Config;
-  orm: Orm;
-  clock: Clock;
-  logger: Logger;
-  /** For activities that start workflows (reconciler) and for adapters that signal. */
-  temporal: TemporalClient;
-  /** Insurer adapters by the insurer's `adapter` column (D8). */
-  adapters: AdapterRegistry;
-}
 
 /** Builds every activity from explicit dependencies (no globals), as the worker registers them. */
 export function createActivities(deps: ActivityDeps) {
@@ -52,3 +36,4 @@ export function createActivities(deps: ActivityDeps) {
 }
 
 export type Activities = ReturnType<typeof createActivities>;
+export type { ActivityDeps };

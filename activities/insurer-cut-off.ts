@@ -14,7 +14,7 @@ import {
 import { startDeliveries } from '../usecases/webhook-deliveries.js';
 import { INSURER_DELIVERY_REFUSED, NOT_A_FILE_INSURER } from '../workflows/insurer-cut-off/contract.js';
 import { heartbeating } from './heartbeat.js';
-import type { ActivityDeps } from './index.js';
+import type { ActivityDeps } from './deps.js';
 
 /** A cut-off for a code without a file insurer (a removed one, a typo in a flush) cannot succeed. */
 async function settingsOf(deps: ActivityDeps, insurerCode: string) {

@@ -4,7 +4,7 @@ import { listFileInsurerCodes } from '../usecases/insurer-inbox-schedule.js';
 import { IngestError, ingestResponses } from '../usecases/insurer-responses.js';
 import { startDeliveries } from '../usecases/webhook-deliveries.js';
 import { INSURER_INBOX_MIN_AGE_MS, type InboxPassResult } from '../workflows/insurer-inbox/contract.js';
-import type { ActivityDeps } from './index.js';
+import type { ActivityDeps } from './deps.js';
 
 /** D14: the inbox poll's activities; they return counts only (no file content in Temporal). */
 export function createInsurerInboxActivities(deps: ActivityDeps) {

@@ -1,7 +1,7 @@
 import { SystemScope } from '../data/scope.js';
 import { today } from '../domain/clock.js';
 import { endLapsedCover } from '../usecases/member-cover.js';
-import type { ActivityDeps } from './index.js';
+import type { ActivityDeps } from './deps.js';
 
 /** D10's daily pass as one activity (a one-pass workflow on a daily Schedule runs it). */
 export function createMemberCoverActivities(deps: ActivityDeps) {

@@ -7,7 +7,7 @@ import {
 } from '../usecases/roster-reconciliation.js';
 import { startDeliveries } from '../usecases/webhook-deliveries.js';
 import type { ReconcileResult } from '../workflows/roster-reconciliation/contract.js';
-import type { ActivityDeps } from './index.js';
+import type { ActivityDeps } from './deps.js';
 
 /** Roster reconciliation's activities: ids and counts in and out, the roster stays in PostgreSQL. */
 export function createRosterActivities(deps: ActivityDeps, env: NodeJS.ProcessEnv = process.env) {

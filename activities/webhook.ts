@@ -1,7 +1,7 @@
 import { Context } from '@temporalio/activity';
 import { attemptDelivery, startUnstartedDeliveries } from '../usecases/webhook-deliveries.js';
 import type { AttemptInput, AttemptOutcome } from '../workflows/webhook/contract.js';
-import type { ActivityDeps } from './index.js';
+import type { ActivityDeps } from './deps.js';
 
 /**
  * Webhook delivery activities, thin over usecases/webhook-deliveries.ts. An attempt is recorded under

@@ -9,11 +9,16 @@ import type { SecretChecks } from './auth/secret-checks.js';
 import type { TokenService } from './auth/tokens.js';
 import type { Logger } from '../infra/logger.js';
 import type { Metrics } from './metrics.js';
-import type { RouteDef } from './route.js';
+
+/** The matched route as an observer names it (its RouteDef, by method and path: api/route.ts). */
+export interface ObservedRoute {
+  method: string;
+  path: string;
+}
 
 /** Called with every answer of a matched route, as the client got it (the contract check in tests). */
 export type ResponseObserver = (
-  route: RouteDef,
+  route: ObservedRoute,
   status: number,
   body: unknown,
   headers: OutgoingHttpHeaders,

@@ -1,20 +1,11 @@
 import type { CensusRelationship, CensusRow, RowError } from './census.js';
-import type { PlanEmployee, PlannedEndorsement, PlanPolicy } from './census-plan.js';
+import type { PlanDependent, PlanEmployee, PlannedEndorsement, PlanPolicy } from './census-snapshot.js';
+export type { PlanDependent } from './census-snapshot.js';
 import { refusalError } from './census-refusal.js';
 import { eligibilityBreaches, eligibilityRules, type ExistingDependent } from './dependent-eligibility.js';
 import { decideDependentEndorsement, type DependentCandidate } from './dependent-endorsements.js';
 import { coveredRelationships, EndorsementRefused } from './endorsements.js';
 import type { EndorsementType, Relationship } from './enums.js';
-
-/** A dependent of an employee the census names, with its own cover on today (D10). */
-export interface PlanDependent {
-  id: string;
-  relationship: Relationship;
-  name: string;
-  date_of_birth: string;
-  event_date: string | null;
-  cover: { policy_id: string; sum_insured: string | null; start: string; end: string }[];
-}
 
 /** The census's relationships (HR's words) as the service's. */
 export const RELATIONSHIP_OF: Record<Exclude<CensusRelationship, 'self'>, Relationship> = {

@@ -1,16 +1,7 @@
 import type { CensusRow } from './census.js';
-import type { PlannedEndorsement } from './census-plan.js';
-import type { EmployeeStatus, ExitMode, Gender } from './enums.js';
-
-/** An existing employee's stored details, as a census row may restate them (personal data). */
-export interface StoredDetails {
-  name: string;
-  email: string;
-  phone_number: string;
-  date_of_birth: string;
-  gender: Gender;
-  status: EmployeeStatus;
-}
+import type { PlannedEndorsement, StoredDetails } from './census-snapshot.js';
+export type { StoredDetails } from './census-snapshot.js';
+import type { ExitMode } from './enums.js';
 
 /** The census's detail cells against the stored fields (the cell's name, then the column's). */
 const DETAILS = [

@@ -1,8 +1,14 @@
 import { CENSUS_FIELDS, type CensusRecord, type CensusRow, type RowError } from './census.js';
-import { planDependentRow, RELATIONSHIP_OF, type PlanDependent } from './census-dependents.js';
-import { changesDetails, type CensusExit, type StoredDetails } from './census-employee.js';
+import { planDependentRow, RELATIONSHIP_OF } from './census-dependents.js';
+import { changesDetails, type CensusExit } from './census-employee.js';
+import type {
+  CensusSnapshot,
+  PlanDependent,
+  PlanEmployee,
+  PlannedEndorsement,
+  PlanPolicy,
+} from './census-snapshot.js';
 import { refusalError } from './census-refusal.js';
-import type { EligibilityRules } from './dependent-eligibility.js';
 import { emailKey } from './employees.js';
 import {
   choosePolicy,
@@ -11,55 +17,8 @@ import {
   type CandidatePolicy,
   type EndorsementRequest,
 } from './endorsements.js';
-import type { CoverageType, EndorsementType, ExitMode } from './enums.js';
-import { formatPaise, toPaise, type Slab } from './premium.js';
-
-/** One of the client's ACTIVE policies as the plan needs it, with its available CD balance. */
-export interface PlanPolicy {
-  id: string;
-  policy_number: string;
-  start_date: string;
-  end_date: string;
-  slabs: Slab[];
-  default_sum_insured: string;
-  insurer_code: string | null;
-  cd_available: string;
-  coverage_type: CoverageType;
-  /** The policy's overrides of D16's eligibility defaults. */
-  eligibility: Partial<EligibilityRules>;
-}
-
-/** An existing employee the census names (by code, or by the e-mail a new row would take). */
-export interface PlanEmployee {
-  id: string;
-  employee_code: string;
-  email_key: string;
-  /** Their own active member rows (D10, on today). */
-  cover: { policy_id: string; sum_insured: string | null; start: string; end: string }[];
-  /** Their open endorsements (PENDING or SENT_TO_INSURER). */
-  open: { policy_id: string; endorsement_id: string }[];
-  /** Their dependents, each with its own cover (absent: none). */
-  dependents?: PlanDependent[];
-  /** Their stored details, which a row restating them differently updates (absent: not compared). */
-  details?: StoredDetails;
-}
-
-export interface CensusSnapshot {
-  policies: PlanPolicy[];
-  employees: PlanEmployee[];
-  /** The client's exit mode (D16; absent: automatic). */
-  exit_mode?: ExitMode;
-}
-
-/** What committing one row would do; the same for the dry run and the commit of the same file. */
-export interface PlannedEndorsement {
-  type: EndorsementType;
-  policy_id: string;
-  coverage_start_date: string;
-  coverage_end_date: string;
-  sum_insured: string;
-  premium_impact: string;
-}
+import type { EndorsementType } from './enums.js';
+import { formatPaise, toPaise } from './premium.js';
 
 export interface RowPlan {
   row: number;
@@ -138,6 +97,8 @@ const NEW_EMPLOYEE_FIELDS = [
  * file order, and what earlier rows would do counts for later ones: a second row for the same
  * employee and policy meets the first's open endorsement, as it would when applied.
  */
+export type { CensusSnapshot, PlanEmployee, PlannedEndorsement, PlanPolicy } from './census-snapshot.js';
+
 export class CensusPlanner {
   private readonly byCode = new Map<string, PlanEmployee>();
   private readonly byEmail = new Map<string, string>();

@@ -1,3 +1,7 @@
+/** The date layouts insurers' files use (an insurer's template names one). */
+export const DATE_FORMATS = ['YYYY-MM-DD', 'DD/MM/YYYY', 'DD-MM-YYYY', 'DD-MMM-YYYY'] as const;
+export type DateFormat = (typeof DATE_FORMATS)[number];
+
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];

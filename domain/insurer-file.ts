@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DATE_FORMATS, type DateFormat } from './dates.js';
 import { coveredRelationships } from './endorsements.js';
 import type { CoverageType, EndorsementType, Gender, Relationship } from './enums.js';
 import { responseLayoutSchema } from './insurer-response-file.js';
@@ -21,8 +22,7 @@ export const FILE_FIELDS = [
 ] as const;
 export type FileField = (typeof FILE_FIELDS)[number];
 
-export const DATE_FORMATS = ['YYYY-MM-DD', 'DD/MM/YYYY', 'DD-MM-YYYY', 'DD-MMM-YYYY'] as const;
-export type DateFormat = (typeof DATE_FORMATS)[number];
+export { DATE_FORMATS, type DateFormat };
 
 const word = z.string().trim().min(1).max(60);
 
@@ -213,4 +213,31 @@ export function cutOffDate(at: Date, timeZone: string): string {
 export function cutOffTime(at: Date, timeZone: string): string {
   const parts = zonedParts(at, timeZone);
   return `${parts.hour}:${parts.minute}:${parts.second}`;
+}
+
+/** One delivered file: ids and counts only (no personal data), safe to log and to return. */
+export interface DeliveredFile {
+  file_name: string;
+  format: FileFormat;
+  destination: string;
+  client_id: string;
+  policy_id: string;
+  policy_number: string;
+  /** The endorsements the file carries, which now count as delivered to the insurer. */
+  endorsement_ids: string[];
+  /** Endorsements cancelled after an earlier file: this file's cancellation rows withdraw them. */
+  withdrawal_ids: string[];
+  /** Data rows (people), the header not counted. */
+  rows: number;
+}
+
+/** One policy's share of a cut-off: its endorsements and the name of its file in each format. */
+export interface PlannedPolicyFile {
+  client_id: string;
+  policy_id: string;
+  policy_number: string;
+  endorsement_ids: string[];
+  /** Withdrawals the policy's file carries; absent in plans made before withdrawals existed. */
+  withdrawal_ids?: string[];
+  files: { file_name: string; format: FileFormat }[];
 }

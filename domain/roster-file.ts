@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { isCalendarDate } from './dates.js';
-import type { DateFormat } from './insurer-file.js';
+import { isCalendarDate, type DateFormat } from './dates.js';
 import { headerKey } from './insurer-response-file.js';
 
 /**

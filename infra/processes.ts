@@ -43,3 +43,24 @@ export async function waitForHttp(url: string, timeoutMs = 60_000): Promise<void
     await new Promise((r) => setTimeout(r, 200));
   }
 }
+
+/** Runs a command with stdout and stderr kept together (the last 64 KiB); never rejects on a bad exit. */
+export function runCapturing(
+  command: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ code: number | string; output: string }> {
+  return new Promise((resolve) => {
+    const [file = '', ...args] = command;
+    const child = spawn(file, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    const keep = (chunk: Buffer): void => {
+      output = (output + chunk.toString()).slice(-65_536);
+    };
+    child.stdout.on('data', keep);
+    child.stderr.on('data', keep);
+    child.on('error', (err) =>
+      resolve({ code: (err as NodeJS.ErrnoException).code ?? 'error', output: err.message }),
+    );
+    child.on('close', (code, signal) => resolve({ code: code ?? signal ?? 'unknown', output }));
+  });
+}

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Connection, type TLSConfig } from '@temporalio/client';
 import { dropDatabase, ensureDatabase } from '../db/databases.js';
 import { SEARCH_ATTRIBUTES } from '../workflows/search-attributes.js';
-import type { ClusterOptions, RunningCluster } from './temporal-cluster.js';
+import type { ClusterOptions, RunningCluster } from './temporal-cluster-types.js';
 import type { PostgresTarget } from './temporal-cluster-config.js';
 import { ensureSearchAttributes, runCapturing } from './temporal.js';
 import { clientTlsOptions, cliTlsFlags } from './temporal-cluster-tls.js';

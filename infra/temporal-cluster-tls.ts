@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { temporalTls, type TemporalTls } from '../config/index.js';
-import { runCapturing } from './temporal.js';
+import { runCapturing } from './processes.js';
 
 /**
  * The cluster's mTLS material, made with openssl at each start: a CA of its own, one certificate the

@@ -10,11 +10,13 @@ import {
   type NodePorts,
   type PostgresTarget,
 } from './temporal-cluster-config.js';
-import type { ServerBinaries } from './temporal-server-binaries.js';
 import { createSchemas, postgresTarget, registerNamespace } from './temporal-cluster-setup.js';
 import { clientTlsOptions, createClusterTls, type ClusterTls } from './temporal-cluster-tls.js';
 import { stopChild, waitForTemporal } from './temporal.js';
-import { startTcpBalancer, type TcpBalancer } from './tcp-balancer.js';
+import { startTcpBalancer } from './tcp-balancer.js';
+import type { ClusterNode, ClusterOptions, RunningCluster } from './temporal-cluster-types.js';
+
+export type { ClusterNode, ClusterOptions, RunningCluster };
 
 /**
  * A Temporal cluster as production runs it: the release server (not the dev server) on PostgreSQL for
@@ -23,52 +25,6 @@ import { startTcpBalancer, type TcpBalancer } from './tcp-balancer.js';
  * configs and logs under `dir`, and the processes; it registers the namespace and the project's
  * search attributes before it returns.
  */
-export interface ClusterOptions {
-  /** Any database URL of the PostgreSQL server to use; the cluster's databases are created there. */
-  serverUrl: string;
-  /** Database names are `<name>` (persistence) and `<name>_visibility`: [a-z0-9_], unique per cluster. */
-  name: string;
-  namespace: string;
-  binaries: ServerBinaries;
-  /** The `temporal` CLI, for `operator namespace create`. */
-  cli: string;
-  dir: string;
-  nodes?: number;
-  numHistoryShards?: number;
-  /** The front door's port; 0 takes a free one. */
-  port?: number;
-  logLevel?: 'debug' | 'info' | 'warn' | 'error';
-  log?: (line: string) => void;
-}
-
-export interface ClusterNode {
-  name: string;
-  ports: NodePorts;
-  /** This node's own frontend (the front door spreads clients over all of them). */
-  frontendAddress: string;
-  logFile: string;
-  process: ChildProcess | null;
-}
-
-export interface RunningCluster {
-  /** The front door: what API, worker and CLIs dial. */
-  address: string;
-  namespace: string;
-  nodes: ClusterNode[];
-  databases: { persistence: string; visibility: string };
-  /** The cluster's CA and certificates (under `dir`/tls): every client needs one of its client certificates. */
-  tls: ClusterTls;
-  balancer: TcpBalancer;
-  isRunning(node: ClusterNode): boolean;
-  /** SIGKILL: no shutdown, shards and task queues are taken over by the other nodes. */
-  killNode(node: ClusterNode): Promise<void>;
-  /** SIGTERM, the graceful stop a deploy does. */
-  stopNode(node: ClusterNode): Promise<void>;
-  /** Starts a stopped node again on its ports and waits until its frontend answers. */
-  startNode(node: ClusterNode): Promise<void>;
-  stop(opts?: { dropDatabases?: boolean }): Promise<void>;
-}
-
 const NODE_START_MS = 120_000;
 
 export async function startTemporalCluster(opts: ClusterOptions): Promise<RunningCluster> {

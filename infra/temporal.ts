@@ -6,6 +6,9 @@ import { Connection, type TLSConfig } from '@temporalio/client';
 import proto from '@temporalio/proto';
 import { SEARCH_ATTRIBUTES } from '../workflows/search-attributes.js';
 import { SERVICE_DYNAMIC_CONFIG } from './temporal-cluster-config.js';
+import { runCapturing } from './processes.js';
+
+export { runCapturing };
 
 const TEMPORAL_CLI_MODULE = 'github.com/temporalio/cli/cmd/temporal@v1.5.1';
 export const TOOLS_DIR = path.resolve(import.meta.dirname, '..', '.tools', 'bin');
@@ -70,27 +73,6 @@ export function cliBuildFailure(command: string, code: number | string, output: 
     `building the Temporal CLI failed: \`${command}\` exited with ${code}`,
     ...tail.map((l) => `  ${l}`),
   ].join('\n');
-}
-
-/** Runs a command with stdout and stderr kept together (the last 64 KiB); never rejects on a bad exit. */
-export function runCapturing(
-  command: string[],
-  env: NodeJS.ProcessEnv,
-): Promise<{ code: number | string; output: string }> {
-  return new Promise((resolve) => {
-    const [file = '', ...args] = command;
-    const child = spawn(file, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    const keep = (chunk: Buffer): void => {
-      output = (output + chunk.toString()).slice(-65_536);
-    };
-    child.stdout.on('data', keep);
-    child.stderr.on('data', keep);
-    child.on('error', (err) =>
-      resolve({ code: (err as NodeJS.ErrnoException).code ?? 'error', output: err.message }),
-    );
-    child.on('close', (code, signal) => resolve({ code: code ?? signal ?? 'unknown', output }));
-  });
 }
 
 export async function freePort(): Promise<number> {

@@ -16,38 +16,15 @@ import {
   cutOffTime,
   insurerFileName,
   insurerFileTable,
+  type DeliveredFile,
   type FileFormat,
+  type PlannedPolicyFile,
 } from '../domain/insurer-file.js';
 
 /** Cut-offs and the dates their files carry are Indian time (D13). */
 export const CUT_OFF_TIME_ZONE = 'Asia/Kolkata';
 
-/** One delivered file: ids and counts only (no personal data), safe to log and to return. */
-export interface DeliveredFile {
-  file_name: string;
-  format: FileFormat;
-  destination: string;
-  client_id: string;
-  policy_id: string;
-  policy_number: string;
-  /** The endorsements the file carries, which now count as delivered to the insurer. */
-  endorsement_ids: string[];
-  /** Endorsements cancelled after an earlier file: this file's cancellation rows withdraw them. */
-  withdrawal_ids: string[];
-  /** Data rows (people), the header not counted. */
-  rows: number;
-}
-
-/** One policy's share of a cut-off: its endorsements and the name of its file in each format. */
-export interface PlannedPolicyFile {
-  client_id: string;
-  policy_id: string;
-  policy_number: string;
-  endorsement_ids: string[];
-  /** Withdrawals the policy's file carries; absent in plans made before withdrawals existed. */
-  withdrawal_ids?: string[];
-  files: { file_name: string; format: FileFormat }[];
-}
+export type { DeliveredFile, PlannedPolicyFile };
 
 interface CutOffQuery {
   insurerCode: string;

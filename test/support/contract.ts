@@ -10,11 +10,12 @@ import { allRoutes } from '../../api/routes/index.js';
  * themselves (not among allRoutes()) are not checked, nor routes that declare no response schema
  * yet (test/api/openapi.test.ts names those).
  */
-const serviceRoutes = new Set(allRoutes().map((r) => `${r.method} ${r.path}`));
+const serviceRoutes = new Map(allRoutes().map((r) => [`${r.method} ${r.path}`, r]));
 const problems = new Map<string, ContractProblem & { count: number }>();
 
-export const recordAnswer: ResponseObserver = (route, status, body, headers) => {
-  if (!route.response || !serviceRoutes.has(`${route.method} ${route.path}`)) return;
+export const recordAnswer: ResponseObserver = (observed, status, body, headers) => {
+  const route = serviceRoutes.get(`${observed.method} ${observed.path}`);
+  if (!route?.response) return;
   const problem = checkAnswer(route, status, body, headers);
   if (!problem) return;
   const key = `${problem.route} ${problem.status} ${problem.problem}`;
