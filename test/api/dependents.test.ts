@@ -128,6 +128,9 @@ describe('dependents of an employee', () => {
     [{ date_of_birth: '2025-02-30' }, 'date_of_birth: must be a real calendar date in YYYY-MM-DD form'],
     [{ date_of_birth: '2026-11-24' }, 'date_of_birth: must not be in the future'],
     [{ name: 5 }, 'name: must be a string'],
+    [{ name: 'Kiran\u200bRao' }, 'name: must not contain invisible characters'],
+    [{ name: 'Kiran\u200fRao' }, 'name: must not contain bidirectional formatting characters'],
+    [{ name: '=HYPERLINK("http://evil.example","x")' }, 'name: must not start with =, +, - or @'],
     [{ employee_id: 'emp_x' }, 'employee_id: is not an allowed field'],
   ];
   for (const [change, detail] of invalid) {
