@@ -8,6 +8,10 @@ import { stack } from '../support/stack.js';
 
 const path = (employeeId: string) => `/v1/client/employees/${encodeURIComponent(employeeId)}/dependents`;
 
+/** A value as a test's title shows it: JSON, with every character outside printable ASCII escaped. */
+const shown = (v: unknown): string =>
+  JSON.stringify(v).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+
 describe('dependents of an employee', () => {
   // Pinned: 20:00 UTC on 22 Nov is already 23 Nov in Asia/Kolkata. Tokens are issued on the same clock.
   const clock = fixedClock('2026-11-22T20:00:00Z');
@@ -135,7 +139,7 @@ describe('dependents of an employee', () => {
   ];
   for (const [change, detail] of invalid) {
     const [field, value] = Object.entries(change)[0]!;
-    const label = value === undefined ? `a missing ${field}` : `${field} ${JSON.stringify(value)}`;
+    const label = value === undefined ? `a missing ${field}` : `${field} ${shown(value)}`;
     it(`rejects ${label} with 400 naming the field`, async () => {
       const e = await makeEmployee(a.clientId);
       const res = await add(e.id, { ...spouse, ...change });

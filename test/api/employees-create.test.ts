@@ -35,6 +35,10 @@ const countEmployees = async (clientId: string) =>
 
 const tokenId = (token: string) => (jwt.decode(token) as { jti: string }).jti;
 
+/** A value as a test's title shows it: JSON, with every character outside printable ASCII escaped. */
+const shown = (v: unknown): string =>
+  JSON.stringify(v).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+
 describe('POST /v1/client/employees', () => {
   // Pinned: 20:00 UTC on 22 Nov is already 23 Nov in Asia/Kolkata. Tokens are issued on the same clock.
   const clock = fixedClock('2026-11-22T20:00:00Z');
@@ -308,7 +312,7 @@ describe('POST /v1/client/employees', () => {
       ['employee_id', '@E1', 'employee_id: must not start with =, +, - or @'],
     ];
     for (const [field, value, detail] of unsafe) {
-      it(`rejects ${field} ${JSON.stringify(value)} naming the field`, async () => {
+      it(`rejects ${field} ${shown(value)} naming the field`, async () => {
         await expectValidationError(validBody({ [field]: value }), detail);
       });
     }
