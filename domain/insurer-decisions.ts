@@ -46,9 +46,10 @@ const OPTIONAL_TEXT = ['insurer_member_id', 'uhid', 'rejection_reason', 'source'
 const MAX_TEXT = { insurer_member_id: 100, uhid: 100, rejection_reason: 1000, source: 200 } as const;
 
 /**
- * The insurer's own text, checked with the rules for names (domain/text.ts): its ids are shown on
- * health cards and `/members` and written into files, its reason to the client. A reason may run
- * over lines. `source` is ours (a file name and row, a route), never the insurer's.
+ * The insurer's own text, checked with the text rules (domain/text.ts): its ids as identifiers (they
+ * are shown on health cards and `/members` and written into files), its reason as free text that may
+ * run over lines (shown to the client). `source` is ours (a file name and row, a route), never the
+ * insurer's.
  */
 const INSURER_TEXT: Record<'insurer_member_id' | 'uhid' | 'rejection_reason', TextKind> = {
   insurer_member_id: 'identifier',
