@@ -1,4 +1,3 @@
-import { stringify } from 'csv-stringify/sync';
 import ExcelJS from 'exceljs';
 
 /**
@@ -39,9 +38,21 @@ function safeCell(cell: SheetCell): SheetCell {
 
 const safeTable = (table: SheetTable): SheetCell[][] => table.map((row) => row.map(safeCell));
 
-/** The table as CSV: CRLF line ends, every text cell quoted, numbers bare. */
+/** One CSV field (RFC 4180): a number bare, text always in double quotes with inner quotes doubled. */
+const csvField = (cell: SheetCell): string =>
+  typeof cell === 'number' ? String(cell) : `"${cell.replace(/"/g, '""')}"`;
+
+/**
+ * The table as CSV: CRLF line ends, every text cell quoted, numbers bare. Written here rather than by
+ * csv-stringify: with every text cell quoted there is nothing left to decide, and this is several
+ * times faster on a cut-off's rows.
+ */
 export function writeCsv(table: SheetTable): Buffer {
-  return Buffer.from(stringify(safeTable(table), { record_delimiter: '\r\n', quoted_string: true }));
+  return Buffer.from(
+    safeTable(table)
+      .map((row) => `${row.map(csvField).join(',')}\r\n`)
+      .join(''),
+  );
 }
 
 export interface XlsxLayout {
