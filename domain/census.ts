@@ -132,16 +132,18 @@ const GENDERS: Record<string, Gender> = {
   gender_other: 'OTHER',
 };
 
-/** The zod rule of the employee create (one place for name, email, phone and date-of-birth rules). */
+/** The zod rule of the employee create (one place for employee code, name, email, phone and date-of-birth rules). */
 function fieldRule(field: CensusField, value: string): string | null {
   const schema =
-    field === 'name'
-      ? employeeFields.name
-      : field === 'email'
-        ? employeeFields.email
-        : field === 'phone'
-          ? employeeFields.phone_number
-          : employeeFields.date_of_birth;
+    field === 'employee_code'
+      ? employeeFields.employee_code
+      : field === 'name'
+        ? employeeFields.name
+        : field === 'email'
+          ? employeeFields.email
+          : field === 'phone'
+            ? employeeFields.phone_number
+            : employeeFields.date_of_birth;
   const parsed = schema.safeParse(value);
   return parsed.success ? null : (parsed.error.issues[0]?.message ?? 'is invalid');
 }
@@ -159,6 +161,11 @@ export function parseCensusRecord(row: number, r: CensusRecord): { row: CensusRo
   const code = r.employee_code ?? '';
   if (!code) fail('employee_code', 'is required');
   else if (code.length > 64) fail('employee_code', 'must be at most 64 characters');
+  else {
+    // The API's rule for `employee_id` (domain/text.ts: no control, invisible or formula-leading code).
+    const reason = fieldRule('employee_code', code);
+    if (reason) fail('employee_code', reason);
+  }
   const action = r.action?.toLowerCase();
   if (!action) fail('action', 'is required');
   else if (!(CENSUS_ACTIONS as readonly string[]).includes(action)) fail('action', oneOf(CENSUS_ACTIONS));

@@ -1,4 +1,5 @@
 import type { EndorsementStatus } from './enums.js';
+import { unsafeTextReason, type TextKind } from './text.js';
 
 /** The UHID an insurer gave one covered dependent of the endorsement (ids only, no personal data). */
 export interface MemberUhid {
@@ -44,7 +45,32 @@ export interface DecisionTarget {
 const OPTIONAL_TEXT = ['insurer_member_id', 'uhid', 'rejection_reason', 'source'] as const;
 const MAX_TEXT = { insurer_member_id: 100, uhid: 100, rejection_reason: 1000, source: 200 } as const;
 
-/** Why a decision is malformed, or null: an outcome APPROVED|REJECTED and optional short strings. */
+/**
+ * The insurer's own text, checked with the text rules (domain/text.ts): its ids as identifiers (they
+ * are shown on health cards and `/members` and written into files), its reason as free text that may
+ * run over lines (shown to the client). `source` is ours (a file name and row, a route), never the
+ * insurer's.
+ */
+const INSURER_TEXT: Record<'insurer_member_id' | 'uhid' | 'rejection_reason', TextKind> = {
+  insurer_member_id: 'identifier',
+  uhid: 'identifier',
+  rejection_reason: 'multiline',
+};
+
+/**
+ * Why one of an insurer's text fields breaks the text rules, as `<field> <reason>`, or null. The
+ * value is never repeated (it may be personal data in the wrong column).
+ */
+export function unsafeInsurerText(field: keyof typeof INSURER_TEXT, value: string): string | null {
+  const reason = unsafeTextReason(value.trim(), INSURER_TEXT[field]);
+  return reason && `${field} ${reason}`;
+}
+
+/**
+ * Why a decision is malformed, or null: an outcome APPROVED|REJECTED and optional short strings that
+ * keep the text rules. The workflow runs it in its Update's validator only, which a replay does not
+ * run again, so a stricter rule here changes no recorded history.
+ */
 export function malformedDecision(d: unknown): string | null {
   if (typeof d !== 'object' || d === null) return 'malformed decision: not an object';
   const fields = d as Record<string, unknown>;
@@ -57,6 +83,8 @@ export function malformedDecision(d: unknown): string | null {
     if (typeof value !== 'string' || value.length > MAX_TEXT[name]) {
       return `malformed decision: ${name} must be text of at most ${MAX_TEXT[name]} characters`;
     }
+    const unsafe = name === 'source' ? null : unsafeInsurerText(name, value);
+    if (unsafe) return `malformed decision: ${unsafe}`;
   }
   return malformedMembers(fields.members, fields.decision);
 }
@@ -80,6 +108,10 @@ function malformedMembers(members: unknown, decision: unknown): string | null {
   const why = `malformed decision: members must be at most ${MAX_MEMBER_UHIDS} {dependent_id, uhid} of an approval`;
   if (decision !== 'APPROVED' || !Array.isArray(members) || members.length > MAX_MEMBER_UHIDS) return why;
   if (!members.every(isMemberUhid)) return why;
+  for (const m of members) {
+    const unsafe = unsafeInsurerText('uhid', m.uhid);
+    if (unsafe) return `malformed decision: a member's ${unsafe}`;
+  }
   if (new Set(members.map((m) => m.dependent_id)).size !== members.length) return why;
   return null;
 }

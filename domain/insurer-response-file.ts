@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { InsurerDecision } from './insurer-decisions.js';
+import { unsafeInsurerText, type InsurerDecision } from './insurer-decisions.js';
 
 /**
  * An insurer's response file (D14): the answer to our endorsement file, one row per covered person
@@ -119,6 +119,12 @@ function readRow(layout: ResponseLayout, at: Map<ResponseField, number>, row: Re
   if (!reference) return bad('reference is empty');
   for (const [field, max] of Object.entries(LIMITS) as [ResponseField, number][]) {
     if (value(field).length > max) return bad(`${field} is longer than ${max} characters`);
+  }
+  // The insurer's text keeps the same rules as the decisions API's (a UHID `=1+1`, a control or bidi
+  // character refuses the row, never the file).
+  for (const field of ['uhid', 'insurer_member_id', 'rejection_reason'] as const) {
+    const unsafe = unsafeInsurerText(field, value(field));
+    if (unsafe) return bad(unsafe);
   }
   const person = { relationship: value('relationship'), date_of_birth: value('date_of_birth') };
   const withPerson = (r: ResponseRow): ResponseRow =>

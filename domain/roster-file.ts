@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { isCalendarDate, type DateFormat } from './dates.js';
 import { headerKey } from './insurer-response-file.js';
+import { unsafeTextReason } from './text.js';
 
 /**
  * The insurer's roster: its list of the people it covers on one policy. Its layout is template data
@@ -138,6 +139,14 @@ export function rosterReader(t: RosterTemplate, policyNumber: string) {
         if (v.length > max) throw bad(f, `is longer than ${max} characters`);
         return v || null;
       };
+      // The insurer's ids fill our members' empty ones: the text rules for identifiers apply
+      // (domain/text.ts), as they do to the same ids in response files and the decisions API.
+      const identifier = (f: RosterField) => {
+        const v = optional(f, 100);
+        const unsafe = v === null ? null : unsafeTextReason(v, 'identifier');
+        if (unsafe) throw bad(f, unsafe);
+        return v;
+      };
       const date = (f: RosterField, v: string | null) => {
         if (v === null) return null;
         const d = readRosterDate(v, t.date_format);
@@ -158,8 +167,8 @@ export function rosterReader(t: RosterTemplate, policyNumber: string) {
       if (rupees !== null && sumInsured === null) throw bad('sum_insured', 'is not an amount in rupees');
       return {
         rowNumber,
-        uhid: optional('uhid', 100),
-        insurerMemberId: optional('insurer_member_id', 100),
+        uhid: identifier('uhid'),
+        insurerMemberId: identifier('insurer_member_id'),
         employeeCode: required('employee_code', 100),
         name: required('member_name', 200),
         dateOfBirth: date('date_of_birth', required('date_of_birth', 20))!,

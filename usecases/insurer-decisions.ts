@@ -3,7 +3,7 @@ import { sendInsurerDecision } from '../adapters/decisions.js';
 import { endorsementsRoutedTo } from '../data/insurer-principals.js';
 import type { InsurerScope } from '../data/insurer-scope.js';
 import { looksLikeId } from '../domain/ids.js';
-import type { DecisionAnswer, InsurerDecision } from '../domain/insurer-decisions.js';
+import { malformedDecision, type DecisionAnswer, type InsurerDecision } from '../domain/insurer-decisions.js';
 
 /** One item of `POST /v1/insurer/decisions`, already shaped as the workflow takes it. */
 export interface DecisionItem {
@@ -24,7 +24,9 @@ const NOT_FOUND = { result: 'refused', detail: 'not found' } as const;
  * found", one answer for all three, so nothing about other insurers' endorsements shows. Each
  * routed item goes through the decision Update (the workflow's validator decides); the same
  * endorsement twice in one call is sent in request order, so the second answers duplicate or
- * refused. Idempotent: a repeated call answers duplicate and changes nothing.
+ * refused. A routed item whose text breaks the text rules (domain/text.ts: a UHID `=1+1`, a
+ * control or bidi character) is refused with the field and the rule, the rest of the call goes on.
+ * Idempotent: a repeated call answers duplicate and changes nothing.
  */
 export async function submitInsurerDecisions(
   deps: { temporal: Client },
@@ -40,6 +42,13 @@ export async function submitInsurerDecisions(
     const id = item.endorsementId;
     if (!routed.has(id)) {
       answers.push(Promise.resolve({ endorsement_id: id, ...NOT_FOUND }));
+      continue;
+    }
+    // The workflow's validator refuses a malformed decision too; answering it here also covers an
+    // endorsement already closed (answered from its final status, never validated) and saves the call.
+    const malformed = malformedDecision(item.decision);
+    if (malformed) {
+      answers.push(Promise.resolve({ endorsement_id: id, result: 'refused', detail: malformed }));
       continue;
     }
     const after = previous.get(id) ?? Promise.resolve();

@@ -1,10 +1,7 @@
-import { stringify } from 'csv-stringify/sync';
+import { writeCsv } from '../../infra/spreadsheet-files.js';
 
 /**
- * An acknowledgement file's CSV (D14). The reference column echoes the insurer's own text, so a
- * cell a spreadsheet would run as a formula is quoted as text.
+ * An acknowledgement file's CSV (D14). The reference column echoes the insurer's own text; the one
+ * spreadsheet writer quotes any cell a spreadsheet would run as a formula (infra/spreadsheet-files.ts).
  */
-export function acknowledgementCsv(table: readonly string[][]): Buffer {
-  const safe = table.map((row) => row.map((cell) => (/^[=+\-@\t\r]/.test(cell) ? `'${cell}` : cell)));
-  return Buffer.from(stringify(safe, { record_delimiter: '\r\n' }));
-}
+export const acknowledgementCsv = (table: readonly string[][]): Buffer => writeCsv(table);

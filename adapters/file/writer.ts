@@ -1,11 +1,11 @@
-import { stringify } from 'csv-stringify/sync';
-import ExcelJS from 'exceljs';
 import type { FileCell, FileFormat, FileTemplate } from '../../domain/insurer-file.js';
+import { writeCsv, writeXlsx } from '../../infra/spreadsheet-files.js';
 
 /**
  * Writes an insurer file's table (domain/insurer-file.ts) as XLSX or CSV. Cells stay what the
- * template made them: text, or a number for a serial. `writtenAt` stamps the workbook so a
- * rewrite of the same cut-off describes the same moment.
+ * template made them: text, or a number for a serial; the one spreadsheet writer makes every text
+ * cell safe to open (infra/spreadsheet-files.ts: no cell a spreadsheet would run as a formula).
+ * `writtenAt` stamps the workbook so a rewrite of the same cut-off describes the same moment.
  */
 export async function writeInsurerFile(
   template: FileTemplate,
@@ -13,16 +13,6 @@ export async function writeInsurerFile(
   format: FileFormat,
   writtenAt: Date,
 ): Promise<Buffer> {
-  if (format === 'csv') return Buffer.from(stringify(table as FileCell[][], { record_delimiter: '\r\n' }));
-  const book = new ExcelJS.Workbook();
-  book.creator = 'group-health-admin';
-  book.created = writtenAt;
-  book.modified = writtenAt;
-  const sheet = book.addWorksheet(template.sheet_name);
-  sheet.addRows(table as FileCell[][]);
-  sheet.getRow(1).font = { bold: true };
-  sheet.columns.forEach((column, i) => {
-    column.width = Math.min(40, Math.max(8, ...table.map((row) => String(row[i] ?? '').length + 2)));
-  });
-  return Buffer.from(await book.xlsx.writeBuffer());
+  if (format === 'csv') return writeCsv(table);
+  return writeXlsx(table, { sheetName: template.sheet_name, writtenAt, widths: 'content' });
 }

@@ -40,7 +40,8 @@ const itemAnswer = z.object({
   result: z.enum(['accepted', 'duplicate', 'refused']).meta({
     description:
       'accepted: recorded now; duplicate: the same outcome was already recorded (nothing changes); ' +
-      'refused: see detail (another outcome came first, not yet submitted, cancelled, not found)',
+      'refused: see detail (another outcome came first, not yet submitted, cancelled, not found, or ' +
+      'malformed: a text field breaking the text rules, named with its rule)',
   }),
   detail: z.string().meta({ example: 'APPROVED recorded' }),
 });
@@ -56,7 +57,10 @@ export const insurerRoutes = [
       'D14: an insurer answers the endorsements routed to it, up to 500 per call, with a token of an ' +
       'insurer principal (scope `insurer.decisions`, from `/v1/auth/token`). Each item is answered in ' +
       'request order. An endorsement that is not routed to this insurer (another insurer’s, unknown, ' +
-      'malformed id) is refused as "not found". Safe to repeat: a repeat answers duplicate.',
+      'malformed id) is refused as "not found". A `uhid` or `insurer_member_id` holding control, ' +
+      'bidirectional-formatting or invisible characters or starting with =, +, - or @, or a ' +
+      '`rejection_reason` holding such characters, refuses that item only: its detail names the field ' +
+      'and the rule. Safe to repeat: a repeat answers duplicate.',
     scopes: INSURER_SCOPES,
     principal: 'insurer',
     body: decisionsBody,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { isCalendarDate } from '../dates.js';
-import { unsafeTextReason } from '../text.js';
+import { unsafeTextReason, type TextKind } from '../text.js';
 import type { EmployeeChanges, NewDependent, NewEmployee } from '../employees.js';
 import type { EmployeeStatus, Gender } from '../enums.js';
 
@@ -14,17 +14,25 @@ const rule = (message: string) => ({
   error: (issue: { input?: unknown }) => (issue.input === undefined ? 'is required' : message),
 });
 
-/** Free text and names: bounded, and refused when they carry controls, bidi overrides or lone surrogates. */
-const text = (max: number, multiline = false) =>
+/**
+ * Free text, names and codes: bounded, and refused when they break domain/text.ts's rules for their
+ * kind (controls, bidi formatting, invisible characters, lone surrogates; a formula lead for names
+ * and codes).
+ */
+const text = (max: number, kind: TextKind = 'text') =>
   z
     .string(rule('must be a string'))
     .trim()
     .max(max, `must be at most ${max} characters`)
     .superRefine((value, ctx) => {
-      const reason = unsafeTextReason(value, multiline);
+      const reason = unsafeTextReason(value, kind);
       if (reason) ctx.addIssue({ code: 'custom', message: reason });
     });
-const nonEmptyText = (max: number) => text(max).min(1, 'must not be empty');
+const nonEmptyText = (max: number, kind: TextKind = 'text') => text(max, kind).min(1, 'must not be empty');
+/** A person's name (an employee's or a dependent's). */
+const personName = nonEmptyText(200, 'name');
+/** The client's own code for an employee (`employee_id` of spec 4.6, the census's Employee Code). */
+const employeeCode = nonEmptyText(64, 'identifier');
 
 const calendarDate = z
   .string(rule('must be a date string in YYYY-MM-DD form'))
@@ -43,7 +51,8 @@ const oneOf = <T extends readonly [string, ...string[]]>(values: T) =>
 const OBJECT = { error: 'must be an object' };
 
 export const employeeFields = {
-  name: nonEmptyText(200),
+  name: personName,
+  employee_code: employeeCode,
   email,
   phone_number: phone,
   date_of_birth: calendarDate,
@@ -51,7 +60,7 @@ export const employeeFields = {
   designation: text(200),
   department: text(200),
   date_of_joining: calendarDate,
-  address: text(1000, true),
+  address: text(1000, 'multiline'),
   personal_email: email,
   personal_phone_number: phone,
   last_active_date: calendarDate,
@@ -60,7 +69,7 @@ export const employeeFields = {
 /** Spec 4.6, strict (D6): an unknown field (`id`, `client_id`, `is_admin`, ...) is a 400 naming it. */
 export const createEmployeeBody = z.strictObject(
   {
-    employee_id: nonEmptyText(64),
+    employee_id: employeeFields.employee_code,
     name: employeeFields.name,
     email: employeeFields.email,
     phone_number: employeeFields.phone_number,
@@ -165,7 +174,7 @@ export const employeePathParams = z.object({
 
 export const createDependentBody = z.strictObject(
   {
-    name: nonEmptyText(200),
+    name: personName,
     relationship: oneOf(RELATIONSHIP_REQUEST),
     date_of_birth: calendarDate,
     gender: oneOf(GENDER_REQUEST),

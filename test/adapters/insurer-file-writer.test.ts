@@ -1,10 +1,12 @@
 import { expect } from 'chai';
+import { Readable } from 'node:stream';
 import { parse } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
 import { insurerFileTable } from '../../domain/insurer-file.js';
 import { fileTemplate } from '../../domain/insurer-file-templates/index.js';
 import { writeInsurerFile } from '../../adapters/file/writer.js';
 import { SAMPLE_ENDORSEMENTS } from '../support/insurer-file-samples.js';
+import type { FileEndorsement } from '../../domain/insurer-file.js';
 
 const WRITTEN_AT = new Date('2026-11-23T11:30:00Z');
 
@@ -45,6 +47,39 @@ async function readXlsx(content: Buffer) {
   return { sheet: sheet.name, rows, headerBold: sheet.getRow(1).font?.bold };
 }
 
+/** Names and a code as an attacker sends them (stored before the input rules refused them). */
+const HOSTILE_NAMES = [
+  '=HYPERLINK("http://evil.example","x")',
+  "+cmd|' /C calc'!A0",
+  "-2+3+cmd|' /C calc'!A0",
+  "@SUM(1+1)*cmd|' /C calc'!A0",
+  '\t=1+1',
+  '\r=1+1',
+];
+const HOSTILE: FileEndorsement[] = HOSTILE_NAMES.map((name, i) => ({
+  ...SAMPLE_ENDORSEMENTS[1]!,
+  endorsementId: `end_hostile00000000000000${i}`,
+  employeeCode: i === 0 ? '=1+2' : `x;=1+${i}`,
+  employee: { ...SAMPLE_ENDORSEMENTS[1]!.employee, name },
+}));
+
+/** A cell Excel would evaluate: a formula cell, or a value starting as one (OWASP's list). */
+const live = (cell: ExcelJS.Cell) =>
+  cell.type === ExcelJS.ValueType.Formula ||
+  cell.formula !== undefined ||
+  /^[=+\-@\t\r]/.test(typeof cell.value === 'string' ? cell.value : '');
+
+/** Every cell of the workbook's first sheet: `[address, value]` of the live ones. */
+function liveCells(book: ExcelJS.Workbook): [string, unknown][] {
+  const out: [string, unknown][] = [];
+  book.worksheets[0]!.eachRow((row) =>
+    row.eachCell((cell) => {
+      if (live(cell)) out.push([cell.address, cell.value]);
+    }),
+  );
+  return out;
+}
+
 describe('adapters: insurer file writer (D14)', () => {
   for (const name of ['india-census', 'generic']) {
     const expected = EXPECTED[name]!;
@@ -62,6 +97,37 @@ describe('adapters: insurer file writer (D14)', () => {
       const rows: string[][] = parse(csv);
       expect(rows).to.deep.equal(expected.rows.map((r) => r.map(String)));
       expect(csv.toString()).to.contain('"Sam ""Sky"" Iyer, Jr."');
+    });
+  }
+
+  for (const name of ['india-census', 'generic']) {
+    const table = () => insurerFileTable(fileTemplate(name), HOSTILE);
+
+    it(`writes hostile names and codes into the ${name} CSV as text no spreadsheet runs`, async () => {
+      const csv = await writeInsurerFile(fileTemplate(name), table(), 'csv', WRITTEN_AT);
+      const book = new ExcelJS.Workbook();
+      await book.csv.read(Readable.from([csv]));
+      expect(liveCells(book)).to.deep.equal([]);
+      // The text is all there, behind the quote that makes it text.
+      const rows: string[][] = parse(csv);
+      const cells = rows.flat();
+      for (const hostile of HOSTILE_NAMES) expect(cells).to.include(`'${hostile}`);
+      expect(cells).to.include("'=1+2");
+      // A cell with a `;` stays one quoted cell: a reader splitting on `;` cannot start a new one there.
+      expect(csv.toString()).to.contain('"x;=1+1"');
+    });
+
+    it(`writes hostile names and codes into the ${name} XLSX as plain quoted strings`, async () => {
+      const book = new ExcelJS.Workbook();
+      await book.xlsx.load(
+        (await writeInsurerFile(fileTemplate(name), table(), 'xlsx', WRITTEN_AT)) as unknown as ArrayBuffer,
+      );
+      expect(liveCells(book)).to.deep.equal([]);
+      const values: unknown[] = [];
+      book.worksheets[0]!.eachRow((row) => row.eachCell((cell) => values.push(cell.value)));
+      // XLSX's XML reads a carriage return back as a line feed; the quote is in front either way.
+      for (const hostile of HOSTILE_NAMES) expect(values).to.include(`'${hostile.replace('\r', '\n')}`);
+      expect(values).to.include("'=1+2");
     });
   }
 

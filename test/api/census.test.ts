@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { parse } from 'csv-parse/sync';
 import { makeClient, makeDependent, makeMember, makePolicy, sql } from '../support/factories.js';
 import {
   census,
@@ -289,7 +290,7 @@ describe('census batches API (D16)', () => {
     expect(res.body).to.include({ title: 'Insufficient Scope' });
     const csv = await w.api.get(`${PATH}/template.csv`, { token: w.token });
     expect(csv.status).to.equal(200);
-    expect(csv.text.trim()).to.equal(censusCsv([]).toString().trim());
+    expect(parse(csv.text)).to.deep.equal(parse(censusCsv([])));
     const xlsx = await w.api.get(`${PATH}/template.xlsx`, { token: w.token });
     expect(xlsx.status).to.equal(200);
     expect(xlsx.headers.get('content-type')).to.contain(XLSX);

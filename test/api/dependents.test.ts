@@ -8,6 +8,10 @@ import { stack } from '../support/stack.js';
 
 const path = (employeeId: string) => `/v1/client/employees/${encodeURIComponent(employeeId)}/dependents`;
 
+/** A value as a test's title shows it: JSON, with every character outside printable ASCII escaped. */
+const shown = (v: unknown): string =>
+  JSON.stringify(v).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+
 describe('dependents of an employee', () => {
   // Pinned: 20:00 UTC on 22 Nov is already 23 Nov in Asia/Kolkata. Tokens are issued on the same clock.
   const clock = fixedClock('2026-11-22T20:00:00Z');
@@ -128,11 +132,14 @@ describe('dependents of an employee', () => {
     [{ date_of_birth: '2025-02-30' }, 'date_of_birth: must be a real calendar date in YYYY-MM-DD form'],
     [{ date_of_birth: '2026-11-24' }, 'date_of_birth: must not be in the future'],
     [{ name: 5 }, 'name: must be a string'],
+    [{ name: 'Kiran\u200bRao' }, 'name: must not contain invisible characters'],
+    [{ name: 'Kiran\u200fRao' }, 'name: must not contain bidirectional formatting characters'],
+    [{ name: '=HYPERLINK("http://evil.example","x")' }, 'name: must not start with =, +, - or @'],
     [{ employee_id: 'emp_x' }, 'employee_id: is not an allowed field'],
   ];
   for (const [change, detail] of invalid) {
     const [field, value] = Object.entries(change)[0]!;
-    const label = value === undefined ? `a missing ${field}` : `${field} ${JSON.stringify(value)}`;
+    const label = value === undefined ? `a missing ${field}` : `${field} ${shown(value)}`;
     it(`rejects ${label} with 400 naming the field`, async () => {
       const e = await makeEmployee(a.clientId);
       const res = await add(e.id, { ...spouse, ...change });

@@ -144,6 +144,41 @@ describe('POST /v1/insurer/decisions (D14)', function () {
     ]);
   });
 
+  it('refuses an item whose UHID, member id or reason breaks the text rules, naming why; the rest of the call goes on', async () => {
+    const [id] = await endorsements(world, 1);
+    await sentToInsurer([id!]);
+    const refused = (detail: string) => ({ endorsement_id: id, result: 'refused', detail });
+    const res = await post(insurer.token(), {
+      decisions: [
+        { endorsement_id: id, decision: 'APPROVED', uhid: '=1+1' },
+        { endorsement_id: id, decision: 'APPROVED', uhid: 'UH\u202e1' },
+        { endorsement_id: id, decision: 'APPROVED', uhid: 'UH\u00071' },
+        { endorsement_id: id, decision: 'APPROVED', uhid: 'UH-1', insurer_member_id: '+M1' },
+        { endorsement_id: id, decision: 'REJECTED', rejection_reason: 'Age\u200f above limit' },
+        { endorsement_id: 'end_doesnotexist000000000', decision: 'APPROVED', uhid: '=1+1' },
+        { endorsement_id: id, decision: 'APPROVED', uhid: 'UH-OK', insurer_member_id: 'M-OK' },
+      ],
+    });
+    expect(res.status, res.text).to.equal(200);
+    expect(res.body.payload.results).to.deep.equal([
+      refused('malformed decision: uhid must not start with =, +, - or @'),
+      refused('malformed decision: uhid must not contain bidirectional formatting characters'),
+      refused('malformed decision: uhid must not contain control characters'),
+      refused('malformed decision: insurer_member_id must not start with =, +, - or @'),
+      refused('malformed decision: rejection_reason must not contain bidirectional formatting characters'),
+      { endorsement_id: 'end_doesnotexist000000000', result: 'refused', detail: 'not found' },
+      { endorsement_id: id, result: 'accepted', detail: 'APPROVED recorded' },
+    ]);
+    // Only the well-formed decision counted: its ids are the ones stored and shown.
+    await waitFor(
+      async () => (await sql('select status, uhid from endorsements where id = ?', [id]))[0],
+      (row) => row.status === 'ENDORSEMENT_STATUS_APPROVED',
+      `${id} approved`,
+    );
+    const [row] = await sql('select uhid, insurer_member_id from endorsements where id = ?', [id]);
+    expect(row).to.deep.equal({ uhid: 'UH-OK', insurer_member_id: 'M-OK' });
+  });
+
   it('answers 400 for an empty list, more than 500 items or a malformed item', async () => {
     const item = { endorsement_id: 'end_x', decision: 'APPROVED' };
     const cases: [unknown, string][] = [

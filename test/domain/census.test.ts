@@ -89,6 +89,29 @@ describe('census (domain/census.ts)', () => {
   });
 });
 
+describe('census rows and the text rules (domain/text.ts)', () => {
+  it('refuses an employee code or a name starting as a formula, or holding invisible characters', () => {
+    const base = { action: 'add', effective_date: '2026-10-01' };
+    const errors = (r: Record<string, string>) => {
+      const parsed = parseCensusRecord(2, { ...base, ...r });
+      return 'errors' in parsed ? parsed.errors : [];
+    };
+    expect(errors({ employee_code: '=1+2' })).to.deep.equal([
+      { field: 'employee_code', reason: 'must not start with =, +, - or @' },
+    ]);
+    expect(errors({ employee_code: 'E\u200b1' })).to.deep.equal([
+      { field: 'employee_code', reason: 'must not contain invisible characters' },
+    ]);
+    expect(errors({ employee_code: 'E1', name: '=HYPERLINK("http://evil.example","x")' })).to.deep.equal([
+      { field: 'name', reason: 'must not start with =, +, - or @' },
+    ]);
+    expect(errors({ employee_code: 'E1', name: 'Asha\u200fRao' })).to.deep.equal([
+      { field: 'name', reason: 'must not contain bidirectional formatting characters' },
+    ]);
+    expect(errors({ employee_code: 'E-1', name: 'Asha Rao-Iyer' })).to.deep.equal([]);
+  });
+});
+
 describe('census plan (domain/census-plan.ts)', () => {
   it('plans an addition with D7’s routing and pro-rata premium, and a modification of a covered employee', () => {
     const planner = new CensusPlanner(snapshot(), TODAY);

@@ -63,6 +63,36 @@ describe('insurer decision verdict (D14)', () => {
     });
   });
 
+  it("refuses an insurer's text that breaks the text rules, naming the field and the rule", () => {
+    const cases: [Record<string, unknown>, string][] = [
+      [{ uhid: '=1+1' }, 'uhid must not start with =, +, - or @'],
+      [{ uhid: 'UH\u202e1' }, 'uhid must not contain bidirectional formatting characters'],
+      [{ uhid: 'UH\u00071' }, 'uhid must not contain control characters'],
+      [{ insurer_member_id: '@M-1' }, 'insurer_member_id must not start with =, +, - or @'],
+      [{ insurer_member_id: 'M\u200b1' }, 'insurer_member_id must not contain invisible characters'],
+      [
+        { members: [{ dependent_id: 'dep_a', uhid: '+UH' }] },
+        "a member's uhid must not start with =, +, - or @",
+      ],
+    ];
+    for (const [fields, why] of cases) {
+      expect(decisionVerdict(sent, null, { decision: 'APPROVED', ...fields })).to.deep.equal({
+        result: 'refused',
+        detail: `malformed decision: ${why}`,
+      });
+    }
+    expect(
+      decisionVerdict(sent, null, { decision: 'REJECTED', rejection_reason: 'Age\u2066 above limit' }).detail,
+    ).to.equal('malformed decision: rejection_reason must not contain bidirectional formatting characters');
+    // A reason is free text: it may start with a dash and run over lines.
+    expect(
+      decisionVerdict(sent, null, {
+        decision: 'REJECTED',
+        rejection_reason: '- age above limit\n- no proof',
+      }),
+    ).to.include({ result: 'accepted' });
+  });
+
   it('takes per-dependent UHIDs on an approval only, by dependent id, each person once', () => {
     const members = [{ dependent_id: 'dep_a', uhid: 'UH-S' }];
     expect(decisionVerdict(sent, null, { decision: 'APPROVED', members }).result).to.equal('accepted');

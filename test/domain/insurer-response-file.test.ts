@@ -67,6 +67,30 @@ describe('domain: insurer response files (D14)', () => {
     ]);
   });
 
+  it("makes a row malformed when the insurer's text breaks the text rules, the other rows read on", () => {
+    const parsed = parseResponseTable(
+      generic,
+      table(
+        ['reference', 'decision', 'uhid', 'insurer_member_id', 'rejection_reason'],
+        [A, 'APPROVED', '=1+1', '', ''],
+        [A, 'APPROVED', 'UH\u202e1', '', ''],
+        [A, 'APPROVED', 'UH\u00071', '', ''],
+        [A, 'APPROVED', 'UH-1', '-M1', ''],
+        [B, 'REJECTED', '', '', 'Age\u200f above limit'],
+        [B, 'APPROVED', 'UH-2', 'M-2', ''],
+      ),
+    );
+    if (!parsed.ok) throw new Error(parsed.error);
+    expect(parsed.rows.map((r) => [r.rowNumber, 'malformed' in r ? r.malformed : 'ok'])).to.deep.equal([
+      [2, 'uhid must not start with =, +, - or @'],
+      [3, 'uhid must not contain bidirectional formatting characters'],
+      [4, 'uhid must not contain control characters'],
+      [5, 'insurer_member_id must not start with =, +, - or @'],
+      [6, 'rejection_reason must not contain bidirectional formatting characters'],
+      [7, 'ok'],
+    ]);
+  });
+
   it('refuses a whole file with no header, a required header missing, or too many rows', () => {
     expect(parseResponseTable(generic, [])).to.deep.equal({
       ok: false,

@@ -4,6 +4,7 @@ import { promisify } from 'node:util';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
+import { parse } from 'csv-parse/sync';
 import { localInsurerFolders } from '../../adapters/file/local.js';
 import { SystemScope } from '../../data/scope.js';
 import { topUpCd } from '../../usecases/cd-account.js';
@@ -251,7 +252,12 @@ describe('the insurer CD statement against our ledger', function () {
     // The statement's top-up waits for the operator's word.
     expect(await balance(policy.id)).to.equal('100.00');
     const ack = await readFile(path.join(folders.outbox, `${name}.ack.csv`), 'utf8');
-    expect(ack).to.contain(`${accepted.reconciliation_id},accepted`);
+    expect(parse(ack)[1]).to.deep.equal([
+      '',
+      accepted.reconciliation_id,
+      'accepted',
+      'CD statement reconciled',
+    ]);
 
     // The same file sent again answers the recorded reconciliation.
     await writeFile(path.join(folders.inbox, name), statement);

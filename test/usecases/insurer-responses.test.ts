@@ -214,6 +214,46 @@ describe('use case: ingesting a file insurer’s response files (D14)', function
     });
   });
 
+  it('rejects a row whose UHID or member id breaks the text rules with the reason, applies the rest, and acknowledges formula-safe', async () => {
+    const fi = await made({ count: 2, settings: { template: 'generic', formats: ['csv'] } });
+    const [e1, e2] = fi.endorsements.map((e) => e.id);
+    const name = 'hostile.csv';
+    drop(
+      fi.code,
+      name,
+      csv([
+        GENERIC_HEADER,
+        [e1!, 'APPROVED', '=1+1', '', ''],
+        [e1!, 'APPROVED', 'UH\u202e1', '', ''],
+        [e1!, 'APPROVED', 'UH\u00071', '', ''],
+        [e1!, 'APPROVED', 'UH-1', '@M1', ''],
+        ['=1+2', 'APPROVED', 'UH-9', '', ''],
+        [e2!, 'APPROVED', 'UH-2', 'M-2', ''],
+      ]),
+    );
+    const [file] = (await ingestResponses(deps(), { insurerCode: fi.code })) as [IngestedFile];
+    expect(file).to.include({ status: 'applied', error: null });
+    expect(outcomes(file)).to.deep.equal([
+      [2, e1, 'refused', 'malformed row (uhid must not start with =, +, - or @)'],
+      [3, e1, 'refused', 'malformed row (uhid must not contain bidirectional formatting characters)'],
+      [4, e1, 'refused', 'malformed row (uhid must not contain control characters)'],
+      [5, e1, 'refused', 'malformed row (insurer_member_id must not start with =, +, - or @)'],
+      [6, '=1+2', 'refused', 'unknown reference'],
+      [7, e2, 'accepted', 'APPROVED recorded'],
+    ]);
+    await waitForStatus(e2!, APPROVED);
+    expect(await endorsementRow(e2!)).to.include({ uhid: 'UH-2', insurer_member_id: 'M-2' });
+    expect(await endorsementRow(e1!)).to.include({ status: SENT, uhid: null, insurer_member_id: null });
+    // The acknowledgement echoes the insurer's reference behind a quote: text, never a formula.
+    const ack = readAck(path.join(folders(fi.code).outbox, `${name}.ack.csv`));
+    expect(ack[5]).to.deep.equal(['6', "'=1+2", 'refused', 'unknown reference']);
+    expect(ack.slice(1, 5).map((r) => r[3])).to.deep.equal(
+      outcomes(file)
+        .slice(0, 4)
+        .map((o) => o[3]),
+    );
+  });
+
   it('refuses a malformed file whole and applies none of its rows (too many rows, no header, not a spreadsheet)', async () => {
     const fi = await made({ count: 2, settings: { template: 'generic', formats: ['csv'] } });
     const ids = fi.endorsements.map((e) => e.id);

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
+import { parse } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
 import { localInsurerFolders } from '../../adapters/file/local.js';
 import { verifyWebhook } from '../../domain/webhook-signature.js';
@@ -92,7 +93,12 @@ describe('roster reconciliation: the inbox, an api insurer, the Schedule', funct
     const [filled] = await sql('select uhid from policy_members where id = ?', [member.id]);
     expect(filled.uhid).to.equal('UH-INBOX');
     const ack = readFileSync(path.join(folders.outbox, `${name}.ack.csv`), 'utf8');
-    expect(ack).to.contain(`${accepted.reconciliation_id},accepted`);
+    expect(parse(ack)[1]).to.deep.equal([
+      '',
+      accepted.reconciliation_id,
+      'accepted',
+      'roster received for reconciliation',
+    ]);
     expect(existsSync(path.join(folders.inbox, 'processed', name))).to.equal(true);
     // The other client's policy got nothing.
     const [none] = await sql('select count(*)::int as n from roster_reconciliations where policy_id = ?', [
