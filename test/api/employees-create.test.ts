@@ -155,6 +155,11 @@ describe('POST /v1/client/employees', () => {
     it('accepts a date of birth of yesterday (Kolkata)', async () => {
       const res = await create(validBody({ date_of_birth: '2026-11-22' }));
       expect(res.status).to.equal(200);
+      expect(res.body.payload).to.include({ message: 'Employee created successfully', success: true });
+      const [row] = await sql('select date_of_birth from employees where id = ?', [
+        res.body.payload.employee_id,
+      ]);
+      expect(row).to.deep.equal({ date_of_birth: '2026-11-22' });
     });
   });
 
@@ -322,6 +327,14 @@ describe('POST /v1/client/employees', () => {
         validBody({ name: 'आशा राव क्\u200dष עברית 名前 😀', address: '12 MG Road,\r\nBengaluru\t560001' }),
       );
       expect(res.status).to.equal(200);
+      // Stored as sent: the joiner, every script and the address's line breaks survive.
+      const [row] = await sql('select name, address from employees where id = ?', [
+        res.body.payload.employee_id,
+      ]);
+      expect(row).to.deep.equal({
+        name: 'आशा राव क्\u200dष עברית 名前 😀',
+        address: '12 MG Road,\r\nBengaluru\t560001',
+      });
     });
 
     it('rejects an over-long address naming the limit', async () => {
@@ -429,6 +442,10 @@ describe('POST /v1/client/employees', () => {
     it('admits employee.all', async () => {
       const res = await create(validBody(), tokenA(['employee.all']));
       expect(res.status).to.equal(200);
+      expect(res.body.payload).to.include({ message: 'Employee created successfully', success: true });
+      expect(
+        await sql('select id from employees where id = ?', [res.body.payload.employee_id]),
+      ).to.have.length(1);
     });
   });
 });

@@ -54,6 +54,10 @@ describe('endorsements API', () => {
       const world = await makeWorld();
       const res = await post(world, addition(world, { type: 'ENDORSEMENT_TYPE_ADDITION' }));
       expect(res.status).to.equal(200);
+      const [row] = await sql('select type from endorsements where id = ?', [
+        res.body.payload.endorsement_id,
+      ]);
+      expect(row).to.deep.equal({ type: 'ENDORSEMENT_TYPE_ADDITION' });
     });
 
     it('answers 404 Employee Not Found for an unknown or another client’s employee', async () => {

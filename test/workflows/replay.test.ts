@@ -6,6 +6,7 @@ import { patchProtobufRoot } from '@temporalio/proto/lib/patch-protobuf-root.js'
 import { Worker } from '@temporalio/worker';
 import { expect } from 'chai';
 import { WORKFLOWS_PATH } from '../../worker/create-worker.js';
+import * as registeredWorkflows from '../../workflows/index.js';
 
 const DIR = path.resolve(import.meta.dirname, 'histories');
 
@@ -27,15 +28,11 @@ function loadHistory(file: string): History {
   return fromJson(root.lookupType('temporal.api.history.v1.History'), json, { ignoreUnknownFields: true });
 }
 
-/** Every workflow type the worker registers: the names workflows/index.ts exports. */
+/** Every workflow type the worker registers: the functions workflows/index.ts exports. */
 function registeredWorkflowTypes(): string[] {
-  const index = fs.readFileSync(WORKFLOWS_PATH, 'utf8');
-  return [...index.matchAll(/export\s*\{([^}]*)\}/g)].flatMap((m) =>
-    m[1]!
-      .split(',')
-      .map((name) => name.trim())
-      .filter(Boolean),
-  );
+  return Object.entries(registeredWorkflows)
+    .filter(([, value]) => typeof value === 'function')
+    .map(([name]) => name);
 }
 
 const typeOf = (history: History): string =>
