@@ -26,7 +26,7 @@ export interface Browser {
  */
 export class ChromiumMissing extends Error {
   constructor(executablePath: string) {
-    super(`Chromium not found at ${executablePath}: apt-get install chromium`);
+    super(`Chromium not found at ${executablePath}: run \`npm run setup\` as root (it installs chromium)`);
     this.name = 'ChromiumMissing';
     this.stack = this.message;
   }

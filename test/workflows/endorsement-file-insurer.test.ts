@@ -23,7 +23,7 @@ import { payloadDataConverter } from '../../infra/temporal-client.js';
 import { WORKFLOWS_PATH } from '../../worker/create-worker.js';
 import { makeClient, sql } from '../support/factories.js';
 import { recordHistory } from '../support/record-history.js';
-import { startSftpServer, type SftpServer } from '../support/sftp-server.js';
+import { closeSftpServer, startSftpServer, type SftpServer } from '../support/sftp-server.js';
 import { stack, TEST_KEYS } from '../support/stack.js';
 import {
   createEndorsement,
@@ -127,8 +127,7 @@ describe('a file insurer end to end (D14)', function () {
     writeFileSync(keyFile, server.privateKey, { mode: 0o600 });
   });
   after(async () => {
-    await server?.close();
-    rmSync(keyDir, { recursive: true, force: true });
+    await closeSftpServer(server, keyDir);
   });
   afterEach(async () => {
     await server.start();
