@@ -19,6 +19,7 @@ import { syncRosterSchedules } from '../usecases/roster-schedules.js';
 import { INSURER_INBOX_SCHEDULE_ID } from '../workflows/insurer-inbox/contract.js';
 import { endLapsedCover } from '../usecases/member-cover.js';
 import { durationMs } from '../workflows/endorsement/contract.js';
+import { refuseBracketedArguments } from './command-args.js';
 
 const USAGE = `usage:
   ops stuck [--older-than 3d] [--client CLIENT_ID] [--policy POLICY_ID] [--json]
@@ -171,6 +172,7 @@ async function main(argv: string[]): Promise<string> {
   }
 }
 
+refuseBracketedArguments(process.argv.slice(2));
 main(process.argv.slice(2)).then(
   (out) => process.stdout.write(`${out}\n`),
   (err: unknown) => {
