@@ -26,7 +26,7 @@ const USAGE = `usage:
   ops cancel <endorsement_id> [--json]
   ops schedules [--create] [--json]   the periodic Schedules (reconcilers, sweeper, daily cover end, the insurer inbox poll) and each file insurer's cut-off (--create: create or update them)
   ops end-lapsed-cover [--json]   member rows whose coverage_end_date passed turn inactive (the daily pass)
-(decisions: npm run -s insurer -- approve|reject <endorsement_id> …; see docs/operations.md)`;
+(decisions: npm run -s insurer -- approve|reject <endorsement_id> …; see docs/operators/README.md)`;
 
 class UsageError extends Error {}
 

@@ -107,7 +107,7 @@ describe('Temporal Web UI: summaries and current details of a stuck endorsement'
     `ADDITION ${id} · policy ${world.policy.policyNumber} · insurer ${insurerCode} · employee ${world.employee.employeeCode}`;
   const mine = () => `ClientId = '${world.client.clientId}'`;
 
-  /** The saved queries of the operators' guide (docs/operations.md), each with its screenshot. */
+  /** The saved queries of the operators' guide (docs/operators/README.md), each with its screenshot. */
   const savedQueries = () => [
     {
       name: 'stuck',
