@@ -63,7 +63,7 @@ describe('every request the README and the docs show, against an API with the de
       ].join('\n');
       try {
         try {
-          await run('bash', ['-c', script], {
+          await run('bash', ['--norc', '--noprofile', '-c', script], {
             cwd: dir,
             env: {
               PATH: process.env.PATH,
