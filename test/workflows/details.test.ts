@@ -30,13 +30,14 @@ describe('endorsement details for the Web UI', () => {
     expect(md).to.contain('`npm run -s insurer -- approve end_1');
     expect(md).to.contain('`npm run -s ops -- cancel end_1`');
     expect(md).to.not.contain('STUCK');
-    // Each command is a paragraph of its own, after the heading: the panel cuts a line it cannot wrap.
+    // Each command a paragraph of its own, then a blank one: the Web UI cuts its frame's last line.
     const paragraphs = md.split('\n\n');
     expect(paragraphs.slice(paragraphs.indexOf('**operator can:**'))).to.deep.equal([
       '**operator can:**',
       '`npm run -s insurer -- approve end_1 --uhid … --member-id …`',
       '`npm run -s insurer -- reject end_1 --reason "…"`',
       '`npm run -s ops -- cancel end_1`',
+      '&nbsp;',
     ]);
   });
 

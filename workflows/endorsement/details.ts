@@ -107,9 +107,9 @@ export function endorsementDetails(v: EndorsementView, now: number): string {
   // Once the insurer has decided, a cancel is refused: it is not offered.
   const cancel = v.waiting === 'recording' ? [] : [`\`npm run -s ops -- cancel ${v.endorsementId}\``];
   const actions = [...reason.act(v), ...cancel];
-  // One command a line: the panel does not wrap a long code span, so commands run together on one
-  // line were cut at its edge (the cancel, last, showed as a bare `npm`).
-  lines.push('**operator can:**', ...actions);
+  // One command a line, and a blank last line: the Web UI (2.42) sizes the details' frame about one
+  // line short of its content, so the last line is cut; it used to be the cancel command.
+  lines.push('**operator can:**', ...actions, '&nbsp;');
   return paragraphs(...lines);
 }
 
