@@ -16,7 +16,7 @@ import { readTransactions, shortSql, workStatements, type Transaction } from './
  * (`--runs N`: N timed one after another, the median quoted, the last one traced).
  * Prints (markdown) what it cost in load-independent counts: workflow tasks, activities, timers,
  * workflows, history events by type, SQL transactions and statements per step, and the timeline
- * from the histories' event times. The README's "Where one endorsement's time goes" quotes it.
+ * from the histories' event times. docs/performance.md quotes it.
  */
 const sqlFile = path.join(os.tmpdir(), `ghi-trace-sql-${process.pid}.jsonl`);
 process.env.TRACE_SQL_FILE = sqlFile;

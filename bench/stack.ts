@@ -21,7 +21,7 @@ import { loadBenchDataset, type BenchDataset } from './dataset.js';
 /**
  * Settings the report quotes; tuned for a 2-core machine shared by Node, PostgreSQL and Temporal.
  * BENCH_TUNING (JSON, e.g. `{"workerPoolMax":20}`) overrides some for a run: the tuning and memory
- * measurements in the README.
+ * measurements in docs/performance.md.
  */
 const DEFAULT_SETTINGS = {
   apiPoolMax: 10,

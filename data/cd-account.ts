@@ -107,7 +107,7 @@ export async function readCdLowState(
  * thousands of additions pending: each one's hold is looked up by its own index probe (a scalar
  * subquery). As `not exists` the planner may turn it into an anti-join, and with statistics behind a
  * burst of new rows it chose one that scanned every hold per addition: 731 ms against 5 ms at 3,000
- * pending (README, "10,000 endorsements open").
+ * pending (docs/performance.md).
  */
 export async function checkCdLow(scope: TenantScope, policyId: string): Promise<string[]> {
   const outbox = outboxSql('change', 'policy.cd_balance_low');

@@ -66,6 +66,45 @@ export async function findCoverage(
   };
 }
 
+/** Why an employee known to the client is not covered today, when the reason is on its way. */
+export type UpcomingCover =
+  | { kind: 'starts'; policy_id: string; coverage_start_date: string }
+  | { kind: 'open_addition'; endorsement_id: string; status: string }
+  | null;
+
+/**
+ * For the "not covered" answer only (never on a covered read): the employee's earliest cover that has
+ * not started yet on an ACTIVE policy, else their oldest ADDITION still waiting for the insurer. One
+ * round trip; served by policy_members_employee and endorsements_one_open.
+ */
+export async function findUpcomingCover(
+  scope: TenantScope,
+  employeeId: string,
+  day: string,
+): Promise<UpcomingCover> {
+  const rows = await scope.sql<{ kind: 'starts' | 'open_addition'; id: string; detail: string }>(
+    `(select 'starts' as kind, pm.policy_id as id, pm.coverage_start_date::text as detail, 0 as rank
+        from policy_members pm join policies pol on pol.id = pm.policy_id and pol.client_id = pm.client_id
+       where pm.client_id = ? and pm.employee_id = ? and pm.dependent_id is null and ${activeOnSql('pm')}
+         and pm.coverage_start_date > ?::date and pol.status = 'POLICY_STATUS_ACTIVE'
+       order by pm.coverage_start_date limit 1)
+     union all
+     (select 'open_addition', e.id, e.status, 1
+        from endorsements e
+       where e.client_id = ? and e.employee_id = ? and e.dependent_id is null
+         and e.type = 'ENDORSEMENT_TYPE_ADDITION'
+         and e.status in ('ENDORSEMENT_STATUS_PENDING', 'ENDORSEMENT_STATUS_SENT_TO_INSURER')
+       order by e.created_at limit 1)
+     order by rank limit 1`,
+    [scope.clientId, employeeId, day, day, scope.clientId, employeeId],
+  );
+  const row = rows[0];
+  if (!row) return null;
+  return row.kind === 'starts'
+    ? { kind: 'starts', policy_id: row.id, coverage_start_date: row.detail }
+    : { kind: 'open_addition', endorsement_id: row.id, status: row.detail };
+}
+
 /**
  * The client an employee belongs to, and that client's secret version (health-card links are bound
  * to it), read across tenants: only for a request that carries no token but a signed path (the

@@ -198,6 +198,22 @@ export const policiesToJoin = (policies: readonly CoveringPolicy[], relationship
   policies.filter((p) => coveredRelationships(p.coverage_type).includes(relationship));
 
 /**
+ * The policies covering the employee that the dependent does not join, each with why: its coverage
+ * type leaves that relationship out (an employee-and-spouse policy and a child). Answered beside the
+ * ADDITIONs, so an add that starts none says so instead of a bare empty list.
+ */
+export const policiesNotJoined = (
+  policies: readonly CoveringPolicy[],
+  relationship: Relationship,
+): { policyId: string; reason: string }[] =>
+  policies
+    .filter((p) => !coveredRelationships(p.coverage_type).includes(relationship))
+    .map((p) => ({
+      policyId: p.id,
+      reason: `the policy's coverage type ${p.coverage_type} does not cover a ${relationship}: no endorsement`,
+    }));
+
+/**
  * Every breach of the rules of the policies it would join, each rule once (D16), for a dependent
  * added to a covered employee; `existing` leaves the person itself out (a repeated add).
  */

@@ -42,7 +42,7 @@ export async function localSigningKeys(dataDir: string, env: NodeJS.ProcessEnv):
   };
 }
 
-const localKeysFile = (dataDir: string) => path.join(dataDir, 'local-keys.json');
+export const localKeysFile = (dataDir: string) => path.join(dataDir, 'local-keys.json');
 
 /** The keys `npm start` keeps in DATA_DIR (none before its first start); operator commands read them too. */
 export function storedLocalKeys(dataDir: string): Partial<LocalKeys> {

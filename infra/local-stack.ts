@@ -12,6 +12,10 @@ export interface LocalStackState {
   /** The all-in-one delivers webhooks to this machine's receivers; its operator commands register them. */
   webhookAllowPrivate?: boolean;
   pid: number;
+  /** Its API, for the line a second `npm start` on the same DATA_DIR stops with. */
+  apiUrl?: string;
+  /** Its Temporal Web UI, so operators' links (`ops stuck`) open this stack's UI whatever its port. */
+  temporalUiUrl?: string;
 }
 
 export const localStackFile = (dataDir: string): string => path.join(dataDir, 'local-stack.json');
@@ -59,14 +63,25 @@ export function operatorConfig(needs: StackNeed[], env: NodeJS.ProcessEnv = proc
   const missing = needs.some((need) =>
     need === 'database' ? !config.DATABASE_URL : !config.TEMPORAL_ADDRESS,
   );
-  if (!missing) return config;
-  const state = readState(config.dataDir);
-  if (!state || !isAlive(state.pid)) {
+  const found = readState(config.dataDir);
+  const state = found && isAlive(found.pid) ? found : null;
+  const set = (value: string | undefined): string | undefined => (value ? value : undefined);
+  if (!missing) {
+    // The environment names the services itself. When they are the running stack's (a terminal that
+    // exports that stack's DATABASE_URL), its keys and Web UI still fill what the environment leaves
+    // unset; another database or server gets nothing of this stack's.
+    if (!state || !namesStack(env, state)) return config;
+    return loadConfig({
+      ...env,
+      TEMPORAL_UI_URL: set(env.TEMPORAL_UI_URL) ?? state.temporalUiUrl,
+      ...storedKeysUnlessSet(env, storedLocalKeys(config.dataDir)),
+    });
+  }
+  if (!state) {
     throw new ConfigError(
       `no local stack is running for DATA_DIR=${config.dataDir}: start one with \`npm start\` in another terminal, or set DATABASE_URL and TEMPORAL_ADDRESS`,
     );
   }
-  const set = (value: string | undefined): string | undefined => (value ? value : undefined);
   return loadConfig({
     ...env,
     DATABASE_URL: set(env.DATABASE_URL) ?? state.databaseUrl,
@@ -74,8 +89,23 @@ export function operatorConfig(needs: StackNeed[], env: NodeJS.ProcessEnv = proc
     TEMPORAL_NAMESPACE: set(env.TEMPORAL_NAMESPACE) ?? state.namespace,
     TEMPORAL_TASK_QUEUE: set(env.TEMPORAL_TASK_QUEUE) ?? state.taskQueue,
     WEBHOOK_ALLOW_PRIVATE: set(env.WEBHOOK_ALLOW_PRIVATE) ?? (state.webhookAllowPrivate ? 'true' : undefined),
+    TEMPORAL_UI_URL: set(env.TEMPORAL_UI_URL) ?? state.temporalUiUrl,
     ...storedKeysUnlessSet(env, storedLocalKeys(config.dataDir)),
   });
+}
+
+/** Whether every service address the environment sets is the running stack's. */
+function namesStack(env: NodeJS.ProcessEnv, state: LocalStackState): boolean {
+  return (
+    (!env.DATABASE_URL || env.DATABASE_URL === state.databaseUrl) &&
+    (!env.TEMPORAL_ADDRESS || env.TEMPORAL_ADDRESS === state.temporalAddress)
+  );
+}
+
+/** The running stack of a DATA_DIR, if any (its state file, when its pid is alive). */
+export function runningLocalStack(dataDir: string): LocalStackState | null {
+  const state = readState(dataDir);
+  return state && isAlive(state.pid) ? state : null;
 }
 
 /** The stack's stored keys for the variables the environment leaves unset (the older payload key counts). */

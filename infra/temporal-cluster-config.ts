@@ -136,7 +136,7 @@ function tlsConfig(tls: ClusterTls) {
  *   worker has a free slot, the server hands the activity back with the task's completion instead of
  *   dispatching it through matching. Off by default in the server; measured on one endorsement in
  *   flight (bench/endorsement-trace.ts): each activity waited 30–45 ms between scheduled and started,
- *   create -> APPROVED went from a median of 150 ms to 108 ms (README "Performance").
+ *   create -> APPROVED went from a median of 150 ms to 108 ms (docs/performance.md).
  */
 export const SERVICE_DYNAMIC_CONFIG: Readonly<Record<string, boolean | number>> = {
   'system.enableActivityEagerExecution': true,

@@ -21,6 +21,7 @@ import { createTemporalClient } from '../infra/temporal-client.js';
 import type { Config } from '../config/index.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { syncInsurerCutOffSchedules, type InsurerScheduleSync } from '../usecases/insurer-schedules.js';
+import { refuseBracketedArguments } from './command-args.js';
 
 const USAGE = `usage:
   admin client:create --name NAME [--scopes a,b] [--json]
@@ -132,6 +133,7 @@ async function main(argv: string[]): Promise<unknown> {
   }
 }
 
+refuseBracketedArguments(process.argv.slice(2));
 const json = process.argv.includes('--json');
 main(process.argv.slice(2)).then(
   (result) => {

@@ -11,6 +11,7 @@ import type { DecisionAnswer, InsurerDecision } from '../workflows/endorsement/c
 import { INGEST_USAGE, runIngestCommand } from './insurer-ingest.js';
 import { RECONCILE_USAGE, runReconcileCommand } from './insurer-reconcile.js';
 import { CD_STATEMENT_USAGE, runCdStatementCommand } from './insurer-cd-statement.js';
+import { refuseBracketedArguments } from './command-args.js';
 
 const USAGE = `usage:
   insurer approve <endorsement_id> [--uhid U] [--member-id M] [--json]
@@ -121,6 +122,7 @@ function fail(err: unknown): void {
   process.exitCode = err instanceof UsageError ? 2 : 1;
 }
 
+refuseBracketedArguments(process.argv.slice(2));
 const json = process.argv.includes('--json');
 if (process.argv[2] === 'ingest') runIngestCommand(process.argv.slice(3));
 else if (process.argv[2] === 'reconcile') runReconcileCommand(process.argv.slice(3));

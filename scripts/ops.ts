@@ -20,6 +20,7 @@ import { syncRosterSchedules } from '../usecases/roster-schedules.js';
 import { INSURER_INBOX_SCHEDULE_ID } from '../workflows/insurer-inbox/contract.js';
 import { endLapsedCover } from '../usecases/member-cover.js';
 import { durationMs } from '../workflows/endorsement/contract.js';
+import { refuseBracketedArguments } from './command-args.js';
 
 const USAGE = `usage:
   ops stuck [--older-than 3d] [--client CLIENT_ID] [--policy POLICY_ID] [--json]
@@ -27,7 +28,7 @@ const USAGE = `usage:
   ops schedules [--create] [--json]   the periodic Schedules (reconcilers, sweeper, daily cover end, the insurer inbox poll) and each file insurer's cut-off (--create: create or update them)
   ops views [--insurer INSURER_ID] [--older-than 3d] [--json]   the Web UI list links for triage: stuck, SLA breached, awaiting funds, one insurer's backlog by age
   ops end-lapsed-cover [--json]   member rows whose coverage_end_date passed turn inactive (the daily pass)
-(decisions: npm run -s insurer -- approve|reject <endorsement_id> …; see docs/operations.md)`;
+(decisions: npm run -s insurer -- approve|reject <endorsement_id> …; see docs/operators/README.md)`;
 
 class UsageError extends Error {}
 
@@ -190,6 +191,7 @@ async function main(argv: string[]): Promise<string> {
   }
 }
 
+refuseBracketedArguments(process.argv.slice(2));
 main(process.argv.slice(2)).then(
   (out) => process.stdout.write(`${out}\n`),
   (err: unknown) => {

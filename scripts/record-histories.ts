@@ -7,7 +7,7 @@ import path from 'node:path';
  * registers, on paths that matter for replay (test/workflows/record-histories.scenarios.ts), from a
  * real stack of its own (PostgreSQL, Temporal dev server, the worker of this checkout). Payloads are
  * written decoded, so the replay test needs no key. Run it on a release's commit and commit the files
- * under test/workflows/histories/<commit>/ (README, "Deploying workflow changes").
+ * under test/workflows/histories/<commit>/ (docs/operators/README.md, "Deploying workflow changes").
  */
 const dir = process.argv[2];
 if (!dir) {

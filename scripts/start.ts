@@ -12,7 +12,7 @@ import { countClients } from '../data/clients.js';
 import { SystemScope } from '../data/scope.js';
 import { initOrm, migrateDatabase } from '../db/orm.js';
 import { SCOPES } from '../domain/scopes.js';
-import { removeLocalStackState, writeLocalStackState } from '../infra/local-stack.js';
+import { removeLocalStackState, runningLocalStack, writeLocalStackState } from '../infra/local-stack.js';
 import { pipePretty } from '../infra/pretty-logs.js';
 import { startEmbeddedPostgres, type RunningPostgres } from '../infra/postgres.js';
 import { localSigningKeys } from '../infra/local-keys.js';
@@ -141,6 +141,16 @@ function launch(name: string, script: string, env: NodeJS.ProcessEnv): void {
 }
 
 async function main(): Promise<void> {
+  // One stack per DATA_DIR: a second one would find the first's PostgreSQL data directory locked.
+  const running = runningLocalStack(config.dataDir);
+  if (running) {
+    console.error(
+      `a stack is already running for DATA_DIR=${config.dataDir} (pid ${running.pid}` +
+        `${running.apiUrl ? `, API ${running.apiUrl}` : ''}): use it, or stop it first; ` +
+        'another DATA_DIR starts a second one',
+    );
+    process.exit(1);
+  }
   await fs.mkdir(config.dataDir, { recursive: true });
   let databaseUrl = config.DATABASE_URL;
   if (!databaseUrl) {
@@ -194,6 +204,8 @@ async function main(): Promise<void> {
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     webhookAllowPrivate: env.WEBHOOK_ALLOW_PRIVATE === 'true' || env.WEBHOOK_ALLOW_PRIVATE === '1',
     pid: process.pid,
+    apiUrl: config.baseUrl,
+    temporalUiUrl: temporal?.uiUrl ?? config.TEMPORAL_UI_URL,
   });
   console.log(
     [
@@ -212,6 +224,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  console.error(err instanceof Error ? err.message : err);
+  // Some libraries reject with an Error without a message (or with no Error at all): say what failed.
+  const message = err instanceof Error ? err.message || err.stack || err.name : String(err);
+  console.error(`npm start failed: ${message}`);
   void stopAll(1);
 });

@@ -6,6 +6,7 @@ import {
   ineligible,
   joiningBreaches,
   joiningCover,
+  policiesNotJoined,
   policiesToJoin,
   type CoveringPolicy,
 } from '../domain/dependent-endorsements.js';
@@ -34,7 +35,8 @@ const samePerson = (a: Person, b: Person) =>
 
 /**
  * D16: adds a dependent and, when the employee is covered, starts its own ADDITION on every policy
- * covering the employee and its relationship (`canEndorse`: the token may create endorsements).
+ * covering the employee and its relationship (`canEndorse`: the token may create endorsements); a
+ * covering policy whose coverage type leaves the relationship out is answered with that reason.
  * A new person breaking a policy's eligibility rules is refused (INELIGIBLE) and nothing is written.
  * Idempotent: a repeated add finds the person (data/dependents.ts) and retries its ADDITIONs, which
  * D7's checks refuse once started (open or covered), so a crash between the two heals on retry.
@@ -63,6 +65,9 @@ export async function addDependentToCover(
     endorsements.push(
       await join(deps, scope, { employeeId, dependentId: added.id, input, policy, on }, opts),
     );
+  }
+  for (const skipped of policiesNotJoined(policies, input.relationship)) {
+    endorsements.push({ policyId: skipped.policyId, endorsementId: null, reason: skipped.reason });
   }
   return { ...added, endorsements };
 }

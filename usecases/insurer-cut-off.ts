@@ -24,7 +24,7 @@ export class NotAFileInsurer extends Error {}
 /**
  * The file settings a cut-off of `code` uses: those of the first client's row of that code (by
  * client id). An insurer's exchange is the insurer's own, so every client loading the code is
- * expected to give the same settings; the README says so.
+ * expected to give the same settings; docs/insurers/README.md says so.
  */
 export async function fileInsurerSettings(em: EntityManager, code: string): Promise<FileAdapterSettings> {
   const [row] = await listFileInsurers(SystemScope.of(em), code);

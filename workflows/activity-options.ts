@@ -23,7 +23,7 @@ export const databaseActivity = (nonRetryableErrorTypes: string[] = []): Activit
 
 /**
  * The same short database steps as local activities: run by the worker inside the workflow task, with
- * no activity task of their own on the server (README, "Where one endorsement's time goes"). Retried
+ * no activity task of their own on the server (docs/performance.md). Retried
  * by the worker with the same policy; a worker dying mid-step makes the workflow task time out, and
  * the worker that takes it over runs the step again, so a step must be as idempotent as an activity.
  */

@@ -8,7 +8,7 @@ import { coveragePayload, presentCoverageEntry } from '../presenters/coverage.js
 import { route, type Handler } from '../route.js';
 
 const employeeNotFound = () => notFound('Employee Not Found');
-const employeeNotCovered = () => notFound('Employee Not Covered');
+const employeeNotCovered = (detail = '') => notFound('Employee Not Covered', detail);
 const linkInvalid = () =>
   forbidden('Link Expired or Invalid', 'request a fresh pdf_url from the coverage lookup');
 
@@ -52,7 +52,7 @@ export const coverageRoutes = [
         },
       );
       if (found.outcome === 'unknown_employee') throw employeeNotFound();
-      if (found.outcome === 'not_covered') throw employeeNotCovered();
+      if (found.outcome === 'not_covered') throw employeeNotCovered(found.hint);
       // Spec 4.11: the payload is the bare array of entries.
       return found.entries.map((e) => presentCoverageEntry(e.coverage, e.pdfUrl));
     },

@@ -56,13 +56,19 @@ describe('GET /v1/policy/coverage/{employee_id} (spec 4.11, D10)', () => {
 
   const lookup = (employeeId: string, t = token) => http.get(coveragePath(employeeId), { token: t });
 
-  const expectNotFound = async (employeeId: string, title: string) => {
+  /** Not covered: the detail says so for the clock's day (2026-11-22 in Kolkata), and what is on its way. */
+  const NO_COVER = 'no cover today (2026-11-22)';
+  const expectNotFound = async (
+    employeeId: string,
+    title: string,
+    detail = title === 'Employee Not Covered' ? NO_COVER : '',
+  ) => {
     const res = await lookup(employeeId);
     expect(res.status, title).to.equal(404);
     expect(res.body).to.deep.equal({
       type: 'NOT_FOUND',
       title,
-      detail: '',
+      detail,
       instance: coveragePath(employeeId),
     });
   };
@@ -249,7 +255,30 @@ describe('GET /v1/policy/coverage/{employee_id} (spec 4.11, D10)', () => {
 
     const tomorrow = await makeEmployee(c.clientId);
     await makeMember(c.clientId, policy.id, tomorrow, { start: '2026-11-23', end: '2027-03-31' });
-    await expectNotFound(tomorrow.id, 'Employee Not Covered');
+    // Not a bare 404: the client reads when the cover starts.
+    await expectNotFound(
+      tomorrow.id,
+      'Employee Not Covered',
+      `${NO_COVER}; cover on policy ${policy.id} starts 2026-11-23`,
+    );
+  });
+
+  it('names the ADDITION still waiting for the insurer when there is no cover yet', async () => {
+    const policy = await makePolicy(c.clientId);
+    const e = await makeEmployee(c.clientId);
+    const id = newId('endorsement');
+    await sql(
+      `insert into endorsements (id, client_id, policy_id, employee_id, type, status, coverage_start_date,
+         coverage_end_date, premium_impact, sum_insured)
+       values (?, ?, ?, ?, 'ENDORSEMENT_TYPE_ADDITION', 'ENDORSEMENT_STATUS_SENT_TO_INSURER',
+         '2026-11-22', '2027-03-31', 1000, 300000)`,
+      [id, c.clientId, policy.id, e.id],
+    );
+    await expectNotFound(
+      e.id,
+      'Employee Not Covered',
+      `${NO_COVER}; ADDITION ${id} is ENDORSEMENT_STATUS_SENT_TO_INSURER: cover shows once the insurer approves it`,
+    );
   });
 
   it('answers an unknown id and another client’s covered employee exactly alike: Employee Not Found', async () => {

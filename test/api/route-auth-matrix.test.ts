@@ -45,7 +45,7 @@ const D2: { endpoints: string[]; scopes: Scope[] }[] = [
 
 /**
  * Scopes a D2 endpoint accepts beyond its row: an extension (every D2 token still works), never a
- * scope taken away. `policy.endorsements` is the HR integrator's endorsement scope (README, Scopes).
+ * scope taken away. `policy.endorsements` is the HR integrator's endorsement scope (docs/integrators/README.md, Scopes).
  */
 const BEYOND_D2_ROW: Record<string, readonly Scope[]> = {
   'GET /v1/policy/endorsements/{id}': ['policy.endorsements'],

@@ -9,7 +9,9 @@ describe('browser test launcher', () => {
       (err: unknown) => err as Error,
     );
     expect(failure, 'openBrowser resolved without a Chromium').to.be.instanceOf(Error);
-    expect(failure!.message).to.equal(`Chromium not found at ${missing}: apt-get install chromium`);
+    expect(failure!.message).to.equal(
+      `Chromium not found at ${missing}: run \`npm run setup\` as root (it installs chromium)`,
+    );
     // Mocha prints the stack: it is that one line, no frames.
     expect(failure!.stack).to.equal(failure!.message);
   });

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 
-/** Debian's chromium package (installed by .ci/run); playwright-core drives it, it downloads no browser. */
+/** Debian's chromium package (installed by `npm run setup`); playwright-core drives it, it downloads no browser. */
 export const CHROMIUM = '/usr/bin/chromium';
 
 /** Where screenshots go for a person to look at (gitignored). */
@@ -26,7 +26,7 @@ export interface Browser {
  */
 export class ChromiumMissing extends Error {
   constructor(executablePath: string) {
-    super(`Chromium not found at ${executablePath}: apt-get install chromium`);
+    super(`Chromium not found at ${executablePath}: run \`npm run setup\` as root (it installs chromium)`);
     this.name = 'ChromiumMissing';
     this.stack = this.message;
   }

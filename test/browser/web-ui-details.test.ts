@@ -107,7 +107,7 @@ describe('Temporal Web UI: summaries and current details of a stuck endorsement'
     `ADDITION ${id} · policy ${world.policy.policyNumber} · insurer ${insurerCode} · employee ${world.employee.employeeCode}`;
   const mine = () => `ClientId = '${world.client.clientId}'`;
 
-  /** The saved queries of the operators' guide (docs/operations.md), each with its screenshot. */
+  /** The saved queries of the operators' guide (docs/operators/README.md), each with its screenshot. */
   const savedQueries = () => [
     {
       name: 'stuck',
@@ -185,6 +185,17 @@ describe('Temporal Web UI: summaries and current details of a stuck endorsement'
     ];
     const text = await userMetadata(rows[0]!.web_ui, shown);
     for (const s of shown) expect(text).to.contain(s);
+    // The current details render in a frame of their own, which the UI sizes a line short of its
+    // content: every command an operator can run must lie within what it shows.
+    const details = browser.page.frames().find((f) => f.url().includes('/render?content=**ADDITION'));
+    expect(details, 'the current details frame').to.not.equal(undefined);
+    const cut = await details!.evaluate(
+      `Array.from(document.querySelectorAll('code'))
+         .filter(function (c) { return c.textContent.indexOf('npm run') === 0; })
+         .filter(function (c) { return c.getBoundingClientRect().bottom > window.innerHeight; })
+         .map(function (c) { return c.textContent; })`,
+    );
+    expect(cut, 'commands below the frame').to.deep.equal([]);
     await browser.screenshot('web-ui-stuck-endorsement', DOCS_SCREENSHOTS);
   });
 

@@ -65,6 +65,8 @@ describe('npm start with an operator terminal beside it', function () {
       'the state file',
     );
     expect(state).to.include({ pid: start.pid, namespace: 'default', taskQueue: 'group-health' });
+    // Its Web UI as it runs (a moved port), so `ops stuck` links this stack's UI and no other.
+    expect(state.temporalUiUrl).to.equal(`http://127.0.0.1:${ports.ui}`);
     expect(state.databaseUrl).to.match(/^postgres:\/\/.*@127\.0\.0\.1:\d+\/postgres$/);
     expect((await fs.stat(stateFile)).mode & 0o777).to.equal(0o600);
 

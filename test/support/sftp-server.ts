@@ -73,12 +73,31 @@ async function waitForPort(port: number, child: ChildProcess, output: () => stri
   throw new Error(`sshd did not listen on 127.0.0.1:${port} within 10 s: ${output()}`);
 }
 
+/** The one line a suite fails with on a machine without OpenSSH's server (`npm run setup` installs it). */
+export class SshdMissing extends Error {
+  constructor(sshd: string) {
+    super(`${sshd} is missing: run \`npm run setup\` as root (it installs openssh-server)`);
+    this.name = 'SshdMissing';
+    this.stack = this.message;
+  }
+}
+
+/**
+ * A suite's after hook: closes the server and removes the folder holding its user's key, either of
+ * which is undefined when the suite's before hook failed (no sshd), so the hook reports nothing of
+ * its own over the start's failure.
+ */
+export async function closeSftpServer(server: SftpServer | undefined, keyDir?: string): Promise<void> {
+  await server?.close();
+  if (keyDir) rmSync(keyDir, { recursive: true, force: true });
+}
+
 /**
  * Starts `/usr/sbin/sshd -D` (Debian's openssh-server) with a generated host key, our public key as
  * the only authorized key, no passwords, and the internal SFTP subsystem.
  */
-export async function startSftpServer(): Promise<SftpServer> {
-  if (!existsSync(SSHD)) throw new Error(`${SSHD} is missing: apt-get install openssh-server`);
+export async function startSftpServer(sshd = SSHD): Promise<SftpServer> {
+  if (!existsSync(sshd)) throw new SshdMissing(sshd);
   // sshd running as root wants its privilege separation directory.
   if (process.getuid?.() === 0) mkdirSync('/run/sshd', { recursive: true, mode: 0o755 });
   const dir = mkdtempSync(path.join(os.tmpdir(), 'sftp-server-'));
@@ -97,7 +116,7 @@ export async function startSftpServer(): Promise<SftpServer> {
   const start = async () => {
     if (child && child.exitCode === null) return;
     let output = '';
-    const proc = spawn(SSHD, ['-D', '-e', '-f', config], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const proc = spawn(sshd, ['-D', '-e', '-f', config], { stdio: ['ignore', 'ignore', 'pipe'] });
     proc.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child = proc;
     await waitForPort(port, proc, () => output.trim());

@@ -17,7 +17,7 @@ import {
   makeReferenceData,
   sql,
 } from '../support/factories.js';
-import { startSftpServer, type SftpServer } from '../support/sftp-server.js';
+import { closeSftpServer, startSftpServer, type SftpServer } from '../support/sftp-server.js';
 import { stack } from '../support/stack.js';
 
 // 18:00 in Kolkata on 23 Nov 2026: the files carry that date.
@@ -77,8 +77,7 @@ describe('use case: a file insurer cut-off (D14)', function () {
     writeFileSync(path.join(keyDir, 'id_ed25519'), server.privateKey, { mode: 0o600 });
   });
   after(async () => {
-    await server?.close();
-    rmSync(keyDir, { recursive: true, force: true });
+    await closeSftpServer(server, keyDir);
   });
   beforeEach(() => {
     dataDir = mkdtempSync(path.join(os.tmpdir(), 'cut-off-'));

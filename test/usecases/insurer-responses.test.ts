@@ -24,7 +24,7 @@ import { INSURER_INBOX_SCHEDULE_ID } from '../../workflows/insurer-inbox/contrac
 import { makeClient, makeReferenceData, sql } from '../support/factories.js';
 import { sentFileInsurerEndorsements, type FileInsurerEndorsements } from '../support/file-insurer.js';
 import { deletePeriodicSchedules, triggerPass } from '../support/schedules.js';
-import { startSftpServer, type SftpServer } from '../support/sftp-server.js';
+import { closeSftpServer, startSftpServer, type SftpServer } from '../support/sftp-server.js';
 import { stack, TEST_KEYS } from '../support/stack.js';
 import { endorsementRow, waitForStatus } from '../workflows/endorsement-support.js';
 
@@ -502,8 +502,7 @@ describe('use case: ingesting a file insurer’s response files (D14)', function
           "update insurers set adapter = 'manual' where id = ? and adapter_settings->'transport'->>'type' = 'sftp'",
           [fi.insurerId],
         );
-      await server?.close();
-      rmSync(keyDir, { recursive: true, force: true });
+      await closeSftpServer(server, keyDir);
     });
 
     it('reads the response from the remote inbox, acknowledges to the remote outbox, moves it to processed/', async () => {

@@ -170,6 +170,25 @@ describe('dependent endorsements (D16)', () => {
     expect(rows).to.have.members([null, dependentId]);
   });
 
+  it("names why no ADDITION started when the employee's policy covers no such relationship", async () => {
+    const world = await makeWorld({ policy: { coverageType: 'COVERAGE_TYPE_ES', cdBalance: '50000.00' } });
+    await makeMember(world.client.clientId, world.policy.id, world.employee);
+    const res = await addDependent(world, { relationship: 'CHILD', date_of_birth: addDays(on, -5) });
+    expect(res.status, res.text).to.equal(200);
+    expect(res.body.payload.message).to.equal('Dependent added successfully');
+    expect(res.body.payload.endorsements).to.deep.equal([
+      {
+        policy_id: world.policy.id,
+        endorsement_id: null,
+        reason: "the policy's coverage type COVERAGE_TYPE_ES does not cover a CHILD: no endorsement",
+      },
+    ]);
+    const [{ n }] = await sql('select count(*)::int as n from endorsements where employee_id = ?', [
+      world.employee.id,
+    ]);
+    expect(n).to.equal(0);
+  });
+
   it('refuses a dependent ADDITION for an employee not covered on the policy', async () => {
     const world = await makeWorld({ policy: { coverageType: 'COVERAGE_TYPE_ESCP', cdBalance: '50000.00' } });
     const dep = await makeDependent(world.client.clientId, world.employee.id, { relationship: 'PARENT' });

@@ -30,6 +30,15 @@ describe('endorsement details for the Web UI', () => {
     expect(md).to.contain('`npm run -s insurer -- approve end_1');
     expect(md).to.contain('`npm run -s ops -- cancel end_1`');
     expect(md).to.not.contain('STUCK');
+    // Each command a paragraph of its own, then a blank one: the Web UI cuts its frame's last line.
+    const paragraphs = md.split('\n\n');
+    expect(paragraphs.slice(paragraphs.indexOf('**operator can:**'))).to.deep.equal([
+      '**operator can:**',
+      '`npm run -s insurer -- approve end_1 --uhid … --member-id …`',
+      '`npm run -s insurer -- reject end_1 --reason "…"`',
+      '`npm run -s ops -- cancel end_1`',
+      '&nbsp;',
+    ]);
   });
 
   it('turns the times into facts once past them, and flags STUCK', () => {
@@ -47,6 +56,7 @@ describe('endorsement details for the Web UI', () => {
     const funds = endorsementDetails(view({ waiting: 'funds', stuckAt: null, slaDueAt: null }), T0);
     expect(funds).to.contain('**waiting for:** funds: the CD balance of the policy');
     expect(funds).to.contain('top up the CD balance');
+    expect(funds).to.contain('`npm run -s admin -- cd:topup <policy_id> AMOUNT --reference REF`');
     const recording = endorsementDetails(
       view({ waiting: 'recording', insurerSaid: 'APPROVED (signal)' }),
       T0,

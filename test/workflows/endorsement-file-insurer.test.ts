@@ -23,7 +23,7 @@ import { payloadDataConverter } from '../../infra/temporal-client.js';
 import { WORKFLOWS_PATH } from '../../worker/create-worker.js';
 import { makeClient, sql } from '../support/factories.js';
 import { recordHistory } from '../support/record-history.js';
-import { startSftpServer, type SftpServer } from '../support/sftp-server.js';
+import { closeSftpServer, startSftpServer, type SftpServer } from '../support/sftp-server.js';
 import { stack, TEST_KEYS } from '../support/stack.js';
 import {
   createEndorsement,
@@ -127,8 +127,7 @@ describe('a file insurer end to end (D14)', function () {
     writeFileSync(keyFile, server.privateKey, { mode: 0o600 });
   });
   after(async () => {
-    await server?.close();
-    rmSync(keyDir, { recursive: true, force: true });
+    await closeSftpServer(server, keyDir);
   });
   afterEach(async () => {
     await server.start();
@@ -388,7 +387,7 @@ describe('a file insurer end to end (D14)', function () {
     expect(mark).to.deep.include({ moved: [], already: [] });
     expect((await endorsementRow(id)).status).to.equal('ENDORSEMENT_STATUS_CANCELLED');
     expect(await auditActions(id)).to.not.include('sent_to_insurer');
-    // The insurer has the row (the README says so): its answer for it is refused as cancelled, and
+    // The insurer has the row (docs/insurers/README.md says so): its answer for it is refused as cancelled, and
     // the mark queued its withdrawal for the next cut-off.
     expect(filesOf(world.code)).to.have.length(2);
     expect(await decide(id, { decision: 'APPROVED' })).to.include({ result: 'refused' });
@@ -569,7 +568,7 @@ describe("a file insurer's cut-off Schedule (D14)", function () {
   });
 });
 
-describe('the README walkthrough: the demo file insurer over the local transport (D14)', function () {
+describe("the insurers' guide walkthrough: the demo file insurer over the local transport (D14)", function () {
   this.timeout(60_000);
   const outbox = () => path.join(stack().config.dataDir, 'insurers', 'CARE', 'outbox');
   // Only the files this test wrote: the folder may hold a local `npm start`'s demo files.

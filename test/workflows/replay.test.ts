@@ -42,7 +42,7 @@ const typeOf = (history: History): string =>
  * Determinism guard: histories recorded from real runs of released code (test/workflows/histories,
  * one folder per release recorded with `npm run -s record-histories`, plus older single recordings)
  * must replay against the current workflow code. A change that reorders commands, adds an activity
- * or a timer in their path fails here and needs a patch (workflow.patched; README, "Deploying
+ * or a timer in their path fails here and needs a patch (workflow.patched; docs/operators/README.md, "Deploying
  * workflow changes"). Every registered workflow type must have at least one history.
  */
 describe('workflow replay', () => {

@@ -2,7 +2,9 @@ import {
   findCoverage,
   findEmployeeClientAcrossTenants,
   findHealthCard,
+  findUpcomingCover,
   type CoverageRow,
+  type UpcomingCover,
 } from '../../data/coverage.js';
 import { TenantScope, type SystemScope } from '../../data/scope.js';
 import { healthCardFileName } from '../../domain/health-card.js';
@@ -26,8 +28,17 @@ export interface LinkConfig {
 
 export type CoverageLookup =
   | { outcome: 'unknown_employee' }
-  | { outcome: 'not_covered' }
+  | { outcome: 'not_covered'; hint: string }
   | { outcome: 'covered'; entries: { coverage: CoverageRow; pdfUrl: string }[] };
+
+/** What a client reads beside "Employee Not Covered": the cover on its way, if any. */
+function notCoveredHint(upcoming: UpcomingCover, day: string): string {
+  if (upcoming?.kind === 'starts')
+    return `no cover today (${day}); cover on policy ${upcoming.policy_id} starts ${upcoming.coverage_start_date}`;
+  if (upcoming?.kind === 'open_addition')
+    return `no cover today (${day}); ADDITION ${upcoming.endorsement_id} is ${upcoming.status}: cover shows once the insurer approves it`;
+  return `no cover today (${day})`;
+}
 
 /**
  * Spec 4.11 / D10: the policies covering the client's employee today, each with a health-card link
@@ -42,7 +53,12 @@ export async function coverageOf(
   if (!looksLikeId('employee', employeeId)) return { outcome: 'unknown_employee' };
   const found = await findCoverage(scope, employeeId, at.today);
   if (!found.employeeFound) return { outcome: 'unknown_employee' };
-  if (found.entries.length === 0) return { outcome: 'not_covered' };
+  if (found.entries.length === 0) {
+    return {
+      outcome: 'not_covered',
+      hint: notCoveredHint(await findUpcomingCover(scope, employeeId, at.today), at.today),
+    };
+  }
   const signer = linkSigner(link.signingKey);
   const binding = linkBinding(link.secretVersion);
   return {

@@ -39,7 +39,9 @@ const WAITING: Record<WaitingReason, Reason> = {
   },
   funds: {
     what: () => 'funds: the CD balance of the policy to cover the premium',
-    act: () => ['top up the CD balance of the policy (`npm run -s admin -- load …`)'],
+    act: () => [
+      'top up the CD balance of the policy (in Details): `npm run -s admin -- cd:topup <policy_id> AMOUNT --reference REF`',
+    ],
   },
 };
 
@@ -105,7 +107,9 @@ export function endorsementDetails(v: EndorsementView, now: number): string {
   // Once the insurer has decided, a cancel is refused: it is not offered.
   const cancel = v.waiting === 'recording' ? [] : [`\`npm run -s ops -- cancel ${v.endorsementId}\``];
   const actions = [...reason.act(v), ...cancel];
-  lines.push(`**operator can:** ${actions.join(' · ')}`);
+  // One command a line, and a blank last line: the Web UI (2.42) sizes the details' frame about one
+  // line short of its content, so the last line is cut; it used to be the cancel command.
+  lines.push('**operator can:**', ...actions, '&nbsp;');
   return paragraphs(...lines);
 }
 

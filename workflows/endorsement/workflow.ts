@@ -55,8 +55,8 @@ const db = withSummaries(proxyActivities<Activities>(databaseActivity(DB_OUTCOME
 /**
  * The short database steps before the insurer call (review, the CD hold, routing, and the SLA
  * watch's read of who has the endorsement) run as local activities: in the worker, inside the
- * workflow task, without an activity task and a workflow task of their own on the server each (README,
- * "Where one endorsement's time goes"). The same functions with the same retry policy, so the same
+ * workflow task, without an activity task and a workflow task of their own on the server each (docs/performance.md,
+ * "What changed a row"). The same functions with the same retry policy, so the same
  * idempotency: each is a guarded statement that treats "already done" as done, and a re-run (a local
  * retry, or the workflow task taken over by another worker after a crash) changes nothing twice.
  * Rejection and cancel stay activities (an operator sees them under Pending Activities while the
@@ -70,8 +70,8 @@ const localDb = withSummaries(
 );
 /**
  * The approval, tried once as a local activity in the workflow task that sees the decision and the
- * submit's end: no activity task and no workflow task of its own when the database answers (README,
- * "The approval tried locally first"). Any failure of that one attempt (the database down, a business
+ * submit's end: no activity task and no workflow task of its own when the database answers (docs/performance.md,
+ * "What changed a row"). Any failure of that one attempt (the database down, a business
  * outcome, a timeout) hands the approval to the activity it was before the patch: retried until the
  * database answers, shown under Pending Activities, failing the same way on a business outcome. The
  * same function either way, so the same idempotency: an endorsement already APPROVED means an earlier
@@ -138,7 +138,7 @@ export const FILE_INSURER_CUT_OFF = 'file-insurer-cut-off';
 /**
  * D7 for file insurers: a cancel after the file was delivered queues a withdrawal that the next
  * cut-off's file carries (a cancellation row). Runs that reached this point before the patch ended
- * without it (README, "Deploying workflow changes").
+ * without it (docs/operators/README.md, "Deploying workflow changes").
  */
 export const FILE_INSURER_WITHDRAWAL = 'file-insurer-withdrawal';
 

@@ -32,7 +32,7 @@ export interface CutOffResult {
   files: DeliveredFile[];
   /** Endorsements moved to SENT_TO_INSURER by this cut-off. */
   sent: number;
-  /** In a delivered file but cancelled before the mark: the insurer has a row for them (README). */
+  /** In a delivered file but cancelled before the mark: the insurer has a row for them (docs/insurers/README.md). */
   cancelled_meanwhile: string[];
   /** Cancelled after an earlier cut-off delivered them: this cut-off's files withdraw them. */
   withdrawn: string[];

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -13,7 +13,7 @@ import { cutOffWorkflowId } from '../../../workflows/insurer-cut-off/contract.js
 import { makeClient, makeEmployee, sql } from '../../support/factories.js';
 import { client as http } from '../../support/http.js';
 import { deleteCutOffSchedules, deletePeriodicSchedules } from '../../support/schedules.js';
-import { startSftpServer, type SftpServer } from '../../support/sftp-server.js';
+import { closeSftpServer, startSftpServer, type SftpServer } from '../../support/sftp-server.js';
 import { stack } from '../../support/stack.js';
 import { kill9, ownTarget, startWorker, stopChildren, type Child } from '../support/children.js';
 import { report } from '../support/report.js';
@@ -82,8 +82,7 @@ describe('resilience: worker SIGKILLed during a file insurer cut-off', () => {
     await stopChildren();
     await deletePeriodicSchedules(stack().temporal);
     await deleteCutOffSchedules(stack().temporal, [code]);
-    await server?.close();
-    rmSync(keyDir, { recursive: true, force: true });
+    await closeSftpServer(server, keyDir);
   });
 
   it('leaves every endorsement in exactly one delivered file, sent once', async function () {

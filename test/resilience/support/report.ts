@@ -1,6 +1,6 @@
 /**
  * The figures a fault or abuse test saw, printed under the test's name in the mocha output, so a
- * run documents what was injected and what happened (the README's Reliability table quotes them).
+ * run documents what was injected and what happened (docs/architecture.md's Reliability table quotes them).
  */
 export function report(test: string, figures: Record<string, unknown>): void {
   console.log(`      [figures] ${test}: ${JSON.stringify(figures)}`);
