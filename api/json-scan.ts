@@ -11,7 +11,8 @@ const COLON = 0x3a;
 const isSpace = (b: number) => b === 0x20 || b === 0x09 || b === 0x0a || b === 0x0d;
 
 export const tooManyValues = () => `body: must hold at most ${MAX_JSON_NODES} values in one request`;
-export const tooDeep = (field: string | number) => `${field}: must not nest deeper than ${MAX_JSON_DEPTH} levels`;
+export const tooDeep = (field: string | number) =>
+  `${field}: must not nest deeper than ${MAX_JSON_DEPTH} levels`;
 
 /**
  * Counts a JSON body's values and nesting from its bytes as they arrive, before JSON.parse sees

@@ -132,13 +132,7 @@ export const MAX_JSON_BODY_BYTES = 4 * MiB;
 
 /** Which bound a file crossed; `tooLarge` ones answer 413, the others (a file's shape) 400. */
 export type UploadLimit =
-  | 'bytes'
-  | 'rows'
-  | 'cellsPerRow'
-  | 'cellChars'
-  | 'sharedStrings'
-  | 'inflatedBytes'
-  | 'parts';
+  'bytes' | 'rows' | 'cellsPerRow' | 'cellChars' | 'sharedStrings' | 'inflatedBytes' | 'parts';
 
 const SIZE_LIMITS: readonly UploadLimit[] = ['bytes', 'rows', 'sharedStrings', 'inflatedBytes', 'parts'];
 

@@ -64,7 +64,11 @@ async function compareWithLedger(
   try {
     statement = readStatement(await statementRows(fileName, content));
   } catch (err) {
-    if (!(err instanceof MalformedStatement || err instanceof MalformedRoster || err instanceof UploadLimitExceeded))
+    if (!(
+      err instanceof MalformedStatement ||
+      err instanceof MalformedRoster ||
+      err instanceof UploadLimitExceeded
+    ))
       throw err;
     return { error: err.message };
   }

@@ -96,7 +96,8 @@ async function sha256Of(open: () => Readable): Promise<{ digest: string; tooLarg
     for await (const chunk of stream) {
       bytes += (chunk as Buffer).length;
       hash.update(chunk as Buffer);
-      if (bytes > ROSTER_FILE_LIMITS.bytes) return { digest: `${hash.digest('hex')}:too-large`, tooLarge: true };
+      if (bytes > ROSTER_FILE_LIMITS.bytes)
+        return { digest: `${hash.digest('hex')}:too-large`, tooLarge: true };
     }
   } finally {
     stream.destroy();
@@ -111,7 +112,10 @@ async function* atMostRosterBytes(body: AsyncIterable<Buffer>): AsyncGenerator<B
     const room = ROSTER_FILE_LIMITS.bytes + 1 - bytes;
     bytes += chunk.length;
     // One byte past the bound is kept, so the read that follows refuses the roster as too large.
-    if (chunk.length >= room) return yield chunk.subarray(0, room);
+    if (chunk.length >= room) {
+      yield chunk.subarray(0, room);
+      return;
+    }
     yield chunk;
   }
 }

@@ -84,8 +84,8 @@ async function* csvRows(input: TableInput, limits: TableLimits): AsyncGenerator<
     skip_empty_lines: false,
     max_record_size: limits.cellsPerRow * limits.cellChars,
   });
-  let failure: unknown = null;
-  parser.on('error', (err) => (failure = err));
+  const parsing: { failure?: Error } = {};
+  parser.on('error', (err: Error) => (parsing.failure = err));
   // Flowing: a piece's records arrive while it is written (paused reading was a hundred times slower).
   const pending: string[][] = [];
   // The length the parser checks the next record against is set to this one's (it never refuses a
@@ -101,7 +101,7 @@ async function* csvRows(input: TableInput, limits: TableLimits): AsyncGenerator<
   });
   let rows = 0;
   function* records(): Generator<TableRow> {
-    if (failure) throw failure;
+    if (parsing.failure) throw parsing.failure;
     const taken = pending.splice(0);
     for (const record of taken) {
       if (++rows > limits.rows) throw new UploadLimitExceeded('rows', limits);
@@ -121,7 +121,7 @@ async function* csvRows(input: TableInput, limits: TableLimits): AsyncGenerator<
     parser.end();
     await done;
     yield* records();
-    if (failure) throw failure;
+    if (parsing.failure) throw parsing.failure;
   } catch (err) {
     if (err instanceof MalformedRoster || err instanceof UploadLimitExceeded) throw err;
     // The parser's code and line, never its message (it quotes the file's text).
@@ -220,7 +220,8 @@ class WorkbookBudget {
     const counter = counted ? new TagCounter(Buffer.from(counted.tag)) : null;
     return textPieces(entry, (piece) => {
       this.inflated += piece.length;
-      if (this.inflated > this.limits.inflatedBytes) throw new UploadLimitExceeded('inflatedBytes', this.limits);
+      if (this.inflated > this.limits.inflatedBytes)
+        throw new UploadLimitExceeded('inflatedBytes', this.limits);
       if (counter && counted && counter.add(piece) > counted.max)
         throw new UploadLimitExceeded(counted.limit, this.limits);
     });
@@ -245,7 +246,8 @@ async function* boundedParse(this: WorkbookReaderParts, limits: TableLimits): As
     for await (const entry of zip) {
       budget.part();
       const sheetNo = SHEET.exec(entry.path)?.[1];
-      if (entry.path === 'xl/_rels/workbook.xml.rels') await this._parseRels(Readable.from(budget.text(entry)));
+      if (entry.path === 'xl/_rels/workbook.xml.rels')
+        await this._parseRels(Readable.from(budget.text(entry)));
       else if (entry.path === 'xl/workbook.xml') await this._parseWorkbook(Readable.from(budget.text(entry)));
       else if (entry.path === 'xl/styles.xml') await this._parseStyles(Readable.from(budget.text(entry)));
       else if (entry.path === 'xl/sharedStrings.xml') {
@@ -319,7 +321,11 @@ async function* xlsxRows(input: TableInput, limits: TableLimits): AsyncGenerator
  * soon as one is crossed; a file that is no spreadsheet is refused with MalformedRoster. Parsing
  * yields to the event loop every CSV_PIECE_BYTES or XML_PIECE_BYTES, so a hostile file slows only its own reader.
  */
-export function tableRows(fileName: string, input: TableInput, limits: TableLimits): AsyncGenerator<TableRow> {
+export function tableRows(
+  fileName: string,
+  input: TableInput,
+  limits: TableLimits,
+): AsyncGenerator<TableRow> {
   const ext = extension(fileName);
   if (ext === 'csv') return csvRows(input, limits);
   if (ext === 'xlsx') return xlsxRows(input, limits);

@@ -116,6 +116,7 @@ export async function readJsonBody(ctx: Koa.Context, limit = MAX_BODY_BYTES): Pr
   const scan = new JsonScan();
   const chunks: Buffer[] = [];
   let total = 0;
+  let refusal: string | null = null;
   try {
     for await (const chunk of bodySource(ctx)) {
       total += chunk.length;
@@ -123,21 +124,21 @@ export async function readJsonBody(ctx: Koa.Context, limit = MAX_BODY_BYTES): Pr
         drain(ctx);
         throw bodyTooLarge(shown(limit));
       }
-      for (let at = 0; at < chunk.length; at += JSON_PIECE_BYTES) {
-        const refusal = scan.feed(chunk.subarray(at, at + JSON_PIECE_BYTES));
-        if (refusal) {
-          drain(ctx);
-          throw validationError(refusal);
-        }
+      // Past a bound the rest (within the byte limit) is read unscanned and dropped: leaving the
+      // loop would destroy the request, and the client would get a reset instead of the answer.
+      if (refusal) continue;
+      for (let at = 0; at < chunk.length && !refusal; at += JSON_PIECE_BYTES) {
+        refusal = scan.feed(chunk.subarray(at, at + JSON_PIECE_BYTES));
         if (at + JSON_PIECE_BYTES < chunk.length) await nextTurn();
       }
-      chunks.push(chunk);
+      if (!refusal) chunks.push(chunk);
     }
   } catch (err) {
     if (err instanceof ApiError) throw err;
     // A compressed body that does not inflate, or a connection that broke mid-body.
     throw malformedJson();
   }
+  if (refusal) throw validationError(refusal);
   const text = Buffer.concat(chunks).toString('utf8');
   if (text.trim() === '') {
     // An empty JSON body reads as no body, as before.

@@ -55,7 +55,8 @@ const RELS =
   '<Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" ' +
   'Target="worksheets/sheet1.xml"/></Relationships>';
 const HEADER_ROW =
-  '<row r="1"><c r="A1" t="inlineStr"><is><t>Employee Code</t></is></c><c r="B1" t="inlineStr"><is><t>Name</t></is></c></row>';
+  '<row r="1"><c r="A1" t="inlineStr"><is><t>Employee Code</t></is></c><c r="B1" t="inlineStr"><is><t>Action</t></is></c>' +
+  '<c r="C1" t="inlineStr"><is><t>Effective Date</t></is></c></row>';
 
 /** A workbook of the given sheet body and optional shared strings table (read before the sheet). */
 function workbook(sheetData: string, sharedStrings?: string): Buffer {
@@ -65,7 +66,9 @@ function workbook(sheetData: string, sharedStrings?: string): Buffer {
   ];
   parts.push({
     name: 'xl/sharedStrings.xml',
-    data: Buffer.from(`<sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">${sharedStrings ?? ''}</sst>`),
+    data: Buffer.from(
+      `<sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">${sharedStrings ?? ''}</sst>`,
+    ),
   });
   parts.push({
     name: 'xl/worksheets/sheet1.xml',
@@ -76,12 +79,15 @@ function workbook(sheetData: string, sharedStrings?: string): Buffer {
   return zipOf(parts);
 }
 
-/** `Employee Code,Name` and a million one-character rows: ~2 MB. */
-export const csvMillionRows = (): Buffer => Buffer.from(`Employee Code,Name\n${'a\n'.repeat(1_000_000)}`);
+/** The census header: a file without its required columns is refused at its first row. */
+const CENSUS_HEADER = 'Employee Code,Action,Effective Date\n';
 
-/** Just under 10 MiB of empty rows (`,`). */
+/** A census header and a million one-character rows: ~2 MB. */
+export const csvMillionRows = (): Buffer => Buffer.from(`${CENSUS_HEADER}${'a\n'.repeat(1_000_000)}`);
+
+/** A census header and just under 10 MiB of empty rows (`,`). */
 export const csvEmptyRows = (): Buffer =>
-  Buffer.from(`Employee Code,Name\n${',\n'.repeat(Math.floor((10 * 1024 * 1024 - 40) / 2))}`);
+  Buffer.from(`${CENSUS_HEADER}${',\n'.repeat(Math.floor((10 * 1024 * 1024 - 64) / 2))}`);
 
 /** A ~50 KB workbook whose sheet holds 5 million empty rows after its header. */
 export const xlsxEmptyRows = (): Buffer => workbook(HEADER_ROW + '<row/>'.repeat(5_000_000));
