@@ -6,7 +6,8 @@ import type { AppDeps } from './deps.js';
 import { errorMiddleware } from './middleware/errors.js';
 import { docsAssets } from './middleware/docs-assets.js';
 import { observe } from './middleware/observe.js';
-import { jsonOnly, readJsonBody, readUpload, requestLog } from './middleware/request.js';
+import { jsonOnly, MAX_BODY_BYTES, readJsonBody, readUpload, requestLog } from './middleware/request.js';
+import { MAX_JSON_BODY_BYTES } from '../domain/upload-limits.js';
 import { methodNotAllowed, notFound } from './errors.js';
 import { withIdempotency } from './idempotency.js';
 import { shadowedMethods, type RouteDef } from './route.js';
@@ -67,7 +68,8 @@ function mount(router: Router, def: RouteDef, deps: AppDeps): void {
     // The body is read only now: after authentication on protected routes, within the route's limit.
     const upload = def.uploads && ctx.is([...def.uploads]) ? await readUpload(ctx, def.bodyLimit ?? 0) : null;
     if (upload) ctx.state.upload = { type: ctx.request.type, bytes: upload };
-    else if (def.method !== 'GET') await readJsonBody(ctx, def.bodyLimit);
+    else if (def.method !== 'GET')
+      await readJsonBody(ctx, Math.min(def.bodyLimit ?? MAX_BODY_BYTES, MAX_JSON_BODY_BYTES));
     const params = def.params ? parseInput(def.params, ctx.params) : undefined;
     const query = parseQuery(def.query, ctx.query, def.invalidQuery);
     const body = upload

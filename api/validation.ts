@@ -2,20 +2,18 @@ import { z } from 'zod';
 import type { ApiError } from './errors.js';
 import { validationError } from './errors.js';
 import { describeIssues } from '../domain/schemas/issues.js';
+import { MAX_JSON_DEPTH, MAX_JSON_NODES } from '../domain/upload-limits.js';
+import { tooDeep, tooManyValues } from './json-scan.js';
 
 export { describeIssues };
 
-/** Deeper than any request of the API; bounds the recursion of everything that reads the input later. */
-export const MAX_INPUT_DEPTH = 32;
-
 /**
- * More values (objects, arrays, strings, numbers…) than any request of the API carries. A 1 MiB body
- * can hold ~350,000 empty arrays; refusing past this bound keeps every later reader (zod, the
- * idempotency hash) cheap whatever the body.
+ * Deeper than any request of the API (bounds the recursion of everything that reads the input
+ * later), and more values than any request carries (keeps every later reader, zod and the
+ * idempotency hash, cheap whatever the body): domain/upload-limits.ts. A JSON body is counted
+ * against both as it is read (api/json-scan.ts); this walk checks any input, parsed or not.
  */
-export const MAX_INPUT_NODES = 50_000;
-
-const tooManyValues = () => `body: must hold at most ${MAX_INPUT_NODES} values in one request`;
+export { MAX_JSON_DEPTH as MAX_INPUT_DEPTH, MAX_JSON_NODES as MAX_INPUT_NODES };
 
 /**
  * Input no schema should have to think about: a string holding U+0000 (PostgreSQL text cannot store
@@ -37,13 +35,13 @@ export function unsafeInput(input: unknown): string | null {
     const key = keys.pop()!;
     path.length = Math.max(0, depth - 1);
     if (depth > 0) path[depth - 1] = key;
-    if (++nodes > MAX_INPUT_NODES) {
+    if (++nodes > MAX_JSON_NODES) {
       return tooManyValues();
     }
     if (typeof value === 'string') {
       if (value.includes('\u0000')) return `${field()}: must not contain NUL characters`;
     } else if (value !== null && typeof value === 'object') {
-      if (depth >= MAX_INPUT_DEPTH) return `${path[0]}: must not nest deeper than ${MAX_INPUT_DEPTH} levels`;
+      if (depth >= MAX_JSON_DEPTH) return tooDeep(path[0]!);
       if (Array.isArray(value)) {
         for (let i = value.length - 1; i >= 0; i--) {
           values.push(value[i]);

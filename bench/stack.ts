@@ -64,6 +64,8 @@ export interface BenchStack {
   env: NodeJS.ProcessEnv;
   /** The worker process, whose memory a scenario can read. */
   workerPid: number;
+  /** The API process, likewise. */
+  apiPid: number;
   stop(): Promise<void>;
 }
 
@@ -212,6 +214,7 @@ export async function startBenchStack(employees: number): Promise<BenchStack> {
     token,
     env,
     workerPid: children[0]!.pid!,
+    apiPid: children[1]!.pid!,
     stop: async () => {
       while (stops.length) await stops.pop()!().catch((err: unknown) => console.error('bench cleanup:', err));
     },

@@ -33,8 +33,9 @@ export interface CdStatement {
   postings: StatementPosting[];
 }
 
-/** Larger than any policy's year of postings: refused whole. */
-export const MAX_STATEMENT_ROWS = 100_000;
+/** Larger than any policy's year of postings: refused whole (domain/upload-limits.ts). */
+import { MAX_STATEMENT_ROWS } from './upload-limits.js';
+export { MAX_STATEMENT_ROWS };
 
 function signedPaise(text: string): bigint | null {
   const t = text.trim();

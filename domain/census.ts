@@ -25,9 +25,8 @@ export const CENSUS_COLUMNS = [
 export type CensusField = (typeof CENSUS_COLUMNS)[number]['field'];
 export const CENSUS_FIELDS: readonly CensusField[] = CENSUS_COLUMNS.map((c) => c.field);
 
-/** D16's bounds on one census. */
-export const MAX_CENSUS_ROWS = 10_000;
-export const MAX_CENSUS_BYTES = 10 * 1024 * 1024;
+/** D16's bounds on one census (domain/upload-limits.ts). */
+export { MAX_CENSUS_BYTES, MAX_CENSUS_ROWS } from './upload-limits.js';
 
 export const CENSUS_ACTIONS = ['add', 'delete', 'modify'] as const;
 export type CensusAction = (typeof CENSUS_ACTIONS)[number];

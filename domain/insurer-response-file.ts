@@ -24,8 +24,9 @@ const PERSON_FIELDS: readonly ResponseField[] = ['relationship', 'date_of_birth'
 /** Without these a file cannot be read at all; the other columns may be absent. */
 export const REQUIRED_RESPONSE_FIELDS: readonly ResponseField[] = ['reference', 'decision'];
 
-/** A response file with more data rows than this is refused whole (a cut-off writes far fewer). */
-export const MAX_RESPONSE_ROWS = 20_000;
+/** A response file with more data rows than this is refused whole (domain/upload-limits.ts). */
+import { MAX_RESPONSE_ROWS } from './upload-limits.js';
+export { MAX_RESPONSE_ROWS };
 
 /** Headers and decision words match whatever their case and spacing. */
 export const headerKey = (s: string): string => s.trim().replace(/\s+/g, ' ').toLowerCase();

@@ -32,8 +32,8 @@ export const REQUIRED_ROSTER_FIELDS: readonly RosterField[] = [
   'status',
 ];
 
-/** Larger than any group policy we administer: refused whole. */
-export const MAX_ROSTER_ROWS = 500_000;
+/** Larger than any group policy we administer: refused whole (domain/upload-limits.ts). */
+export { MAX_ROSTER_ROWS } from './upload-limits.js';
 
 const word = z.string().trim().min(1).max(60);
 

@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { Readable } from 'node:stream';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { rosterTableRows, type RosterTableRow } from '../adapters/file/roster-reader.js';
+import { tableRows, type TableRow } from '../adapters/file/table-reader.js';
 import { findPolicyClient } from '../data/cd-account.js';
 import { ledgerForStatement } from '../data/cd-ledger.js';
 import { recordStatementReconciliation } from '../data/cd-statement-reconciliations.js';
@@ -21,6 +20,7 @@ import {
 import { looksLikeId, newId } from '../domain/ids.js';
 import { formatPaise, toPaise } from '../domain/premium.js';
 import { MalformedRoster } from '../domain/roster-file.js';
+import { STATEMENT_FILE_LIMITS, UploadLimitExceeded } from '../domain/upload-limits.js';
 import type { RosterSource } from '../domain/roster-reconciliation.js';
 import { CdTopUpRefused, topUpCd } from './cd-account.js';
 
@@ -46,11 +46,10 @@ export interface StatementResult {
   deliveries: string[];
 }
 
-async function statementRows(fileName: string, content: Buffer): Promise<RosterTableRow[]> {
-  const rows: RosterTableRow[] = [];
-  // Bounded: readStatement refuses more than MAX_STATEMENT_ROWS, and the file size is the caller's.
-  for await (const row of rosterTableRows(fileName, Readable.from([content])))
-    if (row.cells.some((c) => c.trim() !== '')) rows.push(row);
+async function statementRows(fileName: string, content: Buffer): Promise<TableRow[]> {
+  const rows: TableRow[] = [];
+  // Bounded by STATEMENT_FILE_LIMITS as it is read (blank rows counted, then left out).
+  for await (const row of tableRows(fileName, content, STATEMENT_FILE_LIMITS)) rows.push(row);
   return rows;
 }
 
@@ -65,7 +64,12 @@ async function compareWithLedger(
   try {
     statement = readStatement(await statementRows(fileName, content));
   } catch (err) {
-    if (!(err instanceof MalformedStatement || err instanceof MalformedRoster)) throw err;
+    if (!(
+      err instanceof MalformedStatement ||
+      err instanceof MalformedRoster ||
+      err instanceof UploadLimitExceeded
+    ))
+      throw err;
     return { error: err.message };
   }
   const side = await ledgerForStatement(tenant, policyId, statement);

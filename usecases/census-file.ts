@@ -1,5 +1,4 @@
-import { Readable } from 'node:stream';
-import { rosterTableRows } from '../adapters/file/roster-reader.js';
+import { tableRows } from '../adapters/file/table-reader.js';
 import {
   CENSUS_FIELDS,
   headerFields,
@@ -10,6 +9,7 @@ import {
   type CensusRecord,
 } from '../domain/census.js';
 import { MalformedRoster } from '../domain/roster-file.js';
+import { CENSUS_FILE_LIMITS } from '../domain/upload-limits.js';
 
 /** A census as received: a file's bytes (CSV or XLSX) or JSON rows (objects keyed by field name). */
 export type CensusInput =
@@ -30,9 +30,12 @@ export interface CensusLine {
 }
 
 /**
- * The census's rows as records. Files are streamed through the roster reader (CSV through
- * csv-parse, XLSX through exceljs's streaming reader: the first sheet); the first row is the header
- * (domain/census.ts matches its names). Counting stops at the first row past the bound.
+ * The census's rows as records. Files are streamed through the table reader within
+ * CENSUS_FILE_LIMITS (CSV through csv-parse, XLSX through exceljs's streaming reader: the first
+ * sheet; blank rows count toward the file's row bound and are then skipped), yielding to the event
+ * loop as they are parsed; a file past a bound throws UploadLimitExceeded as soon as it crosses it.
+ * The first row is the header (domain/census.ts matches its names). Counting stops at the first
+ * data row past D16's bound.
  */
 export async function readCensus(input: CensusInput): Promise<CensusLine[]> {
   if (input.kind === 'json') {
@@ -42,8 +45,7 @@ export async function readCensus(input: CensusInput): Promise<CensusLine[]> {
   const lines: CensusLine[] = [];
   let fields: (CensusField | null)[] | null = null;
   try {
-    for await (const { cells } of rosterTableRows(`census.${input.kind}`, Readable.from([input.bytes]))) {
-      if (cells.every((c) => c.trim() === '')) continue;
+    for await (const { cells } of tableRows(`census.${input.kind}`, input.bytes, CENSUS_FILE_LIMITS)) {
       if (!fields) {
         fields = headerFields(cells);
         continue;

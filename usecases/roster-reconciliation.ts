@@ -24,6 +24,7 @@ import { fileTemplate } from '../domain/insurer-file-templates/index.js';
 import { newId } from '../domain/ids.js';
 import { MalformedRoster, MAX_ROSTER_ROWS, rosterReader, type RosterRow } from '../domain/roster-file.js';
 import type { DifferenceCounts, RosterSource } from '../domain/roster-reconciliation.js';
+import { ROSTER_FILE_LIMITS, UploadLimitExceeded } from '../domain/upload-limits.js';
 import {
   reconciliationWorkflowId,
   ROSTER_RECONCILIATION_WORKFLOW,
@@ -83,10 +84,40 @@ export async function* parseRoster(
   if (!header) throw new MalformedRoster('the roster is empty (no header row)');
 }
 
-async function sha256Of(open: () => Readable): Promise<string> {
+/**
+ * The roster's digest, read once whole; a roster larger than ROSTER_FILE_LIMITS allows is read no
+ * further, and its key is the digest of what was read, marked, so the same file is refused once.
+ */
+async function sha256Of(open: () => Readable): Promise<{ digest: string; tooLarge: boolean }> {
   const hash = createHash('sha256');
-  for await (const chunk of open()) hash.update(chunk as Buffer);
-  return hash.digest('hex');
+  let bytes = 0;
+  const stream = open();
+  try {
+    for await (const chunk of stream) {
+      bytes += (chunk as Buffer).length;
+      hash.update(chunk as Buffer);
+      if (bytes > ROSTER_FILE_LIMITS.bytes)
+        return { digest: `${hash.digest('hex')}:too-large`, tooLarge: true };
+    }
+  } finally {
+    stream.destroy();
+  }
+  return { digest: hash.digest('hex'), tooLarge: false };
+}
+
+/** An insurer's roster over the API is kept on disk for one read: never more than a roster may be. */
+async function* atMostRosterBytes(body: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+  let bytes = 0;
+  for await (const chunk of body) {
+    const room = ROSTER_FILE_LIMITS.bytes + 1 - bytes;
+    bytes += chunk.length;
+    // One byte past the bound is kept, so the read that follows refuses the roster as too large.
+    if (chunk.length >= room) {
+      yield chunk.subarray(0, room);
+      return;
+    }
+    yield chunk;
+  }
 }
 
 /** Starts a staged reconciliation's workflow; a second start finds the first (one workflow id per reconciliation). */
@@ -115,7 +146,8 @@ export async function stagePolicyRoster(
   policy: RosterPolicy,
   roster: RosterInput,
 ): Promise<{ reconciliation: ReconciliationRow; repeat: boolean }> {
-  const runKey = `sha256:${await sha256Of(roster.open)}${roster.runSuffix ? `:${roster.runSuffix}` : ''}`;
+  const digest = await sha256Of(roster.open);
+  const runKey = `sha256:${digest.digest}${roster.runSuffix ? `:${roster.runSuffix}` : ''}`;
   const scope = TenantScope.of(deps.em, policy.clientId);
   const fresh = {
     id: newId('reconciliation'),
@@ -125,11 +157,12 @@ export async function stagePolicyRoster(
     runKey,
   };
   try {
+    if (digest.tooLarge) throw new UploadLimitExceeded('bytes', ROSTER_FILE_LIMITS);
     const rows = parseRoster(policy, rosterTableRows(roster.fileName, roster.open()));
     const { reconciliation, staged } = await stageRoster(scope, fresh, rows);
     return { reconciliation, repeat: !staged };
   } catch (err) {
-    if (!(err instanceof MalformedRoster)) throw err;
+    if (!(err instanceof MalformedRoster || err instanceof UploadLimitExceeded)) throw err;
     const reconciliation = await recordRefusedRoster(scope, fresh, err.message);
     return { reconciliation, repeat: reconciliation.id !== fresh.id };
   }
@@ -222,7 +255,7 @@ export async function fetchAndStagePolicyRoster(
       settings,
       secret: deps.secret(settings.signing_secret_env),
     });
-    await pipeline(body, createWriteStream(file, { mode: 0o600 }));
+    await pipeline(body, atMostRosterBytes, createWriteStream(file, { mode: 0o600 }));
     const { reconciliation } = await stagePolicyRoster(deps, policy, {
       source: 'api',
       fileName: file,

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { MalformedCensus, MAX_CENSUS_BYTES, MAX_CENSUS_ROWS, CENSUS_COLUMNS } from '../../domain/census.js';
 import { today } from '../../domain/clock.js';
 import { looksLikeId } from '../../domain/ids.js';
+import { UploadLimitExceeded } from '../../domain/upload-limits.js';
 import { ENDORSEMENT_READ_SCOPES, ENDORSEMENT_SCOPES, hasAnyScope, type Scope } from '../../domain/scopes.js';
 import { readCensusBatch, censusRowPage } from '../../data/census.js';
 import { commitCensus, planCensus, type CensusPlan } from '../../usecases/census.js';
@@ -59,7 +60,16 @@ type CensusBody = z.output<typeof censusBody>;
 const batchParams = z.object({ batch_id: z.string().meta({ description: 'The batch id (bat_…)' }) });
 const batchQuery = z.object({ ...pageQueryFields }).superRefine(oneDirection);
 
-const tooManyRows = () => payloadTooLarge('Too Many Rows', `a census holds at most ${MAX_CENSUS_ROWS} rows`);
+const tooManyRows = (detail = `a census holds at most ${MAX_CENSUS_ROWS} rows`) =>
+  payloadTooLarge('Too Many Rows', detail);
+/** A census file past one of CENSUS_FILE_LIMITS, refused as soon as it crossed it (the detail names it). */
+const censusTooLarge = (detail: string) => payloadTooLarge('Census Too Large', detail);
+const uploadRefusal = (err: UploadLimitExceeded) =>
+  err.limit === 'rows'
+    ? tooManyRows(err.message)
+    : err.tooLarge
+      ? censusTooLarge(err.message)
+      : unreadable(err.message);
 const unreadable = (detail: string) => validationError(`census: ${detail}`, 'Unreadable Census');
 const batchNotFound = () => notFound('Batch Not Found');
 /** Rows that create employees need this too (D2's employee create). */
@@ -78,6 +88,7 @@ async function plan(scope: TenantScope, deps: AppDeps, input: CensusInput): Prom
     return await planCensus(scope, input, today(deps.clock));
   } catch (err) {
     if (err instanceof TooManyCensusRows) throw tooManyRows();
+    if (err instanceof UploadLimitExceeded) throw uploadRefusal(err);
     if (err instanceof MalformedCensus) throw unreadable(err.message);
     throw err;
   }
@@ -139,7 +150,11 @@ export const censusRoutes = [
     summary: 'Upload a census: dry run or commit (D16)',
     description:
       `A census as CSV (\`${CSV}\`), XLSX (\`${XLSX}\`) or JSON \`{rows: [...]}\`; at most ${MAX_CENSUS_ROWS} rows ` +
-      `and 10 MiB (413 past either). Headers as the templates. \`?dry_run=true\` answers 200 with every row's plan ` +
+      `and 10 MiB (413 past either; a JSON body at most 4 MiB). A file is read as it streams and refused as soon as ` +
+      "it crosses a bound: rows blank ones included (413 Too Many Rows), an XLSX's shared strings, inflated size " +
+      'or parts (413 Census Too Large), cells per row or characters per cell (400 Unreadable Census); the detail ' +
+      'names the bound and its value (docs/security/uploads.md). ' +
+      `Headers as the templates. \`?dry_run=true\` answers 200 with every row's plan ` +
       'or errors and the totals (premium, CD impact) and writes nothing; a commit answers 202 with the batch id at ' +
       'once and a workflow applies the rows, each once. Rows that create employees need `employee.create` (or ' +
       '`employee.all`) too; rows that change an existing employee (`updates_employee`, or an `exit`: a delete ' +
@@ -154,6 +169,7 @@ export const censusRoutes = [
     response: z.union([commitPayload, dryRunPayload]),
     errors: [
       tooManyRows(),
+      censusTooLarge('<which bound>'),
       unreadable('<why>'),
       insufficientScope(EMPLOYEE_CREATE),
       insufficientScope(EMPLOYEE_UPDATE),

@@ -62,6 +62,6 @@ describe('adapters: reading an insurer response file (XLSX and CSV)', () => {
     );
     expect(
       await refusal(readResponseTable('r.csv', Buffer.alloc(MAX_RESPONSE_FILE_BYTES + 1, 'a'))),
-    ).to.equal('the file is larger than 20 MB');
+    ).to.equal('the response file is larger than 20 MiB');
   });
 });
