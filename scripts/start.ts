@@ -5,15 +5,15 @@ import YAML from 'yaml';
 import { createClient } from '../admin/clients.js';
 import { loadReferenceData } from '../admin/load.js';
 import { loadFileSchema } from '../admin/load-schema.js';
-import { loadConfig } from '../config/index.js';
+import { loadConfig, ownerMigration, requireDatabaseUrls } from '../config/index.js';
 import { countClients } from '../data/clients.js';
 import { SystemScope } from '../data/scope.js';
-import { initOrm, migrateDatabase } from '../db/orm.js';
+import { initOrm, loginsOf, migrateDatabase } from '../db/orm.js';
 import { SCOPES } from '../domain/scopes.js';
 import { removeLocalStackState, writeLocalStackState } from '../infra/local-stack.js';
 import { pipePretty } from '../infra/pretty-logs.js';
 import { startEmbeddedPostgres, type RunningPostgres } from '../infra/postgres.js';
-import { localSigningKeys } from '../infra/local-keys.js';
+import { localDatabaseLogins, localSigningKeys } from '../infra/local-keys.js';
 import { uiCodecEndpoint } from '../infra/codec-server.js';
 import { ROOT, spawnEntry } from '../infra/processes.js';
 import { resolveTemporalCli, startDevServer, stopChild, type RunningDevServer } from '../infra/temporal.js';
@@ -56,10 +56,14 @@ process.on('exit', () => {
 process.on('SIGINT', () => void stopAll(0));
 process.on('SIGTERM', () => void stopAll(0));
 
-async function demoCredentials(databaseUrl: string): Promise<{ client_id: string; client_secret: string }> {
+async function demoCredentials(
+  logins: DatabaseLogins,
+): Promise<{ client_id: string; client_secret: string }> {
   const file = path.join(config.dataDir, 'demo-client.json');
-  await migrateDatabase(databaseUrl);
-  const orm = await initOrm({ databaseUrl, poolMax: 2 });
+  const settings = loadConfig({ ...process.env, ...logins });
+  const migration = ownerMigration(settings);
+  if (migration) await migrateDatabase(migration.ownerUrl, loginsOf(migration.loginUrls));
+  const orm = await initOrm({ ...requireDatabaseUrls(settings), poolMax: 2 });
   try {
     const em = orm.em.fork();
     if ((await countClients(SystemScope.of(em))) > 0) {
@@ -83,6 +87,12 @@ async function demoCredentials(databaseUrl: string): Promise<{ client_id: string
   }
 }
 
+type DatabaseLogins = {
+  DATABASE_URL?: string;
+  DATABASE_SYSTEM_URL?: string;
+  DATABASE_OWNER_URL?: string;
+};
+
 const NAME_WIDTH = 6;
 
 /** A child whose JSON log lines reach this terminal readable, behind its name (infra/pretty-logs.ts). */
@@ -101,10 +111,16 @@ function launch(name: string, script: string, env: NodeJS.ProcessEnv): void {
 
 async function main(): Promise<void> {
   await fs.mkdir(config.dataDir, { recursive: true });
-  let databaseUrl = config.DATABASE_URL;
-  if (!databaseUrl) {
+  // The configured server's logins, or the embedded one's: its superuser as the owner and the
+  // service's roles with passwords kept in DATA_DIR (docs/security/database-roles.md).
+  let logins: DatabaseLogins = {
+    DATABASE_URL: config.DATABASE_URL,
+    DATABASE_SYSTEM_URL: config.DATABASE_SYSTEM_URL,
+    DATABASE_OWNER_URL: config.DATABASE_OWNER_URL,
+  };
+  if (!config.DATABASE_URL) {
     pg = await startEmbeddedPostgres(path.join(config.dataDir, 'postgres'), config.EMBEDDED_PG_PORT);
-    databaseUrl = pg.url;
+    logins = await localDatabaseLogins(config.dataDir, pg.url);
   }
   const keys = await localSigningKeys(config.dataDir, process.env);
   // The Web UI decodes payloads through the codec server (same keys, token in its endpoint).
@@ -120,10 +136,13 @@ async function main(): Promise<void> {
     });
     temporalAddress = temporal.address;
   }
-  const creds = await demoCredentials(databaseUrl);
+  const creds = await demoCredentials(logins);
   const env = {
     ...process.env,
-    DATABASE_URL: databaseUrl,
+    DATABASE_URL: logins.DATABASE_URL,
+    DATABASE_SYSTEM_URL: logins.DATABASE_SYSTEM_URL,
+    // Migrated above: the API and the worker never hold the owner's login.
+    DATABASE_OWNER_URL: '',
     TEMPORAL_ADDRESS: temporalAddress,
     ...keys,
     // A laptop's stack answers on loopback only, unless HOST says otherwise.
@@ -134,7 +153,9 @@ async function main(): Promise<void> {
   launch('api', 'api/main.ts', env);
   // Operator commands in another terminal find this stack through DATA_DIR (infra/local-stack.ts).
   writeLocalStackState(config.dataDir, {
-    databaseUrl,
+    databaseUrl: logins.DATABASE_URL!,
+    systemDatabaseUrl: logins.DATABASE_SYSTEM_URL!,
+    ...(logins.DATABASE_OWNER_URL ? { ownerDatabaseUrl: logins.DATABASE_OWNER_URL } : {}),
     temporalAddress,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,

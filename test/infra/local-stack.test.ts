@@ -73,6 +73,7 @@ describe('operator commands beside npm start', function () {
     await new Promise((resolve) => gone.on('exit', resolve));
     writeLocalStackState(dataDir, {
       databaseUrl: stack().databaseUrl,
+      systemDatabaseUrl: stack().systemDatabaseUrl,
       temporalAddress: stack().temporalAddress,
       namespace: 'default',
       taskQueue: stack().taskQueue,
@@ -91,6 +92,7 @@ describe('operator commands beside npm start', function () {
     const s = stack();
     writeLocalStackState(dataDir, {
       databaseUrl: s.databaseUrl,
+      systemDatabaseUrl: s.systemDatabaseUrl,
       temporalAddress: s.temporalAddress,
       namespace: 'default',
       taskQueue: s.taskQueue,
