@@ -27,7 +27,9 @@ describe('npm run cluster: the cluster with its Web UI', function () {
     fs.chmodSync(dataDir, 0o755);
     ports = { frontDoor: await lowFreePort(), ui: await lowFreePort(), codec: await lowFreePort() };
     const env = Object.fromEntries(
-      Object.entries(process.env).filter(([k]) => !k.startsWith('DATABASE_') && !k.startsWith('TEMPORAL_TLS')),
+      Object.entries(process.env).filter(
+        ([k]) => !k.startsWith('DATABASE_') && !k.startsWith('TEMPORAL_TLS'),
+      ),
     );
     child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts', 'cluster.ts')], {
       env: {
