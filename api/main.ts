@@ -1,13 +1,15 @@
-import { apiConfig, loadConfig, requireDatabaseUrl } from '../config/index.js';
-import { migrateDatabase } from '../db/orm.js';
+import { apiConfig, loadConfig, ownerMigration } from '../config/index.js';
+import { loginsOf, migrateDatabase } from '../db/orm.js';
 import { listenMetrics } from './metrics-server.js';
 import { buildDeps, listen } from './server.js';
 
 /** Production entry point of the HTTP API; run any number of copies behind a load balancer. */
 const config = apiConfig(loadConfig());
-// Every copy may start at once: migrate() serialises on an advisory lock and skips applied migrations.
-// It runs as the connecting (owner) user; the API's own pool then runs as the service role.
-await migrateDatabase(requireDatabaseUrl(config));
+// With the owner's login (npm start; a deploy may instead migrate in a step of its own and keep the
+// owner's password from the API): every copy may start at once, migrate() serialises on an advisory
+// lock and skips applied migrations. The API's own pools then log in as the service's roles.
+const migration = ownerMigration(config);
+if (migration) await migrateDatabase(migration.ownerUrl, loginsOf(migration.loginUrls));
 const deps = await buildDeps(config);
 const server = await listen(deps);
 deps.logger.info({ port: config.PORT }, 'api listening');

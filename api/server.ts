@@ -1,5 +1,5 @@
 import type { Server } from 'node:http';
-import { requireDatabaseUrl, type ApiConfig } from '../config/index.js';
+import { requireDatabaseUrls, type ApiConfig } from '../config/index.js';
 import { initOrm, type Orm } from '../db/orm.js';
 import { systemClock, type Clock } from '../domain/clock.js';
 import { createTemporalClient } from '../infra/temporal-client.js';
@@ -15,8 +15,7 @@ import { createSecretChecks } from './auth/secret-checks.js';
 export async function buildDeps(config: ApiConfig, overrides: Partial<AppDeps> = {}): Promise<AppDeps> {
   const clock: Clock = overrides.clock ?? systemClock;
   const orm: Orm =
-    overrides.orm ??
-    (await initOrm({ databaseUrl: requireDatabaseUrl(config), poolMax: config.DATABASE_POOL_MAX }));
+    overrides.orm ?? (await initOrm({ ...requireDatabaseUrls(config), poolMax: config.DATABASE_POOL_MAX }));
   const logger: Logger = overrides.logger ?? createLogger(config.LOG_LEVEL);
   const temporal = overrides.temporal ?? createTemporalClient(config);
   return {

@@ -6,7 +6,7 @@ import ExcelJS from 'exceljs';
 import { apiConfig, loadConfig } from '../config/index.js';
 import { readFileEndorsementsAcrossClients } from '../data/insurer-files.js';
 import { SystemScope } from '../data/scope.js';
-import { initOrm, migrate } from '../db/orm.js';
+import { initOrm } from '../db/orm.js';
 import { insurerFileTable } from '../domain/insurer-file.js';
 import { fileTemplate } from '../domain/insurer-file-templates/index.js';
 import { newLocalKeys } from '../infra/local-keys.js';
@@ -17,7 +17,7 @@ import { flushInsurer } from '../usecases/insurer-cut-off.js';
 import { approvalsAfterResponseFile } from './cut-off-responses.js';
 import { loadBenchDataset } from './dataset.js';
 import { median } from './measure.js';
-import { startBackingServices } from './stack.js';
+import { migrateBenchDatabase, startBackingServices } from './stack.js';
 
 /**
  * `npm run bench:cut-off`: one cut-off of 5,000 endorsements of one file insurer (D14),
@@ -35,7 +35,8 @@ const ROUNDS = Number(process.env.BENCH_CUT_OFF_ROUNDS ?? 3);
 const RESULTS = path.resolve(import.meta.dirname, 'results');
 
 async function main(): Promise<void> {
-  const { runId, databaseUrl, temporalAddress, stops } = await startBackingServices('cutoff');
+  const services = await startBackingServices('cutoff');
+  const { runId, ownerDatabaseUrl, temporalAddress, stops } = services;
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'ghi-cut-off-bench-'));
   stops.push(() => fs.rm(dataDir, { recursive: true, force: true }));
   try {
@@ -43,7 +44,7 @@ async function main(): Promise<void> {
       ...process.env,
       NODE_ENV: 'production',
       ...newLocalKeys('bench'),
-      DATABASE_URL: databaseUrl,
+      ...services.databaseEnv,
       TEMPORAL_ADDRESS: temporalAddress,
       TEMPORAL_TASK_QUEUE: `cut-off-${runId}`,
       DATA_DIR: dataDir,
@@ -52,10 +53,10 @@ async function main(): Promise<void> {
     };
     const config = apiConfig(loadConfig(env));
     // The owner migrates and seeds; the flush reads and writes as the service role, as `insurer flush` does.
-    const owner = await initOrm({ databaseUrl, poolMax: 2, as: 'owner' });
+    const owner = await initOrm({ databaseUrl: ownerDatabaseUrl, poolMax: 2, as: 'owner' });
     stops.push(() => owner.close());
-    await migrate(owner);
-    const orm = await initOrm({ databaseUrl, poolMax: 5 });
+    await migrateBenchDatabase(owner, services);
+    const orm = await initOrm({ ...services, poolMax: 5 });
     stops.push(() => orm.close());
     const dataset = await loadBenchDataset(owner.em.fork(), ENDORSEMENTS);
     const policyId = dataset.policyIds[1]!;

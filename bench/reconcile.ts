@@ -8,11 +8,11 @@ import vm from 'node:vm';
 import { rosterTableRows } from '../adapters/file/roster-reader.js';
 import { rosterPolicyForSystem } from '../data/roster-reconciliations.js';
 import { SystemScope } from '../data/scope.js';
-import { initOrm, migrate } from '../db/orm.js';
+import { initOrm } from '../db/orm.js';
 import { completeReconciliation, parseRoster, stagePolicyRoster } from '../usecases/roster-reconciliation.js';
 import { loadBenchDataset } from './dataset.js';
 import { median } from './measure.js';
-import { startBenchDatabase } from './stack.js';
+import { migrateBenchDatabase, startBenchDatabase } from './stack.js';
 
 /**
  * `npm run bench:reconcile`: reconciling a roster of 50,000 members (25,000 employees and their
@@ -68,14 +68,19 @@ async function writeRoster(
 }
 
 async function main(): Promise<void> {
-  const { databaseUrl, stops } = await startBenchDatabase('reconcile');
+  const database = await startBenchDatabase('reconcile');
+  const { stops } = database;
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'ghi-reconcile-bench-'));
   stops.push(() => fs.rm(dir, { recursive: true, force: true }));
   try {
-    const owner = await initOrm({ databaseUrl, poolMax: 2, as: 'owner' });
+    const owner = await initOrm({ databaseUrl: database.ownerDatabaseUrl, poolMax: 2, as: 'owner' });
     stops.push(() => owner.close());
-    await migrate(owner);
-    const orm = await initOrm({ databaseUrl, poolMax: 5 });
+    await migrateBenchDatabase(owner, database);
+    const orm = await initOrm({
+      databaseUrl: database.databaseUrl,
+      systemDatabaseUrl: database.systemDatabaseUrl,
+      poolMax: 5,
+    });
     stops.push(() => orm.close());
     const dataset = await loadBenchDataset(owner.em.fork(), EMPLOYEES);
     const conn = owner.em.getConnection();

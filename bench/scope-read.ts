@@ -6,19 +6,20 @@
  * ten reads at once.
  */
 import pg from 'pg';
-import { initOrm, migrate } from '../db/orm.js';
-import { SERVICE_ROLE, SYSTEM_SETTING, TENANT_SETTING } from '../db/roles.js';
+import { initOrm } from '../db/orm.js';
+import { SYSTEM_SETTING, TENANT_SETTING } from '../db/roles.js';
 import { TenantScope } from '../data/scope.js';
 import { findEmployeeProfile } from '../data/employees.js';
 import { loadBenchDataset } from './dataset.js';
-import { startBenchDatabase } from './stack.js';
+import { migrateBenchDatabase, startBenchDatabase } from './stack.js';
 
-const { databaseUrl, stops } = await startBenchDatabase('scoperead');
-const owner = await initOrm({ databaseUrl, poolMax: 2, as: 'owner' });
-const orm = await initOrm({ databaseUrl, poolMax: 4 });
-const pool = new pg.Pool({ connectionString: databaseUrl, max: 4, options: `-c role=${SERVICE_ROLE}` });
+const database = await startBenchDatabase('scoperead');
+const { databaseUrl, systemDatabaseUrl, stops } = database;
+const owner = await initOrm({ databaseUrl: database.ownerDatabaseUrl, poolMax: 2, as: 'owner' });
+const orm = await initOrm({ databaseUrl, systemDatabaseUrl, poolMax: 4 });
+const pool = new pg.Pool({ connectionString: databaseUrl, max: 4 });
 try {
-  await migrate(owner);
+  await migrateBenchDatabase(owner, database);
   const { clientId, employeeIds } = await loadBenchDataset(owner.em.fork(), 50);
   const id = employeeIds[7]!;
   const bare = () =>

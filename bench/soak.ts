@@ -5,13 +5,13 @@ import autocannon from 'autocannon';
 import { createTokenService } from '../api/auth/tokens.js';
 import { newLocalKeys } from '../infra/local-keys.js';
 import { apiConfig, loadConfig } from '../config/index.js';
-import { initOrm, migrate, type Orm } from '../db/orm.js';
+import { initOrm, type Orm } from '../db/orm.js';
 import { systemClock } from '../domain/clock.js';
 import { SCOPES } from '../domain/scopes.js';
 import { spawnEntry, waitForHttp } from '../infra/processes.js';
 import { freePort, stopChild } from '../infra/temporal.js';
 import { loadBenchDataset, type BenchDataset } from './dataset.js';
-import { startBackingServices } from './stack.js';
+import { migrateBenchDatabase, startBackingServices } from './stack.js';
 
 /**
  * `npm run soak [-- --minutes N]`: mixed load at half the measured capacity for N minutes (default
@@ -191,7 +191,7 @@ async function main(): Promise<void> {
   try {
     const services = await startBackingServices('soak');
     stops.push(...services.stops);
-    const { runId, databaseUrl, temporalAddress } = services;
+    const { runId, ownerDatabaseUrl, temporalAddress } = services;
 
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
@@ -199,7 +199,7 @@ async function main(): Promise<void> {
       ...process.env,
       NODE_ENV: 'production',
       ...newLocalKeys('soak'),
-      DATABASE_URL: databaseUrl,
+      ...services.databaseEnv,
       TEMPORAL_ADDRESS: temporalAddress,
       TEMPORAL_TASK_QUEUE: `soak-${runId}`,
       SIMULATED_INSURER_DELAY_MS: '1000',
@@ -210,9 +210,9 @@ async function main(): Promise<void> {
       BASE_URL: url,
     };
     const config = apiConfig(loadConfig(env));
-    const orm = await initOrm({ databaseUrl, poolMax: 4, as: 'owner' });
+    const orm = await initOrm({ databaseUrl: ownerDatabaseUrl, poolMax: 4, as: 'owner' });
     stops.push(() => orm.close());
-    await migrate(orm);
+    await migrateBenchDatabase(orm, services);
     const dataset = await loadBenchDataset(orm.em.fork(), EMPLOYEES);
 
     const worker: ChildProcess = spawnEntry('worker/main.ts', env);

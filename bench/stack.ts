@@ -6,7 +6,8 @@ import path from 'node:path';
 import { createTokenService } from '../api/auth/tokens.js';
 import { newLocalKeys } from '../infra/local-keys.js';
 import { apiConfig, loadConfig, type Config } from '../config/index.js';
-import { initOrm, migrate, type Orm } from '../db/orm.js';
+import { initOrm, loginsOf, migrate, provisionLogins, type Orm } from '../db/orm.js';
+import { derivedLogins } from '../db/roles.js';
 import { systemClock } from '../domain/clock.js';
 import { SCOPES } from '../domain/scopes.js';
 import { dropDatabase, ensureDatabase } from '../db/databases.js';
@@ -71,19 +72,36 @@ export interface BenchStack {
 
 export interface BackingServices {
   runId: string;
+  /** The owner's login (migrations, the dataset), and the service's two (the processes'). */
+  ownerDatabaseUrl: string;
   databaseUrl: string;
+  systemDatabaseUrl: string;
+  /** DATABASE_URL and DATABASE_SYSTEM_URL for a process's environment. */
+  databaseEnv: { DATABASE_URL: string; DATABASE_SYSTEM_URL: string };
   temporalAddress: string;
   /** Cleanups in start order; run them last to first. */
   stops: (() => Promise<void>)[];
 }
 
-/** A fresh database, on DATABASE_URL's server or an embedded PostgreSQL. */
+/**
+ * Migrates on the owner's ORM and gives the service's roles their logins (passwords derived from the
+ * server's owner login, as the tests do).
+ */
+export async function migrateBenchDatabase(
+  owner: Orm,
+  services: Pick<BackingServices, 'databaseUrl' | 'systemDatabaseUrl'>,
+): Promise<void> {
+  await migrate(owner);
+  await provisionLogins(owner, loginsOf([services.databaseUrl, services.systemDatabaseUrl]));
+}
+
+/** A fresh database, on DATABASE_OWNER_URL's (or DATABASE_URL's) server or an embedded PostgreSQL. */
 export async function startBenchDatabase(
   label: string,
 ): Promise<Omit<BackingServices, 'temporalAddress'> & { serverUrl: string }> {
   const stops: (() => Promise<void>)[] = [];
   const runId = randomBytes(4).toString('hex');
-  let serverUrl = process.env.DATABASE_URL;
+  let serverUrl = process.env.DATABASE_OWNER_URL || process.env.DATABASE_URL;
   if (!serverUrl) {
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), `ghi-${label}-pg-`));
     const pg = await startEmbeddedPostgres(dir, await freePort());
@@ -94,9 +112,11 @@ export async function startBenchDatabase(
     serverUrl = pg.url;
   }
   const dbName = `ghi_${label}_${runId}`;
-  const databaseUrl = await ensureDatabase(serverUrl, dbName);
+  const ownerDatabaseUrl = await ensureDatabase(serverUrl, dbName);
   stops.push(() => dropDatabase(serverUrl, dbName));
-  return { runId, databaseUrl, serverUrl, stops };
+  const logins = derivedLogins(ownerDatabaseUrl, serverUrl);
+  const databaseEnv = { DATABASE_URL: logins.databaseUrl, DATABASE_SYSTEM_URL: logins.systemDatabaseUrl };
+  return { runId, ownerDatabaseUrl, ...logins, databaseEnv, serverUrl, stops };
 }
 
 /**
@@ -106,7 +126,8 @@ export async function startBenchDatabase(
  * environment so the stack's processes and connections use it.
  */
 export async function startBackingServices(label: string): Promise<BackingServices> {
-  const { runId, databaseUrl, serverUrl, stops } = await startBenchDatabase(label);
+  const { serverUrl, ...database } = await startBenchDatabase(label);
+  const { runId, stops } = database;
   const cli = await resolveTemporalCli(process.env.TEMPORAL_CLI_PATH);
   if (benchTemporal() === 'cluster') {
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), `ghi-${label}-cluster-`));
@@ -123,11 +144,11 @@ export async function startBackingServices(label: string): Promise<BackingServic
       await cluster.stop({ dropDatabases: true });
       await fs.rm(dir, { recursive: true, force: true });
     });
-    return { runId, databaseUrl, temporalAddress: cluster.address, stops };
+    return { ...database, temporalAddress: cluster.address };
   }
   const dev = await startDevServer({ cli, port: await freePort() });
   stops.push(() => dev.stop());
-  return { runId, databaseUrl, temporalAddress: dev.address, stops };
+  return { ...database, temporalAddress: dev.address };
 }
 
 /** Which Temporal server the bench runs on: `dev` (default) or `cluster`. */
@@ -140,7 +161,8 @@ export function benchTemporal(): 'dev' | 'cluster' {
 
 /** Its own database, its own Temporal dev server, and the API, worker and peers as separate processes. */
 export async function startBenchStack(employees: number): Promise<BenchStack> {
-  const { runId, databaseUrl, temporalAddress, stops } = await startBackingServices('bench');
+  const services = await startBackingServices('bench');
+  const { runId, ownerDatabaseUrl, databaseUrl, temporalAddress, stops } = services;
 
   const taskQueue = `bench-${runId}`;
   const [apiPort, peerPort] = [await freePort(), await freePort()];
@@ -148,7 +170,8 @@ export async function startBenchStack(employees: number): Promise<BenchStack> {
     ...process.env,
     NODE_ENV: 'production',
     ...newLocalKeys('bench'),
-    DATABASE_URL: databaseUrl,
+    ...services.databaseEnv,
+    DATABASE_OWNER_URL: '',
     TEMPORAL_ADDRESS: temporalAddress,
     TEMPORAL_TASK_QUEUE: taskQueue,
     SIMULATED_INSURER_DELAY_MS: '0',
@@ -158,9 +181,9 @@ export async function startBenchStack(employees: number): Promise<BenchStack> {
     LOG_LEVEL: 'warn',
   };
   const config = apiConfig(loadConfig(env));
-  const orm = await initOrm({ databaseUrl, poolMax: 5, as: 'owner' });
+  const orm = await initOrm({ databaseUrl: ownerDatabaseUrl, poolMax: 5, as: 'owner' });
   stops.push(() => orm.close());
-  await migrate(orm);
+  await migrateBenchDatabase(orm, services);
   const dataset = await loadBenchDataset(orm.em.fork(), employees);
 
   const children: ChildProcess[] = [
@@ -180,6 +203,8 @@ export async function startBenchStack(employees: number): Promise<BenchStack> {
     }),
     spawnEntry('bench/peers/server.ts', {
       ...env,
+      // The peers' owner pool shows what the policies cost (bench/peers/server.ts).
+      DATABASE_OWNER_URL: ownerDatabaseUrl,
       PORT: String(peerPort),
       DATABASE_POOL_MAX: String(BENCH_SETTINGS.apiPoolMax),
     }),

@@ -64,6 +64,8 @@ const sealingKeys = z.string().transform((raw, ctx) => {
   return keys.map((k) => ({ kid: k.kid, key: Buffer.from(k.hex, 'hex') }));
 });
 
+const postgresUrl = z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL');
+
 const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 
 export const configSchema = z.object({
@@ -71,10 +73,12 @@ export const configSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().default('0.0.0.0'),
   BASE_URL: z.url().optional(),
-  DATABASE_URL: z
-    .string()
-    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
-    .optional(),
+  /** The service's login (role gha_app): every request and activity, held to row-level security. */
+  DATABASE_URL: postgresUrl.optional(),
+  /** The login of cross-tenant work (role gha_system): its own pool, required with DATABASE_URL. */
+  DATABASE_SYSTEM_URL: postgresUrl.optional(),
+  /** The owner's login, for migrations and provisioning the two logins above; never for serving. */
+  DATABASE_OWNER_URL: postgresUrl.optional(),
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
   DATA_DIR: z.string().default('.data'),
   EMBEDDED_PG_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
@@ -309,6 +313,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const lines = unpaired.map(([set, missing]) => `${missing}: is required with ${set} (mTLS to Temporal)`);
     throw new ConfigError(`Invalid configuration:\n  ${lines.join('\n  ')}`);
   }
+  const logins = databaseLoginProblems(cfg);
+  if (logins.length > 0) throw new ConfigError(`Invalid configuration:\n  ${logins.join('\n  ')}`);
   return {
     ...cfg,
     baseUrl: (cfg.BASE_URL ?? `http://localhost:${cfg.PORT}`).replace(/\/$/, ''),
@@ -316,8 +322,55 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   };
 }
 
-/** The database of `npm run api` / `worker` and the commands (npm start and the tests always set it). */
-export function requireDatabaseUrl(config: Config): string {
-  if (!config.DATABASE_URL) throw new Error('DATABASE_URL is required (npm start sets it for a local stack)');
-  return config.DATABASE_URL;
+/**
+ * The three logins (docs/security/database-roles.md) go together and are three different users: the
+ * service's and the system work's are set both or neither, and none may be another's, so a deploy
+ * that points the service at the owner (or the system login) stops here with the variable named.
+ */
+function databaseLoginProblems(cfg: z.infer<typeof configSchema>): string[] {
+  const { DATABASE_URL: app, DATABASE_SYSTEM_URL: system, DATABASE_OWNER_URL: owner } = cfg;
+  const problems: string[] = [];
+  if (system && !app) problems.push('DATABASE_URL: is required with DATABASE_SYSTEM_URL');
+  if (app && !system)
+    problems.push(
+      'DATABASE_SYSTEM_URL: is required with DATABASE_URL (the login of cross-tenant work, role gha_system)',
+    );
+  const user = (url: string | undefined): string | null => {
+    try {
+      return url ? decodeURIComponent(new URL(url).username) : null;
+    } catch {
+      return null;
+    }
+  };
+  const same = (a: string | undefined, b: string | undefined) => user(a) !== null && user(a) === user(b);
+  if (same(app, owner))
+    problems.push(
+      "DATABASE_URL: must not log in as DATABASE_OWNER_URL's user (the service never runs as the owner)",
+    );
+  if (same(system, owner)) problems.push("DATABASE_SYSTEM_URL: must not log in as DATABASE_OWNER_URL's user");
+  if (same(app, system))
+    problems.push("DATABASE_SYSTEM_URL: must not log in as DATABASE_URL's user (two roles, two pools)");
+  return problems;
+}
+
+/**
+ * Migrates when this process holds the owner's login (DATABASE_OWNER_URL: `npm start`, a one-off
+ * migrate step); otherwise the deploy migrated before starting it. The logins to provision are the
+ * service's two URLs.
+ */
+export function ownerMigration(config: Config): { ownerUrl: string; loginUrls: string[] } | null {
+  if (!config.DATABASE_OWNER_URL) return null;
+  return {
+    ownerUrl: config.DATABASE_OWNER_URL,
+    loginUrls: [config.DATABASE_URL, config.DATABASE_SYSTEM_URL].filter((u): u is string => Boolean(u)),
+  };
+}
+
+/** The service's two logins (`npm run api` / `worker` and the commands; npm start and the tests set them). */
+export function requireDatabaseUrls(config: Config): { databaseUrl: string; systemDatabaseUrl: string } {
+  if (!config.DATABASE_URL || !config.DATABASE_SYSTEM_URL)
+    throw new ConfigError(
+      'Invalid configuration:\n  DATABASE_URL and DATABASE_SYSTEM_URL: are required (npm start sets them for a local stack)',
+    );
+  return { databaseUrl: config.DATABASE_URL, systemDatabaseUrl: config.DATABASE_SYSTEM_URL };
 }

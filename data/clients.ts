@@ -1,7 +1,6 @@
 import type { ExitMode } from '../domain/enums.js';
 import { ClientSchema } from '../db/entities/client.js';
 import type { Scope } from '../domain/scopes.js';
-import { SERVICE_ROLE } from '../db/roles.js';
 import type { SystemScope } from './scope.js';
 
 /** `rotateClientSecret` notifies this channel with the client id in the same statement as the update. */
@@ -62,13 +61,12 @@ export async function notifySecretChannel(scope: SystemScope, payload: string): 
 }
 
 /**
- * Subscribes a dedicated connection (the credential store's listener) to rotation notifications,
- * as the service role like the pool's connections (it only listens, but never as the owner).
+ * Subscribes a dedicated connection (the credential store's listener, logged in as the service
+ * role like the pool's connections) to rotation notifications.
  */
 export async function listenForSecretRotations(connection: {
   query: (statement: string) => Promise<unknown>;
 }): Promise<void> {
-  await connection.query(`set role ${SERVICE_ROLE}`);
   await connection.query(`listen ${SECRET_ROTATED_CHANNEL}`);
 }
 

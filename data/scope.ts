@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { TENANT_FILTER } from '../db/entities/tenant.js';
+import { systemFork } from '../db/orm.js';
 import { looksLikeId } from '../domain/ids.js';
 import { scopedSql, withSettings, type RowAccess } from './row-security.js';
 import type { Sql } from './sql.js';
@@ -66,8 +67,10 @@ export class TenantScope {
  * schema checks). Named so a reader of any call site sees that the statement is not one tenant's.
  * Entity queries through `em` pass `filters: { [TENANT_FILTER]: false }` explicitly.
  *
- * In the database its statements run with `app.system = on`, which the row-level security policies
- * let through for every client (migration 0009 says why a setting rather than a second role).
+ * In the database its statements run on the system role's own pool (db/orm.ts systemFork), in
+ * transactions that say `app.system = on`: the row-level security policies let that role, and only
+ * that role, through for every client (migration 0027). The service role's pool, which serves every
+ * tenant's requests, cannot reach other clients' rows whatever its statements set.
  */
 export class SystemScope {
   readonly sql: Sql;
@@ -76,8 +79,9 @@ export class SystemScope {
     this.sql = scopedSql(em, 'system');
   }
 
+  /** A scope on a fork of the system role's pool belonging to `em`'s ORM (never em's own transaction). */
   static of(em: EntityManager): SystemScope {
-    return new SystemScope(em.fork());
+    return new SystemScope(systemFork(em));
   }
 
   /** Runs fn in one database transaction with the system setting; TenantScopes made on `tx.em` join it. */

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { LOGIN_ROLES, SERVICE_ROLE, SYSTEM_ROLE, loginUrl, type LoginRole } from '../db/roles.js';
 
 export interface LocalKeys {
   JWT_SIGNING_KEYS: string;
@@ -51,4 +52,35 @@ export function storedLocalKeys(dataDir: string): Partial<LocalKeys> {
   } catch {
     return {};
   }
+}
+
+/** The stored form of the local roles' passwords, beside the keys in the same file. */
+const passwordKey = (role: LoginRole) => `${role.toUpperCase()}_DB_PASSWORD`;
+
+/**
+ * The local all-in-one's database logins on the embedded server of `ownerUrl`: the owner's (the
+ * server's superuser, for migrations) and the service's two roles', with random passwords made on
+ * the first start and kept in DATA_DIR's keys file (mode 0600) like the keys. The owner provisions
+ * them on every start (db/orm.ts provisionLogins), so the file and the server always agree.
+ */
+export async function localDatabaseLogins(
+  dataDir: string,
+  ownerUrl: string,
+): Promise<{ DATABASE_URL: string; DATABASE_SYSTEM_URL: string; DATABASE_OWNER_URL: string }> {
+  const stored = storedLocalKeys(dataDir) as Record<string, string | undefined>;
+  const passwords = Object.fromEntries(
+    LOGIN_ROLES.map((role) => [role, stored[passwordKey(role)] ?? randomBytes(24).toString('hex')]),
+  ) as Record<LoginRole, string>;
+  if (LOGIN_ROLES.some((role) => !stored[passwordKey(role)])) {
+    const merged = {
+      ...stored,
+      ...Object.fromEntries(LOGIN_ROLES.map((r) => [passwordKey(r), passwords[r]])),
+    };
+    await fs.promises.writeFile(localKeysFile(dataDir), JSON.stringify(merged), { mode: 0o600 });
+  }
+  return {
+    DATABASE_URL: loginUrl(ownerUrl, SERVICE_ROLE, passwords[SERVICE_ROLE]),
+    DATABASE_SYSTEM_URL: loginUrl(ownerUrl, SYSTEM_ROLE, passwords[SYSTEM_ROLE]),
+    DATABASE_OWNER_URL: ownerUrl,
+  };
 }

@@ -5,7 +5,10 @@ import { storedLocalKeys, type LocalKeys } from './local-keys.js';
 
 /** What `npm start` publishes in DATA_DIR once its stack is up, for operator commands in another terminal. */
 export interface LocalStackState {
+  /** The service's login, the system work's, and the owner's (admin commands migrate with it). */
   databaseUrl: string;
+  systemDatabaseUrl: string;
+  ownerDatabaseUrl?: string;
   temporalAddress: string;
   namespace: string;
   taskQueue: string;
@@ -34,7 +37,13 @@ export function removeLocalStackState(dataDir: string, pid = process.pid): void 
 function readState(dataDir: string): LocalStackState | null {
   try {
     const state = JSON.parse(fs.readFileSync(localStackFile(dataDir), 'utf8')) as Partial<LocalStackState>;
-    if (typeof state.pid !== 'number' || !state.databaseUrl || !state.temporalAddress) return null;
+    if (
+      typeof state.pid !== 'number' ||
+      !state.databaseUrl ||
+      !state.systemDatabaseUrl ||
+      !state.temporalAddress
+    )
+      return null;
     return state as LocalStackState;
   } catch {
     return null;
@@ -84,7 +93,14 @@ export function operatorConfig(needs: StackNeed[], env: NodeJS.ProcessEnv = proc
   }
   return loadConfig({
     ...env,
-    DATABASE_URL: set(env.DATABASE_URL) ?? state.databaseUrl,
+    // The stack's logins come as a set: an environment naming its own DATABASE_URL names all it needs.
+    ...(set(env.DATABASE_URL)
+      ? {}
+      : {
+          DATABASE_URL: state.databaseUrl,
+          DATABASE_SYSTEM_URL: state.systemDatabaseUrl,
+          DATABASE_OWNER_URL: state.ownerDatabaseUrl,
+        }),
     TEMPORAL_ADDRESS: set(env.TEMPORAL_ADDRESS) ?? state.temporalAddress,
     TEMPORAL_NAMESPACE: set(env.TEMPORAL_NAMESPACE) ?? state.namespace,
     TEMPORAL_TASK_QUEUE: set(env.TEMPORAL_TASK_QUEUE) ?? state.taskQueue,

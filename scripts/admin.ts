@@ -14,8 +14,8 @@ import { setThreshold, topUp } from '../admin/cd-account.js';
 import { loadReferenceData } from '../admin/load.js';
 import { loadFileSchema } from '../admin/load-schema.js';
 import { describeIssues } from '../domain/schemas/issues.js';
-import { ConfigError, requireDatabaseUrl } from '../config/index.js';
-import { initOrm, migrateDatabase } from '../db/orm.js';
+import { ConfigError, ownerMigration, requireDatabaseUrls } from '../config/index.js';
+import { initOrm, loginsOf, migrateDatabase } from '../db/orm.js';
 import { operatorConfig } from '../infra/local-stack.js';
 import { createTemporalClient } from '../infra/temporal-client.js';
 import type { Config } from '../config/index.js';
@@ -78,9 +78,11 @@ async function main(argv: string[]): Promise<unknown> {
   });
   const [command, arg, arg2] = positionals;
   const config = operatorConfig(['database']);
-  // Migrates as the owner; the commands themselves run as the service role, like the API.
-  await migrateDatabase(requireDatabaseUrl(config));
-  const orm = await initOrm({ databaseUrl: requireDatabaseUrl(config), poolMax: 2 });
+  // Migrates as the owner when it has the owner's login (a local stack's); the commands themselves
+  // run as the service's roles, like the API.
+  const migration = ownerMigration(config);
+  if (migration) await migrateDatabase(migration.ownerUrl, loginsOf(migration.loginUrls));
+  const orm = await initOrm({ ...requireDatabaseUrls(config), poolMax: 2 });
   try {
     const em = orm.em.fork();
     switch (command) {

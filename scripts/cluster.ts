@@ -13,7 +13,8 @@ import { freePort, resolveTemporalCli } from '../infra/temporal.js';
 
 /**
  * `npm run cluster`: the production shape of Temporal on this machine, two release server nodes on
- * PostgreSQL (DATABASE_URL's server, else an embedded one under DATA_DIR) behind a front door on
+ * PostgreSQL (the server of DATABASE_OWNER_URL, a login that may create databases, else an embedded
+ * one under DATA_DIR) behind a front door on
  * TEMPORAL_CLUSTER_PORT, mTLS required (CA and certificates made at each start, printed for the
  * TEMPORAL_TLS_* settings), and its Web UI on loopback (TEMPORAL_CLUSTER_UI_PORT) with the cluster's
  * client certificate, decoding payloads through the codec server `npm start` runs for the same DATA_DIR.
@@ -40,7 +41,8 @@ process.on('SIGTERM', () => void stopAll(0));
 async function main(): Promise<void> {
   const dir = path.resolve(config.dataDir, 'temporal-cluster');
   await fs.mkdir(dir, { recursive: true });
-  let serverUrl = config.DATABASE_URL;
+  // Temporal's databases are created by a login that may create them: the owner's, never the service's.
+  let serverUrl = config.DATABASE_OWNER_URL;
   if (!serverUrl) {
     pg = await startEmbeddedPostgres(path.join(config.dataDir, 'cluster-postgres'), await freePort());
     serverUrl = pg.url;

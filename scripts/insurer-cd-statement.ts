@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { ConfigError, requireDatabaseUrl } from '../config/index.js';
+import { ConfigError, requireDatabaseUrls } from '../config/index.js';
 import { initOrm } from '../db/orm.js';
 import { operatorConfig } from '../infra/local-stack.js';
 import { createTemporalClient } from '../infra/temporal-client.js';
@@ -30,7 +30,7 @@ async function run(
   if (!existsSync(file)) throw new CdTopUpRefused(`no file ${file}`);
   const postTopUps = values['post-top-ups'];
   const config = operatorConfig(postTopUps ? ['database', 'temporal'] : ['database']);
-  const orm = await initOrm({ databaseUrl: requireDatabaseUrl(config), poolMax: 2 });
+  const orm = await initOrm({ ...requireDatabaseUrls(config), poolMax: 2 });
   try {
     // The webhook's deliveries are started by the worker's sweeper (this command runs no worker).
     const {

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { InsurerDeliveryError } from '../adapters/file/transport.js';
-import { ConfigError, requireDatabaseUrl } from '../config/index.js';
+import { ConfigError, requireDatabaseUrls } from '../config/index.js';
 import { initOrm } from '../db/orm.js';
 import { operatorConfig } from '../infra/local-stack.js';
 import { createTemporalClient } from '../infra/temporal-client.js';
@@ -29,7 +29,7 @@ async function ingest(argv: string[]): Promise<{ insurer_code: string; files: In
   const [code, file] = positionals;
   if (!code || positionals.length > 2) throw new IngestUsageError(`usage:\n${INGEST_USAGE}`);
   const config = operatorConfig(['database', 'temporal']);
-  const orm = await initOrm({ databaseUrl: requireDatabaseUrl(config), poolMax: 4 });
+  const orm = await initOrm({ ...requireDatabaseUrls(config), poolMax: 4 });
   const temporal = createTemporalClient(config);
   try {
     const files = await ingestResponses(

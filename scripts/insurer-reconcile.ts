@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { ConfigError, requireDatabaseUrl } from '../config/index.js';
+import { ConfigError, requireDatabaseUrls } from '../config/index.js';
 import { initOrm } from '../db/orm.js';
 import { operatorConfig } from '../infra/local-stack.js';
 import { createTemporalClient } from '../infra/temporal-client.js';
@@ -25,7 +25,7 @@ async function reconcile(argv: string[]): Promise<Reconciled> {
     throw new ReconcileUsageError(`usage:\n${RECONCILE_USAGE}`);
   if (!existsSync(file)) throw new RosterError(`no file ${file}`);
   const config = operatorConfig(['database', 'temporal']);
-  const orm = await initOrm({ databaseUrl: requireDatabaseUrl(config), poolMax: 2 });
+  const orm = await initOrm({ ...requireDatabaseUrls(config), poolMax: 2 });
   const temporal = createTemporalClient(config);
   try {
     return await reconcileRosterFile(

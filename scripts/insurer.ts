@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { sendInsurerDecision } from '../adapters/decisions.js';
-import { ConfigError, requireDatabaseUrl } from '../config/index.js';
+import { ConfigError, requireDatabaseUrls } from '../config/index.js';
 import { initOrm } from '../db/orm.js';
 import { flushInsurer, NotAFileInsurer } from '../usecases/insurer-cut-off.js';
 import type { CutOffResult } from '../workflows/insurer-cut-off/contract.js';
@@ -90,7 +90,7 @@ async function flush(argv: string[]): Promise<CutOffResult> {
   const [, code] = positionals;
   if (!code || positionals.length !== 2) throw new UsageError(USAGE);
   const config = operatorConfig(['database', 'temporal']);
-  const orm = await initOrm({ databaseUrl: requireDatabaseUrl(config), poolMax: 2 });
+  const orm = await initOrm({ ...requireDatabaseUrls(config), poolMax: 2 });
   const temporal = createTemporalClient(config);
   try {
     return await flushInsurer(

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { AdminError } from '../admin/clients.js';
 import { cancelAsOperator, findStuckEndorsements, formatAge, type StuckEndorsement } from '../admin/stuck.js';
-import { ConfigError, requireDatabaseUrl, temporalUiBase, workflowUiUrl } from '../config/index.js';
+import { ConfigError, requireDatabaseUrls, temporalUiBase, workflowUiUrl } from '../config/index.js';
 import { operatorViews } from '../admin/views.js';
 import { SystemScope } from '../data/scope.js';
 import { initOrm } from '../db/orm.js';
@@ -88,7 +88,7 @@ async function schedules(create: boolean, json: boolean): Promise<string> {
   try {
     if (create) {
       await ensurePeriodicSchedules(temporal, config.TEMPORAL_TASK_QUEUE);
-      const orm = await initOrm({ databaseUrl: requireDatabaseUrl(config), poolMax: 2 });
+      const orm = await initOrm({ ...requireDatabaseUrls(config), poolMax: 2 });
       try {
         await syncInsurerCutOffSchedules(temporal, orm.em.fork(), config.TEMPORAL_TASK_QUEUE);
         await syncRosterSchedules(temporal, orm.em.fork(), config.TEMPORAL_TASK_QUEUE);
@@ -127,7 +127,7 @@ function views(insurerId: string | undefined, olderThanMs: number | undefined, j
 /** `ops end-lapsed-cover`: the database only; today is the business date (Asia/Kolkata). */
 async function endLapsedCoverNow(json: boolean): Promise<string> {
   const config = operatorConfig(['database']);
-  const orm = await initOrm({ databaseUrl: requireDatabaseUrl(config), poolMax: 2 });
+  const orm = await initOrm({ ...requireDatabaseUrls(config), poolMax: 2 });
   try {
     const day = today(systemClock);
     const ended = await endLapsedCover(SystemScope.of(orm.em), day);
@@ -169,7 +169,7 @@ async function main(argv: string[]): Promise<string> {
   if (command === 'views') return views(values.insurer, olderThanMs, values.json);
 
   const config = operatorConfig(['database', 'temporal']);
-  const orm = await initOrm({ databaseUrl: requireDatabaseUrl(config), poolMax: 2 });
+  const orm = await initOrm({ ...requireDatabaseUrls(config), poolMax: 2 });
   const temporal = createTemporalClient(config);
   try {
     const em = orm.em.fork();

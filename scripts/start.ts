@@ -7,15 +7,15 @@ import { createClient } from '../admin/clients.js';
 import { createInsurerClient } from '../admin/insurer-clients.js';
 import { loadReferenceData } from '../admin/load.js';
 import { loadFileSchema } from '../admin/load-schema.js';
-import { loadConfig } from '../config/index.js';
+import { loadConfig, ownerMigration, requireDatabaseUrls } from '../config/index.js';
 import { countClients } from '../data/clients.js';
 import { SystemScope } from '../data/scope.js';
-import { initOrm, migrateDatabase } from '../db/orm.js';
+import { initOrm, loginsOf, migrateDatabase } from '../db/orm.js';
 import { SCOPES } from '../domain/scopes.js';
 import { removeLocalStackState, runningLocalStack, writeLocalStackState } from '../infra/local-stack.js';
 import { pipePretty } from '../infra/pretty-logs.js';
 import { startEmbeddedPostgres, type RunningPostgres } from '../infra/postgres.js';
-import { localSigningKeys } from '../infra/local-keys.js';
+import { localDatabaseLogins, localSigningKeys } from '../infra/local-keys.js';
 import { uiCodecEndpoint } from '../infra/codec-server.js';
 import { ROOT, spawnEntry } from '../infra/processes.js';
 import { resolveTemporalCli, startDevServer, stopChild, type RunningDevServer } from '../infra/temporal.js';
@@ -58,10 +58,14 @@ process.on('exit', () => {
 process.on('SIGINT', () => void stopAll(0));
 process.on('SIGTERM', () => void stopAll(0));
 
-async function demoCredentials(databaseUrl: string): Promise<{ client_id: string; client_secret: string }> {
+async function demoCredentials(
+  logins: DatabaseLogins,
+): Promise<{ client_id: string; client_secret: string }> {
   const file = path.join(config.dataDir, 'demo-client.json');
-  await migrateDatabase(databaseUrl);
-  const orm = await initOrm({ databaseUrl, poolMax: 2 });
+  const settings = loadConfig({ ...process.env, ...logins });
+  const migration = ownerMigration(settings);
+  if (migration) await migrateDatabase(migration.ownerUrl, loginsOf(migration.loginUrls));
+  const orm = await initOrm({ ...requireDatabaseUrls(settings), poolMax: 2 });
   try {
     const em = orm.em.fork();
     if ((await countClients(SystemScope.of(em))) > 0) {
@@ -89,6 +93,12 @@ async function demoCredentials(databaseUrl: string): Promise<{ client_id: string
   }
 }
 
+type DatabaseLogins = {
+  DATABASE_URL?: string;
+  DATABASE_SYSTEM_URL?: string;
+  DATABASE_OWNER_URL?: string;
+};
+
 /** The demo API insurer's sandbox: its signing secret and the insurer principal it decides with. */
 interface SandboxCredentials {
   signing_secret: string;
@@ -101,14 +111,17 @@ interface SandboxCredentials {
  * shared by the worker's `api` adapter and the sandbox, and an insurer principal for DIGIT. A
  * database without the demo's DIGIT gets no sandbox (null).
  */
-async function sandboxCredentials(databaseUrl: string): Promise<SandboxCredentials | null> {
+async function sandboxCredentials(logins: DatabaseLogins): Promise<SandboxCredentials | null> {
   const file = path.join(config.dataDir, 'insurer-sandbox.json');
   const stored = await fs
     .readFile(file, 'utf8')
     .then((t) => JSON.parse(t) as SandboxCredentials)
     .catch(() => null);
   if (stored) return stored;
-  const orm = await initOrm({ databaseUrl, poolMax: 2 });
+  const orm = await initOrm({
+    ...requireDatabaseUrls(loadConfig({ ...process.env, ...logins })),
+    poolMax: 2,
+  });
   try {
     const principal = await createInsurerClient(orm.em.fork(), 'DIGIT').catch(() => null);
     if (!principal) return null;
@@ -152,10 +165,16 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   await fs.mkdir(config.dataDir, { recursive: true });
-  let databaseUrl = config.DATABASE_URL;
-  if (!databaseUrl) {
+  // The configured server's logins, or the embedded one's: its superuser as the owner and the
+  // service's roles with passwords kept in DATA_DIR (docs/security/database-roles.md).
+  let logins: DatabaseLogins = {
+    DATABASE_URL: config.DATABASE_URL,
+    DATABASE_SYSTEM_URL: config.DATABASE_SYSTEM_URL,
+    DATABASE_OWNER_URL: config.DATABASE_OWNER_URL,
+  };
+  if (!config.DATABASE_URL) {
     pg = await startEmbeddedPostgres(path.join(config.dataDir, 'postgres'), config.EMBEDDED_PG_PORT);
-    databaseUrl = pg.url;
+    logins = await localDatabaseLogins(config.dataDir, pg.url);
   }
   const keys = await localSigningKeys(config.dataDir, process.env);
   // The Web UI decodes payloads through the codec server (same keys, token in its endpoint).
@@ -171,15 +190,18 @@ async function main(): Promise<void> {
     });
     temporalAddress = temporal.address;
   }
-  const creds = await demoCredentials(databaseUrl);
-  const sandbox = await sandboxCredentials(databaseUrl);
+  const creds = await demoCredentials(logins);
+  const sandbox = await sandboxCredentials(logins);
   const env = {
     ...process.env,
     // The local all-in-one delivers webhooks to receivers on this machine; `npm run api` / `worker`
     // keep refusing private addresses unless WEBHOOK_ALLOW_PRIVATE is set.
     WEBHOOK_ALLOW_PRIVATE: process.env.WEBHOOK_ALLOW_PRIVATE || 'true',
     ...(sandbox ? { DIGIT_SIGNING_SECRET: process.env.DIGIT_SIGNING_SECRET || sandbox.signing_secret } : {}),
-    DATABASE_URL: databaseUrl,
+    DATABASE_URL: logins.DATABASE_URL,
+    DATABASE_SYSTEM_URL: logins.DATABASE_SYSTEM_URL,
+    // Migrated above: the API and the worker never hold the owner's login.
+    DATABASE_OWNER_URL: '',
     TEMPORAL_ADDRESS: temporalAddress,
     ...keys,
     // A laptop's stack answers on loopback only, unless HOST says otherwise.
@@ -198,7 +220,9 @@ async function main(): Promise<void> {
   }
   // Operator commands in another terminal find this stack through DATA_DIR (infra/local-stack.ts).
   writeLocalStackState(config.dataDir, {
-    databaseUrl,
+    databaseUrl: logins.DATABASE_URL!,
+    systemDatabaseUrl: logins.DATABASE_SYSTEM_URL!,
+    ...(logins.DATABASE_OWNER_URL ? { ownerDatabaseUrl: logins.DATABASE_OWNER_URL } : {}),
     temporalAddress,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,

@@ -1,5 +1,5 @@
 import type { ActivityInterceptorsFactory } from '@temporalio/worker';
-import { loadConfig, webhookSecretKeys, requireDatabaseUrl } from '../config/index.js';
+import { loadConfig, webhookSecretKeys, requireDatabaseUrls } from '../config/index.js';
 import { createLogger } from '../infra/logger.js';
 import { initOrm } from '../db/orm.js';
 import { systemClock } from '../domain/clock.js';
@@ -24,7 +24,7 @@ export async function runWorkerProcess(options: WorkerProcessOptions = {}): Prom
   webhookSecretKeys(config);
   const logger = createLogger(config.LOG_LEVEL);
   installWorkerRuntime(config, logger);
-  const orm = await initOrm({ databaseUrl: requireDatabaseUrl(config), poolMax: config.DATABASE_POOL_MAX });
+  const orm = await initOrm({ ...requireDatabaseUrls(config), poolMax: config.DATABASE_POOL_MAX });
   const connection = await connectWorkerConnection(config);
   const temporal = createTemporalClient(config);
   const workerDeps = {

@@ -6,7 +6,7 @@ import { pageSql } from '../../data/paging.js';
 import { policiesQuery } from '../../data/policies.js';
 import { apiConfig, loadConfig } from '../../config/index.js';
 import { systemClock, today } from '../../domain/clock.js';
-import { SERVICE_ROLE, SYSTEM_SETTING, TENANT_SETTING } from '../../db/roles.js';
+import { SYSTEM_SETTING, TENANT_SETTING } from '../../db/roles.js';
 
 /**
  * The bare peers of the benchmark: the same work as the service's routes with the least machinery —
@@ -15,16 +15,12 @@ import { SERVICE_ROLE, SYSTEM_SETTING, TENANT_SETTING } from '../../db/roles.js'
 const config = apiConfig(loadConfig());
 /**
  * The peers do the same database work as the service: they run as its role under the same
- * row-level security policies (migration 0009), the tenant's setting riding in front of each
+ * row-level security policies (migrations 0009, 0027), the tenant's setting riding in front of each
  * statement in one message, values inlined, as data/row-security.ts sends them. `ownerPool` runs
- * the members page as the owner, where the policies do not apply, to show what they cost.
+ * the members page as the owner (DATABASE_OWNER_URL, given to the peers alone), where the policies do not apply, to show what they cost.
  */
-const pool = new pg.Pool({
-  connectionString: config.DATABASE_URL,
-  max: config.DATABASE_POOL_MAX,
-  options: `-c role=${SERVICE_ROLE}`,
-});
-const ownerPool = new pg.Pool({ connectionString: config.DATABASE_URL, max: config.DATABASE_POOL_MAX });
+const pool = new pg.Pool({ connectionString: config.DATABASE_URL, max: config.DATABASE_POOL_MAX });
+const ownerPool = new pg.Pool({ connectionString: config.DATABASE_OWNER_URL, max: config.DATABASE_POOL_MAX });
 const tokens = createTokenService({
   keys: config.JWT_SIGNING_KEYS,
   issuer: config.JWT_ISSUER,

@@ -101,6 +101,7 @@ revoke usage on schema public from ${SERVICE_ROLE};
   }
 }
 
+/** The policy as 0009 to 0021 created it; migration 0027 narrows it and later tables use its `tenantPolicies`. */
 export function policy(table: string): string {
   const allowed =
     `client_id = (select current_setting('${TENANT_SETTING}', true)) ` +

@@ -16,7 +16,7 @@ async function admin(...args: string[]): Promise<{ code: number; out: any; err: 
       ['--import', 'tsx', 'scripts/admin.ts', ...args, '--json'],
       {
         cwd: ROOT,
-        env: { ...process.env, DATABASE_URL: stack().databaseUrl },
+        env: { ...process.env, ...stack().databaseEnv },
       },
     );
     return { code: 0, out: JSON.parse(stdout), err: stderr };

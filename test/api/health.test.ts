@@ -18,7 +18,8 @@ describe('health and readiness', () => {
   it('is alive but not ready when PostgreSQL is unreachable, without internals in the body', async () => {
     const deadPort = await freePort();
     const orm = await initOrm({
-      databaseUrl: `postgres://postgres@127.0.0.1:${deadPort}/none`,
+      databaseUrl: `postgres://gha_app@127.0.0.1:${deadPort}/none`,
+      systemDatabaseUrl: `postgres://gha_system@127.0.0.1:${deadPort}/none`,
       poolMax: 1,
       connect: false,
     });

@@ -10,7 +10,7 @@ import { TEMPORAL_SERVER_VERSION } from '../../infra/temporal-server-binaries.js
 import { TEMPORAL_UI_VERSION } from '../../infra/temporal-ui-server.js';
 
 /**
- * `npm run cluster` as a person runs it (no DATABASE_URL: its own embedded PostgreSQL under DATA_DIR):
+ * `npm run cluster` as a person runs it (no DATABASE_* login: its own embedded PostgreSQL under DATA_DIR):
  * it prints the Web UI's address, that UI reaches the cluster through mTLS and sends the browser to the
  * codec server of the same DATA_DIR, and Ctrl-C stops the UI with the nodes.
  */
@@ -27,7 +27,9 @@ describe('npm run cluster: the cluster with its Web UI', function () {
     fs.chmodSync(dataDir, 0o755);
     ports = { frontDoor: await lowFreePort(), ui: await lowFreePort(), codec: await lowFreePort() };
     const env = Object.fromEntries(
-      Object.entries(process.env).filter(([k]) => k !== 'DATABASE_URL' && !k.startsWith('TEMPORAL_TLS')),
+      Object.entries(process.env).filter(
+        ([k]) => !k.startsWith('DATABASE_') && !k.startsWith('TEMPORAL_TLS'),
+      ),
     );
     child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts', 'cluster.ts')], {
       env: {

@@ -74,6 +74,35 @@ describe('configuration', () => {
     ['PORT', { PORT: 'eighty' }, /PORT/],
     ['PORT', { PORT: '70000' }, /PORT/],
     ['DATABASE_URL', { DATABASE_URL: 'mysql://x' }, /DATABASE_URL: must be a postgres:\/\/ URL/],
+    [
+      'DATABASE_SYSTEM_URL',
+      { DATABASE_URL: 'postgres://gha_app:p@db/ghi' },
+      /DATABASE_SYSTEM_URL: is required with DATABASE_URL \(the login of cross-tenant work, role gha_system\)/,
+    ],
+    [
+      'DATABASE_URL',
+      { DATABASE_SYSTEM_URL: 'postgres://gha_system:p@db/ghi' },
+      /DATABASE_URL: is required with/,
+    ],
+    [
+      'DATABASE_URL',
+      {
+        DATABASE_URL: 'postgres://ghi:p@db/ghi',
+        DATABASE_SYSTEM_URL: 'postgres://gha_system:p@db/ghi',
+        DATABASE_OWNER_URL: 'postgres://ghi:p@db/ghi',
+      },
+      /DATABASE_URL: must not log in as DATABASE_OWNER_URL's user/,
+    ],
+    [
+      'DATABASE_SYSTEM_URL',
+      { DATABASE_URL: 'postgres://gha_app:p@db/ghi', DATABASE_SYSTEM_URL: 'postgres://gha_app:p@db/ghi' },
+      /DATABASE_SYSTEM_URL: must not log in as DATABASE_URL's user/,
+    ],
+    [
+      'DATABASE_OWNER_URL',
+      { DATABASE_OWNER_URL: 'mysql://x' },
+      /DATABASE_OWNER_URL: must be a postgres:\/\/ URL/,
+    ],
     ['JWT_SIGNING_KEYS', { JWT_SIGNING_KEYS: 'k1:short' }, /JWT_SIGNING_KEYS/],
     ['JWT_SIGNING_KEYS', { JWT_SIGNING_KEYS: `k1:${'a'.repeat(31)}` }, /JWT_SIGNING_KEYS: .*256 bits/],
     ['LINK_SIGNING_KEY', { LINK_SIGNING_KEY: 'l'.repeat(31) }, /LINK_SIGNING_KEY: must be at least 256 bits/],

@@ -13,7 +13,7 @@ const tenant = (clientId: string) => TenantScope.of(stack().serviceOrm.em, clien
  * giving up on a row lock after `ms` (55P03) instead of waiting. Resolves 'done' or the error code.
  */
 async function elsewhere(ms: number, text: string, values: unknown[]): Promise<string> {
-  const client = new pg.Client({ connectionString: stack().config.DATABASE_URL });
+  const client = new pg.Client({ connectionString: stack().ownerDatabaseUrl });
   await client.connect();
   try {
     await client.query(`set lock_timeout = '${ms}ms'`);

@@ -7,7 +7,7 @@ import { TENANT_TABLES as BASE_TENANT_TABLES } from '../../db/migrations/0009-ro
 import { ROSTER_TENANT_TABLES } from '../../db/migrations/0015-roster-row-security.js';
 import { CENSUS_TENANT_TABLES } from '../../db/migrations/0018-census-row-security.js';
 import { CD_STATEMENT_TENANT_TABLES } from '../../db/migrations/0021-cd-statement-reconciliations.js';
-import { initOrm, migrate, migrateDatabase, type Orm } from '../../db/orm.js';
+import { initOrm, loginsOf, migrate, migrateDatabase, type Orm } from '../../db/orm.js';
 import { SERVICE_ROLE } from '../../db/roles.js';
 import { newId } from '../../domain/ids.js';
 import {
@@ -54,7 +54,11 @@ describe('data: row-level security (D1 in the database)', () => {
 
   before(async () => {
     // One connection: whatever a statement leaves on a session, the next statement meets.
-    service = await initOrm({ databaseUrl: stack().databaseUrl, poolMax: 1 });
+    service = await initOrm({
+      databaseUrl: stack().databaseUrl,
+      systemDatabaseUrl: stack().systemDatabaseUrl,
+      poolMax: 1,
+    });
   });
   after(async () => {
     await service?.close();
@@ -93,7 +97,8 @@ describe('data: row-level security (D1 in the database)', () => {
 
   it('protects every table with a client_id column, and only those the migration names', async () => {
     const tables = await sql(
-      `select c.relname, c.relrowsecurity, count(p.polname)::int as policies
+      `select c.relname, c.relrowsecurity,
+              array_agg(p.polname::text || ':' || array_to_string(p.polroles::regrole[], ',') order by p.polname) as policies
          from pg_class c
          join information_schema.columns col on col.table_name = c.relname and col.table_schema = 'public'
          left join pg_policy p on p.polrelid = c.oid
@@ -106,7 +111,8 @@ describe('data: row-level security (D1 in the database)', () => {
       expect({ table: t.relname, rls: t.relrowsecurity, policies: t.policies }).to.deep.equal({
         table: t.relname,
         rls: true,
-        policies: 1,
+        // Every role reaches the transaction's client; only the system role, every client (0027).
+        policies: ['system_access:gha_system', 'tenant_isolation:-'],
       });
   });
 
@@ -246,11 +252,23 @@ describe('data: row-level security (D1 in the database)', () => {
   it('migrates fresh databases of the same cluster at once (the role exists; grants and policies per database)', async function () {
     this.timeout(120_000);
     const names = [0, 1].map((i) => `ghi_test_${stack().runId}_rls${i}`);
-    const urls = await Promise.all(names.map((n) => ensureDatabase(stack().databaseUrl, n)));
+    const urls = await Promise.all(names.map((n) => ensureDatabase(stack().ownerDatabaseUrl, n)));
+    // The run's own logins (roles and their passwords are the cluster's: another password would lock
+    // the run's pools out).
+    const logins = loginsOf([stack().databaseUrl, stack().systemDatabaseUrl]);
+    const on = (login: string, database: string) => {
+      const url = new URL(login);
+      url.pathname = new URL(database).pathname;
+      return url.toString();
+    };
     try {
-      await Promise.all(urls.map((url) => migrateDatabase(url)));
+      await Promise.all(urls.map((url) => migrateDatabase(url, logins)));
       for (const url of urls) {
-        const orm = await initOrm({ databaseUrl: url, poolMax: 1 });
+        const orm = await initOrm({
+          databaseUrl: on(stack().databaseUrl, url),
+          systemDatabaseUrl: on(stack().systemDatabaseUrl, url),
+          poolMax: 1,
+        });
         try {
           const [row] = await bare<{ user: string; n: number }>(
             orm,
@@ -264,7 +282,7 @@ describe('data: row-level security (D1 in the database)', () => {
       const refused = await migrate(service).catch((e: Error) => e);
       expect(String(refused)).to.match(/owner/);
     } finally {
-      await Promise.all(names.map((n) => dropDatabase(stack().databaseUrl, n)));
+      await Promise.all(names.map((n) => dropDatabase(stack().ownerDatabaseUrl, n)));
     }
   });
 });

@@ -16,7 +16,7 @@ describe('entities against the migrated schema', function () {
   before(async () => {
     name = `ghi_test_${stack().runId}_schema`;
     orm = await initOrm({
-      databaseUrl: await ensureDatabase(stack().databaseUrl, name),
+      databaseUrl: await ensureDatabase(stack().ownerDatabaseUrl, name),
       poolMax: 2,
       as: 'owner',
     });
@@ -24,7 +24,7 @@ describe('entities against the migrated schema', function () {
   });
   after(async () => {
     await orm?.close();
-    await dropDatabase(stack().databaseUrl, name);
+    await dropDatabase(stack().ownerDatabaseUrl, name);
   });
 
   const diff = async () => (await orm.getSchemaGenerator().getUpdateSchemaSQL({ wrap: false })).trim();

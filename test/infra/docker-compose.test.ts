@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import YAML from 'yaml';
+import { loadConfig } from '../../config/index.js';
 import { dynamicConfig } from '../../infra/temporal-cluster-config.js';
 import { CLUSTER_SERVER_NAME, type ClusterTls } from '../../infra/temporal-cluster-tls.js';
 import { TEMPORAL_SERVER_VERSION } from '../../infra/temporal-server-binaries.js';
@@ -110,6 +111,54 @@ describe('docker-compose.yml', () => {
     const sameValues = Object.entries(tested).filter(([key]) => key !== 'TEMPORAL_CORS_ORIGINS');
     expect(env).to.deep.include(Object.fromEntries(sameValues));
     expect(env.TEMPORAL_CORS_ORIGINS).to.equal(codec.CODEC_SERVER_UI_ORIGINS);
+  });
+
+  it('has no default for any password or secret: every one is ${VAR:?message}, so compose refuses to start without it', () => {
+    const text = fs.readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8');
+    const references = [...text.matchAll(/\$\{([A-Z0-9_]+)([^}]*)\}/g)].map(([, name, rest]) => ({
+      name: name!,
+      rest: rest!,
+    }));
+    const secret = /PASSWORD|PWD|SECRET|KEYS?$|TOKEN/;
+    const secrets = references.filter((r) => secret.test(r.name));
+    expect(secrets.map((r) => r.name)).to.include.members([
+      'POSTGRES_PASSWORD',
+      'TEMPORAL_DB_PASSWORD',
+      'GHA_APP_DB_PASSWORD',
+      'GHA_SYSTEM_DB_PASSWORD',
+    ]);
+    // The codec endpoint names the token as the UI's own template variable, not compose's.
+    const composeOwn = secrets.filter((r) => !(r.name === 'CODEC_SERVER_TOKEN' && r.rest === ''));
+    for (const r of composeOwn) expect(`${r.name}${r.rest}`).to.match(/^[A-Z0-9_]+:\?\S/);
+    expect(text).not.to.match(/change-me/);
+  });
+
+  it("gives the owner's login to the migrate step alone; API and worker log in as the service's two roles after it", () => {
+    const user = (url: string | undefined) =>
+      url ? new URL(url.replace(/\$\{[^}]*\}/g, 'x')).username : null;
+    const migrate = services.migrate!.environment!;
+    expect(services.migrate!.command).to.deep.equal(['npm', 'run', 'migrate']);
+    expect(
+      [migrate.DATABASE_OWNER_URL, migrate.DATABASE_URL, migrate.DATABASE_SYSTEM_URL].map(user),
+    ).to.deep.equal(['ghi', 'gha_app', 'gha_system']);
+    for (const name of ['api', 'worker']) {
+      const env = services[name]!.environment!;
+      expect(env.DATABASE_OWNER_URL, name).to.equal(undefined);
+      expect(env.DATABASE_URL, name).to.equal(migrate.DATABASE_URL);
+      expect(env.DATABASE_SYSTEM_URL, name).to.equal(migrate.DATABASE_SYSTEM_URL);
+      expect(services[name]!.depends_on).to.deep.include({
+        migrate: { condition: 'service_completed_successfully' },
+      });
+    }
+    // With the variables set, the service's configuration accepts the logins as compose writes them.
+    const filled = (url: string) => url.replace(/\$\{[^}]*\}/g, 'a1b2c3');
+    expect(() =>
+      loadConfig({
+        DATABASE_URL: filled(migrate.DATABASE_URL!),
+        DATABASE_SYSTEM_URL: filled(migrate.DATABASE_SYSTEM_URL!),
+        DATABASE_OWNER_URL: filled(migrate.DATABASE_OWNER_URL!),
+      }),
+    ).not.to.throw();
   });
 
   it('publishes no host port on the worker, the service meant to be scaled', () => {

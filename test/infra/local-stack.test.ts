@@ -73,6 +73,7 @@ describe('operator commands beside npm start', function () {
     await new Promise((resolve) => gone.on('exit', resolve));
     writeLocalStackState(dataDir, {
       databaseUrl: stack().databaseUrl,
+      systemDatabaseUrl: stack().systemDatabaseUrl,
       temporalAddress: stack().temporalAddress,
       namespace: 'default',
       taskQueue: stack().taskQueue,
@@ -91,6 +92,7 @@ describe('operator commands beside npm start', function () {
     const s = stack();
     writeLocalStackState(dataDir, {
       databaseUrl: s.databaseUrl,
+      systemDatabaseUrl: s.systemDatabaseUrl,
       temporalAddress: s.temporalAddress,
       namespace: 'default',
       taskQueue: s.taskQueue,
@@ -132,6 +134,7 @@ describe('operator commands beside npm start', function () {
     expect(ownLines(loopback.err).join('\n')).to.match(/127\.0\.0\.1 resolves to a loopback address/);
     writeLocalStackState(dataDir, {
       databaseUrl: s.databaseUrl,
+      systemDatabaseUrl: s.systemDatabaseUrl,
       temporalAddress: s.temporalAddress,
       namespace: 'default',
       taskQueue: s.taskQueue,

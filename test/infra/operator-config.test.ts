@@ -16,7 +16,8 @@ function runningStackDir(): { dataDir: string; keys: ReturnType<typeof newLocalK
   const keys = newLocalKeys('local');
   fs.writeFileSync(localKeysFile(dataDir), JSON.stringify(keys), { mode: 0o600 });
   writeLocalStackState(dataDir, {
-    databaseUrl: 'postgres://postgres:pw@127.0.0.1:55001/postgres',
+    databaseUrl: 'postgres://gha_app:pw@127.0.0.1:55001/postgres',
+    systemDatabaseUrl: 'postgres://gha_system:pw@127.0.0.1:55001/postgres',
     temporalAddress: '127.0.0.1:57233',
     namespace: 'default',
     taskQueue: 'group-health',
@@ -50,7 +51,8 @@ describe('operator commands beside npm start: what the running stack fills in', 
     const { dataDir, keys } = stackDir();
     const config = operatorConfig(['database'], {
       DATA_DIR: dataDir,
-      DATABASE_URL: 'postgres://postgres:pw@127.0.0.1:55001/postgres',
+      DATABASE_URL: 'postgres://gha_app:pw@127.0.0.1:55001/postgres',
+      DATABASE_SYSTEM_URL: 'postgres://gha_system:pw@127.0.0.1:55001/postgres',
     });
     expect(webhookSecretKeys(config).map((k) => k.kid)).to.deep.equal(
       keys.WEBHOOK_SECRET_KEYS.split(',').map((k) => k.split(':')[0]),
@@ -63,6 +65,7 @@ describe('operator commands beside npm start: what the running stack fills in', 
     const config = operatorConfig(['database'], {
       DATA_DIR: dataDir,
       DATABASE_URL: 'postgres://app:pw@db.example.com:5432/gha',
+      DATABASE_SYSTEM_URL: 'postgres://app_system:pw@db.example.com:5432/gha',
     });
     expect(config.WEBHOOK_SECRET_KEYS).to.equal(undefined);
     expect(config.TEMPORAL_UI_URL).to.equal(undefined);

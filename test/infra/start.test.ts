@@ -68,6 +68,25 @@ describe('npm start with an operator terminal beside it', function () {
     // Its Web UI as it runs (a moved port), so `ops stuck` links this stack's UI and no other.
     expect(state.temporalUiUrl).to.equal(`http://127.0.0.1:${ports.ui}`);
     expect(state.databaseUrl).to.match(/^postgres:\/\/.*@127\.0\.0\.1:\d+\/postgres$/);
+    // The service's two logins with the passwords kept beside the keys; the owner's only for migrating.
+    const keys = JSON.parse(await fs.readFile(path.join(dataDir, 'local-keys.json'), 'utf8')) as Record<
+      string,
+      string
+    >;
+    const login = (url: unknown) => {
+      const { username, password } = new URL(String(url));
+      return { username, password };
+    };
+    expect(login(state.databaseUrl)).to.deep.equal({
+      username: 'gha_app',
+      password: keys.GHA_APP_DB_PASSWORD,
+    });
+    expect(login(state.systemDatabaseUrl)).to.deep.equal({
+      username: 'gha_system',
+      password: keys.GHA_SYSTEM_DB_PASSWORD,
+    });
+    expect(keys.GHA_APP_DB_PASSWORD).to.match(/^[0-9a-f]{48}$/);
+    expect(login(state.ownerDatabaseUrl).username).to.equal('postgres');
     expect((await fs.stat(stateFile)).mode & 0o777).to.equal(0o600);
 
     const { stdout } = await promisify(execFile)('npm', ['run', '-s', 'ops', '--', 'stuck', '--json'], {

@@ -16,7 +16,7 @@ export async function ops(...args: string[]): Promise<{ code: number; out: strin
         cwd: ROOT,
         env: {
           ...process.env,
-          DATABASE_URL: s.databaseUrl,
+          ...s.databaseEnv,
           TEMPORAL_ADDRESS: s.temporalAddress,
           TEMPORAL_TASK_QUEUE: s.taskQueue,
           // The run's payload key, as an operator's environment carries the deployment's.

@@ -10,7 +10,8 @@ import type { AppDeps } from '../../api/deps.js';
 import { createLogger } from '../../infra/logger.js';
 import { listenMetrics } from '../../api/metrics-server.js';
 import { buildDeps, listen } from '../../api/server.js';
-import { initOrm, migrate, type Orm } from '../../db/orm.js';
+import { initOrm, loginsOf, migrate, provisionLogins, type Orm } from '../../db/orm.js';
+import { derivedLogins } from '../../db/roles.js';
 import { systemClock, type Clock } from '../../domain/clock.js';
 import { dropDatabase, ensureDatabase } from '../../db/databases.js';
 import { startEmbeddedPostgres, type RunningPostgres } from '../../infra/postgres.js';
@@ -44,10 +45,20 @@ export interface TestStack {
    * across tenants. It bypasses row-level security; the service does not run on it.
    */
   orm: Orm;
-  /** The service role's ORM (db/orm.ts), held to row-level security: the worker and every API run on it. */
+  /**
+   * The service's ORM (db/orm.ts): its pools log in as the service role and the system role, held to
+   * row-level security; the worker and every API run on it.
+   */
   serviceOrm: Orm;
   temporal: Client;
+  /** The service role's login (DATABASE_URL of the API and the worker). */
   databaseUrl: string;
+  /** The system role's login (DATABASE_SYSTEM_URL). */
+  systemDatabaseUrl: string;
+  /** The owner's login on this run's database (migrations, fixtures); the service never gets it. */
+  ownerDatabaseUrl: string;
+  /** DATABASE_URL and DATABASE_SYSTEM_URL, for the environment of an API or worker child process. */
+  databaseEnv: { DATABASE_URL: string; DATABASE_SYSTEM_URL: string };
   temporalAddress: string;
   temporalUiUrl: string | null;
   /** The Temporal cluster of this run with TEST_TEMPORAL=cluster (its nodes can be killed), else null. */
@@ -84,6 +95,9 @@ export const SHARED_SOURCE_BUDGETS = {
 /** Signing and payload keys of this run (no development keys exist); child processes get the same. */
 export const TEST_KEYS: Record<string, string> = { ...newLocalKeys('test') };
 
+/** The database variables a run sets itself (a test process's environment may name a server's owner). */
+const NO_DATABASE = { DATABASE_URL: '', DATABASE_SYSTEM_URL: '', DATABASE_OWNER_URL: '' };
+
 /** A clock that follows the system's until pinned; `reset` follows the system's again. */
 export interface WorkerClock extends Clock {
   set(at: Date | string): void;
@@ -113,10 +127,17 @@ export function stack(): TestStack {
 
 export async function startStack(): Promise<TestStack> {
   const runId = `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
-  const base = loadConfig({ ...process.env, NODE_ENV: 'test', LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent' });
+  // A server to run on is named by its owner's login (DATABASE_OWNER_URL, or DATABASE_URL as before
+  // the service had logins of its own); the run's own logins replace whatever the environment says.
+  let serverUrl = process.env.DATABASE_OWNER_URL || process.env.DATABASE_URL;
+  const base = loadConfig({
+    ...process.env,
+    ...NO_DATABASE,
+    NODE_ENV: 'test',
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
+  });
   Runtime.install({ logger: new (await import('@temporalio/worker')).DefaultLogger('WARN') });
 
-  let serverUrl = base.DATABASE_URL;
   if (!serverUrl) {
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'ghi-test-pg-'));
     const pg: RunningPostgres = await startEmbeddedPostgres(dir, await freePort());
@@ -127,8 +148,12 @@ export async function startStack(): Promise<TestStack> {
     serverUrl = pg.url;
   }
   const dbName = `ghi_test_${runId}`;
-  const databaseUrl = await ensureDatabase(serverUrl, dbName);
+  const ownerDatabaseUrl = await ensureDatabase(serverUrl, dbName);
   cleanups.push(() => dropDatabase(serverUrl, dbName));
+  // Passwords derived from the owner's login: every run on one server gives the cluster-wide roles
+  // the same ones, so concurrent runs never lock each other out.
+  const { databaseUrl, systemDatabaseUrl } = derivedLogins(ownerDatabaseUrl, serverUrl);
+  const databaseEnv = { DATABASE_URL: databaseUrl, DATABASE_SYSTEM_URL: systemDatabaseUrl };
 
   let temporalAddress = base.TEMPORAL_ADDRESS;
   let temporalUiUrl: string | null = null;
@@ -161,7 +186,8 @@ export async function startStack(): Promise<TestStack> {
       ...process.env,
       NODE_ENV: 'test',
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
-      DATABASE_URL: databaseUrl,
+      ...NO_DATABASE,
+      ...databaseEnv,
       TEMPORAL_ADDRESS: temporalAddress,
       TEMPORAL_TASK_QUEUE: taskQueue,
       SIMULATED_INSURER_DELAY_MS: '0',
@@ -170,10 +196,11 @@ export async function startStack(): Promise<TestStack> {
     }),
   );
 
-  const orm = await initOrm({ databaseUrl, poolMax: 10, as: 'owner' });
+  const orm = await initOrm({ databaseUrl: ownerDatabaseUrl, poolMax: 10, as: 'owner' });
   cleanups.push(() => orm.close());
   await migrate(orm);
-  const serviceOrm = await initOrm({ databaseUrl, poolMax: 20 });
+  await provisionLogins(orm, loginsOf([databaseUrl, systemDatabaseUrl]));
+  const serviceOrm = await initOrm({ databaseUrl, systemDatabaseUrl, poolMax: 20 });
   cleanups.push(() => serviceOrm.close());
 
   // With the cluster, TEMPORAL_TLS_* (set by startTestCluster) make these mTLS connections.
@@ -225,6 +252,9 @@ export async function startStack(): Promise<TestStack> {
     serviceOrm,
     temporal,
     databaseUrl,
+    systemDatabaseUrl,
+    ownerDatabaseUrl,
+    databaseEnv,
     temporalAddress,
     temporalUiUrl,
     cluster,

@@ -292,7 +292,7 @@ describe('the insurer CD statement against our ledger', function () {
     const env = {
       ...process.env,
       ...TEST_KEYS,
-      DATABASE_URL: stack().databaseUrl,
+      ...stack().databaseEnv,
       TEMPORAL_ADDRESS: stack().temporalAddress,
       TEMPORAL_NAMESPACE: stack().config.TEMPORAL_NAMESPACE,
       LOG_LEVEL: 'silent',

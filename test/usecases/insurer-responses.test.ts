@@ -51,7 +51,7 @@ async function insurerCommand(args: string[], dataDir: string) {
   const env = {
     ...process.env,
     ...TEST_KEYS,
-    DATABASE_URL: stack().databaseUrl,
+    ...stack().databaseEnv,
     TEMPORAL_ADDRESS: stack().temporalAddress,
     TEMPORAL_NAMESPACE: stack().config.TEMPORAL_NAMESPACE,
     DATA_DIR: dataDir,

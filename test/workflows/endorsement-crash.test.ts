@@ -35,7 +35,7 @@ function startWorker(
       ...process.env,
       NODE_ENV: 'test',
       LOG_LEVEL: 'warn',
-      DATABASE_URL: stack().databaseUrl,
+      ...stack().databaseEnv,
       DATABASE_POOL_MAX: '4',
       TEMPORAL_ADDRESS: stack().temporalAddress,
       TEMPORAL_NAMESPACE: stack().config.TEMPORAL_NAMESPACE,

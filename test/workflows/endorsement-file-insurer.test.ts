@@ -410,7 +410,7 @@ describe('a file insurer end to end (D14)', function () {
             cwd: ROOT,
             env: {
               ...process.env,
-              DATABASE_URL: stack().databaseUrl,
+              ...stack().databaseEnv,
               TEMPORAL_ADDRESS: stack().temporalAddress,
               TEMPORAL_TASK_QUEUE: stack().taskQueue,
               PAYLOAD_ENCRYPTION_KEYS: TEST_KEYS.PAYLOAD_ENCRYPTION_KEYS,
@@ -527,7 +527,7 @@ describe("a file insurer's cut-off Schedule (D14)", function () {
         cwd: ROOT,
         env: {
           ...process.env,
-          DATABASE_URL: stack().databaseUrl,
+          ...stack().databaseEnv,
           TEMPORAL_ADDRESS: stack().temporalAddress,
           TEMPORAL_TASK_QUEUE: stack().taskQueue,
           PAYLOAD_ENCRYPTION_KEYS: TEST_KEYS.PAYLOAD_ENCRYPTION_KEYS,

@@ -291,7 +291,7 @@ describe('roster reconciliation', function () {
     const env = {
       ...process.env,
       ...TEST_KEYS,
-      DATABASE_URL: stack().databaseUrl,
+      ...stack().databaseEnv,
       TEMPORAL_ADDRESS: stack().temporalAddress,
       TEMPORAL_NAMESPACE: stack().config.TEMPORAL_NAMESPACE,
       TEMPORAL_TASK_QUEUE: stack().taskQueue,

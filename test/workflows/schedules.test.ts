@@ -60,7 +60,7 @@ function startWorker(taskQueue: string): ChildProcess & { log: string[] } {
       ...process.env,
       NODE_ENV: 'test',
       LOG_LEVEL: 'warn',
-      DATABASE_URL: stack().databaseUrl,
+      ...stack().databaseEnv,
       DATABASE_POOL_MAX: '2',
       TEMPORAL_ADDRESS: stack().temporalAddress,
       TEMPORAL_NAMESPACE: stack().config.TEMPORAL_NAMESPACE,

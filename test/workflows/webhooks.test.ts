@@ -28,7 +28,7 @@ async function admin(env: Record<string, string>, ...args: string[]): Promise<an
   const { stdout } = await promisify(execFile)(
     process.execPath,
     ['--import', 'tsx', 'scripts/admin.ts', ...args, '--json'],
-    { cwd: ROOT, env: { ...process.env, ...TEST_KEYS, DATABASE_URL: stack().databaseUrl, ...env } },
+    { cwd: ROOT, env: { ...process.env, ...TEST_KEYS, ...stack().databaseEnv, ...env } },
   );
   return JSON.parse(stdout);
 }

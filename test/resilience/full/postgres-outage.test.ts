@@ -5,7 +5,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
 import { createTokenService } from '../../../api/auth/tokens.js';
 import { loadBenchDataset } from '../../../bench/dataset.js';
-import { initOrm, migrate, type Orm } from '../../../db/orm.js';
+import { initOrm, loginsOf, migrate, provisionLogins, type Orm } from '../../../db/orm.js';
+import { derivedLogins } from '../../../db/roles.js';
 import { systemClock } from '../../../domain/clock.js';
 import { SCOPES } from '../../../domain/scopes.js';
 import { ensureDatabase } from '../../../db/databases.js';
@@ -61,9 +62,11 @@ describe('resilience: PostgreSQL stopped for 20 s mid-run', () => {
     dir = await fs.mkdtemp(path.join(os.tmpdir(), 'ghi-pg-outage-'));
     const port = await freePort();
     pg = await startEmbeddedPostgres(dir, port);
-    const databaseUrl = await ensureDatabase(pg.url, 'ghi_outage');
-    orm = await initOrm({ databaseUrl, poolMax: 4, as: 'owner' });
+    const ownerUrl = await ensureDatabase(pg.url, 'ghi_outage');
+    orm = await initOrm({ databaseUrl: ownerUrl, poolMax: 4, as: 'owner' });
     await migrate(orm);
+    const logins = derivedLogins(ownerUrl, pg.url);
+    await provisionLogins(orm, loginsOf([logins.databaseUrl, logins.systemDatabaseUrl]));
     const dataset = await loadBenchDataset(orm.em.fork(), BEFORE + 20);
     const cfg = stack().config;
     const token = createTokenService({
@@ -82,7 +85,7 @@ describe('resilience: PostgreSQL stopped for 20 s mid-run', () => {
     };
 
     const target = {
-      databaseUrl,
+      ...logins,
       temporalAddress: stack().temporalAddress,
       taskQueue: `pg-outage-${stack().runId}`,
     };

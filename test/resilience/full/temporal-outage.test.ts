@@ -70,7 +70,12 @@ describe('resilience: Temporal server stopped for 20 s mid-run', () => {
       (await stack().startApi({ config, temporal: createTemporalClient(config) })).url,
     );
     worker = await startWorker(
-      { databaseUrl: stack().databaseUrl, temporalAddress: dev.address, taskQueue },
+      {
+        databaseUrl: stack().databaseUrl,
+        systemDatabaseUrl: stack().systemDatabaseUrl,
+        temporalAddress: dev.address,
+        taskQueue,
+      },
       { SIMULATED_INSURER_DELAY_MS: '3000' },
     );
     const world = await seedRun(BEFORE + 20);

@@ -15,7 +15,9 @@ const ROOT = path.resolve(import.meta.dirname, '..', '..', '..');
 const running = new Set<Child>();
 
 export interface Target {
+  /** The service's two logins (DATABASE_URL, DATABASE_SYSTEM_URL). */
   databaseUrl: string;
+  systemDatabaseUrl: string;
   temporalAddress: string;
   taskQueue: string;
 }
@@ -30,6 +32,7 @@ export interface Child {
 
 export const ownTarget = (taskQueue: string): Target => ({
   databaseUrl: stack().databaseUrl,
+  systemDatabaseUrl: stack().systemDatabaseUrl,
   temporalAddress: stack().temporalAddress,
   taskQueue,
 });
@@ -40,6 +43,8 @@ function envFor(target: Target, extra: Record<string, string>): NodeJS.ProcessEn
     NODE_ENV: 'test',
     LOG_LEVEL: 'warn',
     DATABASE_URL: target.databaseUrl,
+    DATABASE_SYSTEM_URL: target.systemDatabaseUrl,
+    DATABASE_OWNER_URL: '',
     DATABASE_POOL_MAX: '5',
     TEMPORAL_ADDRESS: target.temporalAddress,
     TEMPORAL_NAMESPACE: stack().config.TEMPORAL_NAMESPACE,
