@@ -103,7 +103,7 @@ describe('an api insurer end to end', function () {
       .then((m) => m.currentDetails ?? '');
 
   it('a submission failing for a missing signing secret: the details show the error and its fix; an operator decision is refused until forced, and the override is audited with its reason', async function () {
-    this.timeout(120_000);
+    this.timeout(300_000); // eight runs of the insurer command
     const unset = `${SECRET_ENV}_UNSET`;
     const world = await loadedWorld(insurer.url, unset, 'APIU');
     const id = await createEndorsement(world, { sum_insured: 300000 });
