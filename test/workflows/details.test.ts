@@ -129,5 +129,8 @@ describe('endorsement details for the Web UI', () => {
       'DELETION end_1 · policy pol_1 · employee emp_1',
     );
     expect(endorsementMetadata(base).staticDetails).to.contain('`GET /v1/policy/endorsements/end_1`');
+    expect(endorsementMetadata(base).staticDetails).to.contain(
+      '**decide, once the insurer received it (the current details say):** `npm run -s insurer -- approve end_1',
+    );
   });
 });
