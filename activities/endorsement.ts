@@ -34,6 +34,7 @@ import {
 import { sendInsurerDecision } from '../adapters/decisions.js';
 import type { CdHoldAnswer, DecisionAnswer, InsurerDecision } from '../workflows/endorsement/contract.js';
 import { heartbeating } from './heartbeat.js';
+import { reportSubmissionFailure } from './submission-failure.js';
 import type { ActivityDeps } from './deps.js';
 
 /**
@@ -184,7 +185,12 @@ export function createEndorsementActivities(deps: ActivityDeps) {
     /** D8: hands the endorsement to its insurer's adapter (idempotent by endorsement id), heartbeating. */
     async submitToInsurer(id: string): Promise<void> {
       const submission = await loadSubmission(id);
-      await heartbeating((signal) => deps.adapters.get(submission.adapter).submit(submission, { signal }));
+      try {
+        await heartbeating((signal) => deps.adapters.get(submission.adapter).submit(submission, { signal }));
+      } catch (err) {
+        await reportSubmissionFailure(deps.temporal, err);
+        throw err;
+      }
       note('endorsement submitted to insurer', { endorsementId: id, adapter: submission.adapter });
     },
 

@@ -1,5 +1,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { insertClient, rotateClientSecret, setClientExitMode } from '../data/clients.js';
+import {
+  insertClient,
+  listClients as listClientRows,
+  revokeClient as revokeClientRow,
+  rotateClientSecret,
+  setClientExitMode,
+} from '../data/clients.js';
 import { EXIT_MODES, type ExitMode } from '../domain/enums.js';
 import { SystemScope } from '../data/scope.js';
 import { hashSecret, newClientSecret } from '../domain/credentials.js';
@@ -29,12 +35,34 @@ export async function createClient(em: EntityManager, name: string, scopes: Clie
   return { client_id: clientId, client_secret: clientSecret };
 }
 
-/** A new secret and a bumped secret version: every token issued before this stops verifying. */
-export async function rotateSecret(em: EntityManager, clientId: string) {
+/**
+ * D3 `client:rotate`: a new secret (printed once) and a bumped secret version. No grace period: the
+ * old secret gets no token from the commit on, and every token issued before it is refused (401).
+ * A revoked client is rotated only with `reinstate`, which lifts the revocation.
+ */
+export async function rotateSecret(em: EntityManager, clientId: string, reinstate = false) {
   const clientSecret = newClientSecret();
-  const rotated = await rotateClientSecret(SystemScope.of(em), clientId, await hashSecret(clientSecret));
-  if (!rotated) throw new AdminError(`no client ${clientId}`);
-  return { client_id: clientId, client_secret: clientSecret };
+  const hash = await hashSecret(clientSecret);
+  const outcome = await rotateClientSecret(SystemScope.of(em), clientId, hash, reinstate);
+  if (outcome === 'unknown') throw new AdminError(`no client ${clientId}`);
+  if (outcome === 'revoked') {
+    throw new AdminError(
+      `client ${clientId} is revoked; client:rotate ${clientId} --reinstate issues a new secret and lifts the revocation`,
+    );
+  }
+  return { client_id: clientId, client_secret: clientSecret, ...(reinstate ? { reinstated: true } : {}) };
+}
+
+/** D18 `client:revoke`: its secret and every token already issued stop at once (data/clients.ts). */
+export async function revokeClient(em: EntityManager, clientId: string) {
+  const revokedAt = await revokeClientRow(SystemScope.of(em), clientId);
+  if (!revokedAt) throw new AdminError(`no client ${clientId}`);
+  return { client_id: clientId, revoked_at: revokedAt };
+}
+
+/** D18 `client:list`: every client with its scopes, secret version and revocation; never a secret. */
+export async function listClients(em: EntityManager) {
+  return { clients: await listClientRows(SystemScope.of(em)) };
 }
 
 /** D16: whether a leaver's DELETIONs are created at once (`automatic`) or proposed for the client to confirm. */

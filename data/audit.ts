@@ -62,12 +62,14 @@ export interface AuditRow {
   action: string;
   changed_fields: string[];
   actor_token_id: string | null;
+  /** An operator's reason for an override; null on every other entry. */
+  reason: string | null;
   created_at: string;
 }
 
 /** Columns of a trail row; `ae` is audit_events. */
 const AUDIT_COLUMNS = `ae.public_id, ae.client_id, ae.entity, ae.entity_id, ae.action, ae.changed_fields,
-  ae.actor_token_id, ${isoSql('ae.created_at')} as created_at`;
+  ae.actor_token_id, ae.reason, ${isoSql('ae.created_at')} as created_at`;
 
 export interface AuditFilter {
   entity: AuditEntity;
@@ -102,3 +104,33 @@ export const listAuditEvents = (
   filter: AuditFilter,
   req: PageRequest,
 ): Promise<Page<AuditRow>> => readPage<AuditRow>(scope, codec, auditPageQuery(scope.clientId, filter), req);
+
+/**
+ * D14: an operator recorded an insurer's decision for an endorsement the insurer had not received
+ * (`insurer approve|reject --force --reason`): one entry on the endorsement's client's trail, with
+ * the operator's reason and no token (an admin command). One statement that reads the endorsement's
+ * client. Idempotent: a second call for the same endorsement and action writes nothing (a command
+ * re-run after its entry was lost writes it once). Two concurrent calls may both write; the
+ * workflow accepts one decision, so that needs two operators forcing the same outcome at once.
+ * Returns whether an entry exists now (false: no such endorsement).
+ */
+export async function recordDecisionOverride(
+  scope: SystemScope,
+  o: { endorsementId: string; action: string; reason: string },
+): Promise<boolean> {
+  const rows = await scope.sql<{ id: string }>(
+    `with found as (select id, client_id from endorsements where id = ?),
+     written as (
+       insert into audit_events (client_id, entity, entity_id, action, changed_fields, actor_token_id, reason)
+       select f.client_id, 'endorsement', f.id, ?, array['status'], null, ?
+         from found f
+        where not exists (
+          select 1 from audit_events ae
+           where ae.client_id = f.client_id and ae.entity = 'endorsement' and ae.entity_id = f.id
+             and ae.action = ?)
+       returning entity_id)
+     select id from found`,
+    [o.endorsementId, o.action, o.reason, o.action],
+  );
+  return rows.length > 0;
+}

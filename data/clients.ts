@@ -1,6 +1,7 @@
 import type { ExitMode } from '../domain/enums.js';
 import { ClientSchema } from '../db/entities/client.js';
 import type { Scope } from '../domain/scopes.js';
+import { isoSql } from './outbox.js';
 import type { SystemScope } from './scope.js';
 
 /** `rotateClientSecret` notifies this channel with the client id in the same statement as the update. */
@@ -26,30 +27,91 @@ export async function insertClient(
   });
 }
 
+/** What a rotation did: rotated, refused because the client is revoked, or no such client. */
+export type RotationOutcome = 'rotated' | 'revoked' | 'unknown';
+
 /**
- * Stores a new secret hash and bumps the secret version; false for an unknown client. One statement:
- * the notification is delivered on commit, so every API instance drops its cached version. Two
- * concurrent rotations serialise on the row; the later one wins and both bumps count.
+ * Stores a new secret hash and bumps the secret version. One statement: the notification is
+ * delivered on commit, so every API instance drops its cached version. Two concurrent rotations
+ * serialise on the row; the later one wins and both bumps count. A revoked client is rotated only
+ * with `reinstate`, which lifts the revocation in the same statement.
  */
 export async function rotateClientSecret(
   scope: SystemScope,
   clientId: string,
   secretHash: string,
-): Promise<boolean> {
-  const rows = await scope.sql<{ id: string }>(
+  reinstate = false,
+): Promise<RotationOutcome> {
+  // The outer select reads the row as it was before the update: present and not rotated is revoked.
+  const rows = await scope.sql<{ outcome: 'rotated' | 'revoked' }>(
     `with rotated as (
-       update clients set secret_hash = ?, secret_version = secret_version + 1 where id = ? returning id
+       update clients set secret_hash = ?, secret_version = secret_version + 1, revoked_at = null
+        where id = ? and (revoked_at is null or ?::boolean)
+        returning id
      )
-     select id, pg_notify(?, id) from rotated`,
-    [secretHash, clientId, SECRET_ROTATED_CHANNEL],
+     select 'rotated' as outcome, pg_notify(?, id)::text as notified from rotated
+     union all
+     select 'revoked', null from clients where id = ? and not exists (select 1 from rotated)`,
+    [secretHash, clientId, reinstate, SECRET_ROTATED_CHANNEL, clientId],
   );
-  return rows.length > 0;
+  return rows[0]?.outcome ?? 'unknown';
 }
 
-/** The client's current secret version (null: no such client), read on every authenticated request. */
+/**
+ * D18: revokes the client's credentials at once: from the commit on, its secret gets no token
+ * (answered as an unknown id) and every token already issued is refused with 401, on every API
+ * instance (the version bump and the notification, as for a rotation; `readSecretVersion` knows no
+ * revoked client either). Idempotent: revoking again keeps the first instant and changes nothing.
+ * Returns when it was revoked, or null for an unknown client.
+ */
+export async function revokeClient(scope: SystemScope, clientId: string): Promise<string | null> {
+  const rows = await scope.sql<{ revoked_at: string }>(
+    `with revoked as (
+       update clients
+          set secret_version = secret_version + case when revoked_at is null then 1 else 0 end,
+              revoked_at = coalesce(revoked_at, now())
+        where id = ?
+        returning id, revoked_at
+     )
+     select ${isoSql('revoked_at')} as revoked_at, pg_notify(?, id) from revoked`,
+    [clientId, SECRET_ROTATED_CHANNEL],
+  );
+  return rows[0]?.revoked_at ?? null;
+}
+
+/** A client as `client:list` shows it: never a secret nor its hash. */
+export interface ClientListing {
+  client_id: string;
+  name: string;
+  scopes: string[];
+  secret_version: number;
+  exit_mode: ExitMode;
+  created_at: string;
+  revoked_at: string | null;
+  /** Tokens issued in the rolling hour of the rate limit (D4). */
+  tokens_last_hour: number;
+}
+
+/** Every client, oldest first, with its revocation and its tokens of the last hour. Read only. */
+export async function listClients(scope: SystemScope): Promise<ClientListing[]> {
+  return scope.sql<ClientListing>(
+    `select c.id as client_id, c.name, c.allowed_scopes as scopes, c.secret_version, c.exit_mode,
+            ${isoSql('c.created_at')} as created_at,
+            ${isoSql('c.revoked_at')} as revoked_at,
+            (select count(*)::int from token_issues t
+              where t.client_id = c.id and t.created_at > now() - interval '1 hour') as tokens_last_hour
+       from clients c
+      order by c.created_at, c.id`,
+  );
+}
+
+/**
+ * The client's current secret version, read on every authenticated request; null for no such
+ * client and for a revoked one (its tokens are refused whatever version they carry).
+ */
 export async function readSecretVersion(scope: SystemScope, clientId: string): Promise<number | null> {
   const rows = await scope.sql<{ secret_version: number }>(
-    'select secret_version from clients where id = ?',
+    'select secret_version from clients where id = ? and revoked_at is null',
     [clientId],
   );
   return rows[0]?.secret_version ?? null;

@@ -43,9 +43,11 @@ interface ClientRow {
 
 /**
  * The principal a token request names: a client, or an insurer principal whose only scope is
- * `insurer.decisions` (ids differ by prefix, so at most one row). One statement for either.
+ * `insurer.decisions` (ids differ by prefix, so at most one row). One statement for either. A
+ * revoked client is not found: its request answers exactly as an unknown id's (D18, no enumeration).
  */
-const PRINCIPAL_SQL = `select id, 'client' as kind, secret_hash, secret_version, allowed_scopes from clients where id = ?
+const PRINCIPAL_SQL = `select id, 'client' as kind, secret_hash, secret_version, allowed_scopes from clients
+   where id = ? and revoked_at is null
   union all
   select id, 'insurer', secret_hash, secret_version, array['insurer.decisions']::text[]
     from insurer_principals where id = ?`;

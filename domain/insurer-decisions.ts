@@ -172,3 +172,40 @@ export function closedVerdict(
   if (closedAs === 'PENDING') return { result: 'refused', detail: 'not yet submitted to the insurer' };
   return { result: 'refused', detail: `already decided with another outcome: ${closedAs}` };
 }
+
+/** Where an endorsement stands for an operator's manual decision (the workflow's state). */
+export interface ManualDecisionTarget {
+  status: EndorsementStatus;
+  /** The insurer has it: its submission was accepted, or the file carrying it was delivered. */
+  received: boolean;
+}
+
+/** An operator's override of `manualDecisionRefusal`, recorded in the audit trail with its reason. */
+export interface ManualOverride {
+  reason: string;
+}
+
+/** The longest reason an override keeps (the audit trail's column holds what the operator wrote). */
+export const MAX_OVERRIDE_REASON = 500;
+
+/**
+ * D14: an operator records a decision only for what the insurer received: the endorsement is
+ * SENT_TO_INSURER and its submission reached the insurer (an `api` insurer's endorsement is
+ * SENT_TO_INSURER from the first attempt on, received only once the insurer accepted it). Returns
+ * why not (one line, with the status), or null. `forcible`: an override with a reason may record
+ * it anyway; a PENDING endorsement never (the workflow takes no decision before submission).
+ * Closed endorsements are answered by the workflow (a duplicate of the same outcome, else refused).
+ */
+export function manualDecisionRefusal(
+  target: ManualDecisionTarget,
+): { detail: string; forcible: boolean } | null {
+  const status = target.status.replace('ENDORSEMENT_STATUS_', '');
+  if (target.status === 'ENDORSEMENT_STATUS_PENDING') {
+    return { detail: `endorsement is ${status}: not yet sent to the insurer`, forcible: false };
+  }
+  if (target.status !== 'ENDORSEMENT_STATUS_SENT_TO_INSURER' || target.received) return null;
+  return {
+    detail: `endorsement is ${status} but the insurer has not received it (its submission has not succeeded; the workflow's details say why)`,
+    forcible: true,
+  };
+}

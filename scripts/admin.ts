@@ -1,7 +1,15 @@
 import fs from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import YAML from 'yaml';
-import { AdminError, createClient, parseScopes, rotateSecret, setExitMode } from '../admin/clients.js';
+import {
+  AdminError,
+  createClient,
+  listClients,
+  parseScopes,
+  revokeClient,
+  rotateSecret,
+  setExitMode,
+} from '../admin/clients.js';
 import {
   addWebhook,
   listDeliveries,
@@ -25,7 +33,9 @@ import { refuseBracketedArguments } from './command-args.js';
 
 const USAGE = `usage:
   admin client:create --name NAME [--scopes a,b] [--json]
-  admin client:rotate-secret CLIENT_ID [--json]
+  admin client:list [--json]                  # clients, scopes, secret version, revoked_at; never a secret
+  admin client:rotate CLIENT_ID [--reinstate] [--json]   # new secret; the old one and its tokens stop at once
+  admin client:revoke CLIENT_ID [--json]      # its secret and every token already issued stop at once
   admin client:exit-mode CLIENT_ID automatic|proposed [--json]   # D16: leavers' DELETIONs created or proposed
   admin insurer-client:create INSURER_CODE [--client CLIENT_ID] [--json]   # scope insurer.decisions
   admin load FILE --client CLIENT_ID [--json]
@@ -73,6 +83,7 @@ async function main(argv: string[]): Promise<unknown> {
       events: { type: 'string' },
       event: { type: 'string' },
       reference: { type: 'string' },
+      reinstate: { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
     },
   });
@@ -89,9 +100,15 @@ async function main(argv: string[]): Promise<unknown> {
       case 'client:create':
         if (!values.name) throw new AdminError('--name is required');
         return await createClient(em, values.name, parseScopes(values.scopes));
-      case 'client:rotate-secret':
+      case 'client:list':
+        return await listClients(em);
+      case 'client:rotate':
+      case 'client:rotate-secret': // its first name, kept for operators' scripts
         if (!arg) throw new AdminError('CLIENT_ID is required');
-        return await rotateSecret(em, arg);
+        return await rotateSecret(em, arg, values.reinstate);
+      case 'client:revoke':
+        if (!arg) throw new AdminError('CLIENT_ID is required');
+        return await revokeClient(em, arg);
       case 'client:exit-mode':
         if (!arg) throw new AdminError('CLIENT_ID is required');
         return await setExitMode(em, arg, arg2);

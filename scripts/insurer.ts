@@ -1,7 +1,9 @@
 import { parseArgs } from 'node:util';
-import { sendInsurerDecision } from '../adapters/decisions.js';
 import { ConfigError, requireDatabaseUrls } from '../config/index.js';
+import { SystemScope } from '../data/scope.js';
 import { initOrm } from '../db/orm.js';
+import type { ManualOverride } from '../domain/insurer-decisions.js';
+import { recordOperatorDecision } from '../usecases/insurer-decisions.js';
 import { flushInsurer, NotAFileInsurer } from '../usecases/insurer-cut-off.js';
 import type { CutOffResult } from '../workflows/insurer-cut-off/contract.js';
 import { looksLikeId } from '../domain/ids.js';
@@ -14,8 +16,9 @@ import { CD_STATEMENT_USAGE, runCdStatementCommand } from './insurer-cd-statemen
 import { refuseBracketedArguments } from './command-args.js';
 
 const USAGE = `usage:
-  insurer approve <endorsement_id> [--uhid U] [--member-id M] [--json]
-  insurer reject <endorsement_id> --reason "…" [--json]
+  insurer approve <endorsement_id> [--uhid U] [--member-id M] [--force --reason "…"] [--json]
+  insurer reject <endorsement_id> --reason "…" [--force] [--json]
+      # only once the insurer received it; --force records it anyway, audited with the reason
   insurer flush <INSURER_CODE> [--json]     # a file insurer's cut-off, now: prints the files it wrote
 ${INGEST_USAGE}
 ${RECONCILE_USAGE}
@@ -23,55 +26,86 @@ ${CD_STATEMENT_USAGE}`;
 
 class UsageError extends Error {}
 
-/** Parses the command line into the endorsement id and the decision to send. */
-function parseInsurerCommand(argv: string[]): { endorsementId: string; decision: InsurerDecision } {
-  const { positionals, values } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      uhid: { type: 'string' },
-      'member-id': { type: 'string' },
-      reason: { type: 'string' },
-      json: { type: 'boolean', default: false },
-    },
-  });
+/** A usage line's placeholder or bracket pasted as it is ("[--json]", "--uhid …"): never a value. */
+const PLACEHOLDER = /^(\[|<|…$|\.\.\.$)/;
+
+interface InsurerCommand {
+  endorsementId: string;
+  decision: InsurerDecision;
+  override?: ManualOverride;
+}
+
+/** Parses the command line into the endorsement id, the decision and an override; anything else is usage. */
+function parseInsurerCommand(argv: string[]): InsurerCommand {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        uhid: { type: 'string' },
+        'member-id': { type: 'string' },
+        reason: { type: 'string' },
+        force: { type: 'boolean', default: false },
+        json: { type: 'boolean', default: false },
+      },
+    });
+  } catch (err) {
+    // Unknown options, and an option missing its value.
+    throw new UsageError(`${(err as Error).message}\n${USAGE}`);
+  }
+  const { positionals, values } = parsed;
+  const pasted = [...positionals, values.uhid, values['member-id'], values.reason].find(
+    (v) => v !== undefined && PLACEHOLDER.test(v.trim()),
+  );
+  if (pasted !== undefined) throw new UsageError(`not a value: ${pasted}\n${USAGE}`);
   const [command, endorsementId] = positionals;
   if (!endorsementId || positionals.length !== 2) throw new UsageError(USAGE);
   if (!looksLikeId('endorsement', endorsementId))
     throw new UsageError(`not an endorsement id: ${endorsementId}`);
+  const reason = values.reason?.trim();
+  if (values.force && !reason) throw new UsageError(`--force needs --reason "…"\n${USAGE}`);
+  const override = values.force && reason ? { override: { reason } } : {};
   if (command === 'approve') {
-    if (values.reason !== undefined) throw new UsageError('--reason applies to reject only');
+    if (values.reason !== undefined && !values.force)
+      throw new UsageError('--reason applies to reject, or to approve with --force');
     const decision: InsurerDecision = { decision: 'APPROVED' };
     if (values.uhid) decision.uhid = values.uhid;
     if (values['member-id']) decision.insurer_member_id = values['member-id'];
-    return { endorsementId, decision };
+    return { endorsementId, decision, ...override };
   }
   if (command === 'reject') {
-    const reason = values.reason?.trim();
     if (!reason) throw new UsageError('reject needs --reason "…"');
     if (values.uhid || values['member-id'])
       throw new UsageError('--uhid and --member-id apply to approve only');
-    return { endorsementId, decision: { decision: 'REJECTED', rejection_reason: reason } };
+    return { endorsementId, decision: { decision: 'REJECTED', rejection_reason: reason }, ...override };
   }
   throw new UsageError(USAGE);
 }
 
 /**
  * D14: records an insurer's decision through the decision Update, exactly as an adapter does, and
- * prints the workflow's answer (accepted / duplicate / refused with the reason). Reads
- * TEMPORAL_ADDRESS / TEMPORAL_NAMESPACE from the environment, else from a running `npm start`.
+ * prints the workflow's answer (accepted / duplicate / refused with the reason). Only for what the
+ * insurer received, unless forced with a reason (usecases/insurer-decisions.ts: the rule and the
+ * audit entry). Reads DATABASE_URL, TEMPORAL_ADDRESS and TEMPORAL_NAMESPACE from the environment,
+ * else from a running `npm start`.
  */
 async function main(argv: string[]): Promise<{ endorsement_id: string } & DecisionAnswer> {
-  const { endorsementId, decision } = parseInsurerCommand(argv);
-  const temporal = createTemporalClient(operatorConfig(['temporal']));
+  const { endorsementId, decision, override } = parseInsurerCommand(argv);
+  const config = operatorConfig(['database', 'temporal']);
+  const orm = await initOrm({ ...requireDatabaseUrls(config), poolMax: 2 });
+  const temporal = createTemporalClient(config);
   try {
-    const answer = await sendInsurerDecision(temporal, endorsementId, {
-      ...decision,
-      source: 'npm run insurer (operator)',
-    });
+    const answer = await recordOperatorDecision(
+      { temporal, system: SystemScope.of(orm.em) },
+      endorsementId,
+      decision,
+      override,
+    );
     return { endorsement_id: endorsementId, ...answer };
   } finally {
     await temporal.connection.close();
+    await orm.close();
   }
 }
 

@@ -1,9 +1,23 @@
-import type { Client } from '@temporalio/client';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { sendInsurerDecision } from '../adapters/decisions.js';
+import { recordDecisionOverride } from '../data/audit.js';
 import { endorsementsRoutedTo } from '../data/insurer-principals.js';
 import type { InsurerScope } from '../data/insurer-scope.js';
+import type { SystemScope } from '../data/scope.js';
 import { looksLikeId } from '../domain/ids.js';
-import { malformedDecision, type DecisionAnswer, type InsurerDecision } from '../domain/insurer-decisions.js';
+import {
+  malformedDecision,
+  manualDecisionRefusal,
+  MAX_OVERRIDE_REASON,
+  type DecisionAnswer,
+  type InsurerDecision,
+  type ManualOverride,
+} from '../domain/insurer-decisions.js';
+import {
+  endorsementStateQuery,
+  endorsementWorkflowId,
+  type EndorsementState,
+} from '../workflows/endorsement/contract.js';
 
 /** One item of `POST /v1/insurer/decisions`, already shaped as the workflow takes it. */
 export interface DecisionItem {
@@ -80,4 +94,60 @@ function pool(size: number) {
       waiting.shift()?.();
     }
   };
+}
+
+/** Where the operator's decisions say they came from (the workflow's details). */
+const OPERATOR = 'npm run insurer (operator)';
+
+/**
+ * D14: an operator's manual decision (`npm run insurer -- approve|reject`), only for what the
+ * insurer received (domain rule `manualDecisionRefusal`): otherwise refused with the endorsement's
+ * status, unless `override` gives the operator's reason, which is then recorded in the client's
+ * audit trail (`forced_approve` / `forced_reject`). The decision itself goes through the same Update
+ * as every insurer path, whose validator still decides (a cancel or another decision first wins).
+ *
+ * Concurrency: the state is read by query, then the Update is sent. Receipt only ever turns true,
+ * so a check that passed stays true; a status that moved meanwhile is the validator's to refuse.
+ * Idempotency: a repeat answers duplicate. The audit entry is written after the workflow accepted,
+ * at most once; a forced repeat while the workflow still runs writes it if the first run could not.
+ */
+export async function recordOperatorDecision(
+  deps: { temporal: Client; system: SystemScope },
+  endorsementId: string,
+  decision: InsurerDecision,
+  override?: ManualOverride,
+): Promise<DecisionAnswer> {
+  const reason = override?.reason.trim();
+  if (override && (!reason || reason.length > MAX_OVERRIDE_REASON)) {
+    return { result: 'refused', detail: `--reason must be 1 to ${MAX_OVERRIDE_REASON} characters` };
+  }
+  const state = await currentState(deps.temporal, endorsementId);
+  const refusal = state ? manualDecisionRefusal({ status: state.status, received: !!state.received }) : null;
+  if (refusal && (!refusal.forcible || !reason)) {
+    const how = refusal.forcible ? '; record it anyway only with --force --reason "…"' : '';
+    return { result: 'refused', detail: `${refusal.detail}${how}` };
+  }
+  const forced = refusal !== null;
+  const answer = await sendInsurerDecision(deps.temporal, endorsementId, {
+    ...decision,
+    source: forced ? `${OPERATOR}, forced: not received by the insurer` : OPERATOR,
+  });
+  if (forced && reason && answer.result !== 'refused') {
+    const action = decision.decision === 'APPROVED' ? 'forced_approve' : 'forced_reject';
+    await recordDecisionOverride(deps.system, { endorsementId, action, reason });
+  }
+  return answer;
+}
+
+/** The running workflow's state; null when there is none (closed or unknown: the Update answers). */
+async function currentState(temporal: Client, endorsementId: string): Promise<EndorsementState | null> {
+  const handle = temporal.workflow.getHandle(endorsementWorkflowId(endorsementId));
+  try {
+    const { status } = await handle.describe();
+    if (status.name !== 'RUNNING') return null;
+    return await handle.query(endorsementStateQuery);
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return null;
+    throw err;
+  }
 }

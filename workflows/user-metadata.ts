@@ -43,7 +43,8 @@ export function endorsementMetadata(e: EndorsementLabels): UserMetadata {
     staticDetails: lines(
       `**Endorsement** \`${id}\` (${short(e.type)}), client \`${e.clientId}\`, policy \`${e.policyId}\`, employee \`${e.employeeId}\``,
       `**API:** \`GET /v1/policy/endorsements/${id}\`, \`POST /v1/policy/endorsements/${id}/cancel\``,
-      `**decide:** \`npm run -s insurer -- approve ${id} --uhid … --member-id …\` · \`npm run -s insurer -- reject ${id} --reason "…"\``,
+      // D14: a decision only once the insurer has it; the current details say whether it does.
+      `**decide, once the insurer received it (the current details say):** \`npm run -s insurer -- approve ${id} --uhid … --member-id …\` · \`npm run -s insurer -- reject ${id} --reason "…"\``,
       `**cancel:** \`npm run -s ops -- cancel ${id}\``,
       `**neighbours:** \`npm run -s ops -- stuck --policy ${e.policyId}\``,
     ),

@@ -54,6 +54,8 @@ export function createApiAdapter(opts: ApiAdapterOptions): InsurerAdapter {
       // Retried: the endorsement waits (and turns stuck on time) until the worker has the secret.
       throw unavailable(
         `${what}: ${settings.signing_secret_env} is not set to a signing secret of at least ${MIN_SECRET_BYTES} bytes in the worker's environment`,
+        undefined,
+        `set ${settings.signing_secret_env} in the worker's environment to the signing secret agreed with insurer ${s.insurerCode} (at least ${MIN_SECRET_BYTES} bytes) and restart the worker; the submission is retried by itself`,
       );
     }
     const request = apiRequest(s, settings, kind);

@@ -13,12 +13,14 @@ const MAX_RETRY_AFTER_S = 600;
 export const refused = (message: string) =>
   ApplicationFailure.create({ type: INSURER_REFUSED, message, nonRetryable: true });
 
-export const unavailable = (message: string, nextRetryDelayS?: number) =>
+/** `fix`: what an operator does about it, shown in the endorsement's details (activities/submission-failure.ts). */
+export const unavailable = (message: string, nextRetryDelayS?: number, fix?: string) =>
   ApplicationFailure.create({
     type: INSURER_UNAVAILABLE,
     message,
     nonRetryable: false,
     ...(nextRetryDelayS === undefined ? {} : { nextRetryDelay: `${nextRetryDelayS} seconds` }),
+    ...(fix ? { details: [{ fix }] } : {}),
   });
 
 /** The insurer's own words: a JSON `detail`/`message`/`error` string, or the text, on one bounded line. */

@@ -19,6 +19,10 @@ export const auditEventSchema = z
       }),
     }),
     at: z.string().meta({ format: 'date-time' }),
+    reason: z.string().optional().meta({
+      description:
+        "An operator's reason, on an insurer decision an operator recorded for an endorsement the insurer had not received (actions forced_approve, forced_reject); absent otherwise",
+    }),
   })
   .meta({ id: 'AuditEvent', description: 'One entry of the audit trail: who, what, when.' });
 export type AuditEventOut = z.infer<typeof auditEventSchema>;
@@ -41,5 +45,6 @@ export function presentAuditEvent(row: AuditRow): AuditEventOut {
     changed_fields: row.changed_fields,
     actor: { client_id: row.client_id, token_id: row.actor_token_id },
     at: row.created_at,
+    ...(row.reason === null ? {} : { reason: row.reason }),
   };
 }

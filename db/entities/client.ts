@@ -16,6 +16,8 @@ export const ClientSchema = defineEntity({
     /** D16: an employee's exit gets its DELETIONs created (`automatic`) or listed to confirm (`proposed`). */
     exitMode: textEnum(EXIT_MODES).default('automatic'),
     createdAt: createdAt(),
+    /** D18: set by `client:revoke`; its secret gets no token and its tokens are refused (0025). */
+    revokedAt: p.datetime().nullable(),
   },
 });
 export type Client = InferEntity<typeof ClientSchema>;

@@ -42,6 +42,8 @@ export const AuditEventSchema = defineEntity({
     changedFields: p.array().defaultRaw(`'{}'`),
     actorTokenId: text().nullable(),
     createdAt: createdAt(),
+    /** An operator's reason for an override (0029-audit-reason); none on other entries. */
+    reason: text().nullable(),
     // The default as PostgreSQL stores it (from 0004-webhooks), so the schema diff reads it as equal.
     publicId: text().defaultRaw(`('aud_'::text || replace((gen_random_uuid())::text, '-'::text, ''::text))`),
   },

@@ -21,6 +21,8 @@ import { Migration0021CdStatementReconciliations } from './0021-cd-statement-rec
 import { Migration0022CensusBatchWorkflowStart } from './0022-census-batch-workflow-start.js';
 import { Migration0023EndorsementBatch } from './0023-endorsement-batch.js';
 import { Migration0027DatabaseRoles } from './0027-database-roles.js';
+import { Migration0029AuditReason } from './0029-audit-reason.js';
+import { Migration0030ClientRevocation } from './0030-client-revocation.js';
 
 /** Listed explicitly so migrations run the same under tsx, compiled JS and bundlers. */
 export const migrationsList: MigrationObject[] = [
@@ -46,4 +48,6 @@ export const migrationsList: MigrationObject[] = [
   { name: '0022-census-batch-workflow-start', class: Migration0022CensusBatchWorkflowStart },
   { name: '0023-endorsement-batch', class: Migration0023EndorsementBatch },
   { name: '0027-database-roles', class: Migration0027DatabaseRoles },
+  { name: '0029-audit-reason', class: Migration0029AuditReason },
+  { name: '0030-client-revocation', class: Migration0030ClientRevocation },
 ];

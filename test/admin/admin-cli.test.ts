@@ -142,6 +142,47 @@ describe('admin command', function () {
     expect((await admin('client:rotate-secret', 'cli_unknown')).err).to.contain('no client cli_unknown');
   });
 
+  it('lists clients without secrets, revokes one at once and rotates it back only with --reinstate', async function () {
+    this.timeout(120_000); // five runs of the command
+    const { clientId: other } = await makeClient();
+    const listed = await admin('client:list');
+    expect(listed.code, listed.err).to.equal(0);
+    const mine = listed.out.clients.find((c: { client_id: string }) => c.client_id === clientId);
+    expect(mine).to.deep.include({
+      name: 'Acme Corp',
+      scopes: ['policy.all', 'employee.get'],
+      secret_version: 2,
+      revoked_at: null,
+      tokens_last_hour: 0,
+    });
+    expect(Object.keys(mine)).to.have.members([
+      'client_id',
+      'name',
+      'scopes',
+      'secret_version',
+      'exit_mode',
+      'created_at',
+      'revoked_at',
+      'tokens_last_hour',
+    ]);
+
+    const revoked = await admin('client:revoke', other);
+    expect(revoked.code, revoked.err).to.equal(0);
+    expect(revoked.out.revoked_at).to.match(/^\d{4}-\d\d-\d\dT/);
+    const rotate = await admin('client:rotate', other);
+    expect(rotate.code).to.equal(2);
+    expect(rotate.err).to.equal(
+      `client ${other} is revoked; client:rotate ${other} --reinstate issues a new secret and lifts the revocation`,
+    );
+    const back = await admin('client:rotate', other, '--reinstate');
+    expect(back.code, back.err).to.equal(0);
+    expect(back.out).to.include({ client_id: other, reinstated: true });
+    const [row] = await sql('select secret_hash, revoked_at from clients where id = ?', [other]);
+    expect(row.revoked_at).to.equal(null);
+    expect(await verifySecret(back.out.client_secret, row.secret_hash)).to.equal(true);
+    expect((await admin('client:revoke', 'cli_unknown')).err).to.equal('no client cli_unknown');
+  });
+
   it('tops up a CD account in rupees with paise exact, once per reference, and refuses bad amounts', async function () {
     this.timeout(240_000); // eight runs of the command
     const { clientId: owner } = await makeClient();

@@ -1,12 +1,19 @@
 import { expect } from 'chai';
 import jwt from 'jsonwebtoken';
-import { rotateSecret } from '../../admin/clients.js';
+import { revokeClient, rotateSecret } from '../../admin/clients.js';
 import { createCredentialStore, LISTENER_NAME } from '../../api/auth/credentials.js';
 import { loadConfig } from '../../config/index.js';
 import { makeClient, sql, type TestClient } from '../support/factories.js';
 import type { HttpClient } from '../support/http.js';
 import { stack } from '../support/stack.js';
-import { PROBE_PATH, requestToken, startProbeApi, tokenService, type ProbeApi } from './auth-fixtures.js';
+import {
+  PROBE_PATH,
+  requestToken,
+  startProbeApi,
+  tokenService,
+  unauthorizedBody,
+  type ProbeApi,
+} from './auth-fixtures.js';
 
 async function tokenFor(http: HttpClient, clientId: string, secret: string): Promise<string> {
   const res = await requestToken(http, {
@@ -155,6 +162,81 @@ describe('signing key and client secret rotation (D3)', () => {
       await rotateSecret(stack().orm.em.fork(), client.clientId);
       await api.deps.credentials.sync();
       expect(await probe(api, secondToken)).to.equal(401);
+    });
+  });
+
+  describe('client revocation (D18)', () => {
+    let client: TestClient;
+    beforeEach(async () => {
+      client = await makeClient();
+    });
+
+    it("refuses the revoked client's tokens already issued (401, the spec's body) on every instance, and its secret", async () => {
+      const [a, b] = await Promise.all([start(), start()]);
+      await Promise.all([a.deps.credentials.start(), b.deps.credentials.start()]);
+      const token = await tokenFor(a.http, client.clientId, client.clientSecret);
+      // Both instances hold the current version in memory before the revocation.
+      expect(await probe(a, token)).to.equal(200);
+      expect(await probe(b, token)).to.equal(200);
+
+      const revoked = await revokeClient(stack().orm.em.fork(), client.clientId);
+      expect(revoked.revoked_at).to.match(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+      await Promise.all([a.deps.credentials.sync(), b.deps.credentials.sync()]);
+
+      for (const api of [a, b]) {
+        const res = await api.http.get(PROBE_PATH, { token });
+        expect(res.status).to.equal(401);
+        expect(res.body).to.deep.equal(unauthorizedBody(PROBE_PATH));
+      }
+      // Its secret answers exactly as an unknown client's would (no enumeration).
+      const again = await requestToken(b.http, {
+        client_id: client.clientId,
+        client_secret: client.clientSecret,
+        scopes: ['policy.get'],
+      });
+      const unknown = await requestToken(b.http, {
+        client_id: 'cli_neverissued',
+        client_secret: client.clientSecret,
+        scopes: ['policy.get'],
+      });
+      expect(again.status).to.equal(401);
+      expect(again.body).to.deep.equal({ ...unknown.body, instance: again.body.instance });
+      expect(again.body.type).to.equal('A4001');
+
+      // Revoking again keeps the first instant.
+      expect((await revokeClient(stack().orm.em.fork(), client.clientId)).revoked_at).to.equal(
+        revoked.revoked_at,
+      );
+    });
+
+    it('refuses tokens at once on an instance that does not listen (reads PostgreSQL)', async () => {
+      const api = await start({ credentials: createCredentialStore(stack().orm, { listen: false }) });
+      const token = await tokenFor(api.http, client.clientId, client.clientSecret);
+      expect(await probe(api, token)).to.equal(200);
+      await revokeClient(stack().orm.em.fork(), client.clientId);
+      expect(await probe(api, token)).to.equal(401);
+    });
+
+    it('is lifted only by a rotation that says so: a new secret, the old tokens still refused', async () => {
+      const api = await start();
+      const token = await tokenFor(api.http, client.clientId, client.clientSecret);
+      await revokeClient(stack().orm.em.fork(), client.clientId);
+      let refused: unknown;
+      await rotateSecret(stack().orm.em.fork(), client.clientId).catch((err: unknown) => (refused = err));
+      expect((refused as Error).message).to.equal(
+        `client ${client.clientId} is revoked; client:rotate ${client.clientId} --reinstate issues a new secret and lifts the revocation`,
+      );
+
+      const reinstated = await rotateSecret(stack().orm.em.fork(), client.clientId, true);
+      expect(reinstated).to.include({ client_id: client.clientId, reinstated: true });
+      await api.deps.credentials.sync();
+      expect(await probe(api, token)).to.equal(401);
+      const fresh = await tokenFor(api.http, client.clientId, reinstated.client_secret);
+      expect(await probe(api, fresh)).to.equal(200);
+      const [row] = await sql('select revoked_at, secret_version from clients where id = ?', [
+        client.clientId,
+      ]);
+      expect(row).to.deep.equal({ revoked_at: null, secret_version: 3 });
     });
   });
 });

@@ -3,8 +3,10 @@ import {
   cleanMemberUhids,
   closedVerdict,
   decisionVerdict,
+  manualDecisionRefusal,
   type DecisionTarget,
 } from '../../domain/insurer-decisions.js';
+import { submissionFailure } from '../../domain/insurer-failures.js';
 
 const sent: DecisionTarget = {
   status: 'ENDORSEMENT_STATUS_SENT_TO_INSURER',
@@ -120,5 +122,43 @@ describe('insurer decision verdict (D14)', () => {
     expect(closedVerdict('ENDORSEMENT_STATUS_CANCELLED', 'REJECTED').detail).to.equal(
       'endorsement is cancelled',
     );
+  });
+});
+
+describe("an operator's manual decision (D14): only for what the insurer received", () => {
+  it('is allowed for an endorsement the insurer received', () => {
+    expect(manualDecisionRefusal({ status: 'ENDORSEMENT_STATUS_SENT_TO_INSURER', received: true })).to.equal(
+      null,
+    );
+  });
+
+  it('is refused, forcibly, for one SENT_TO_INSURER whose submission has not reached the insurer', () => {
+    expect(
+      manualDecisionRefusal({ status: 'ENDORSEMENT_STATUS_SENT_TO_INSURER', received: false }),
+    ).to.deep.equal({
+      detail:
+        "endorsement is SENT_TO_INSURER but the insurer has not received it (its submission has not succeeded; the workflow's details say why)",
+      forcible: true,
+    });
+  });
+
+  it('is refused for a PENDING one, and no override helps (nothing was sent)', () => {
+    expect(manualDecisionRefusal({ status: 'ENDORSEMENT_STATUS_PENDING', received: false })).to.deep.equal({
+      detail: 'endorsement is PENDING: not yet sent to the insurer',
+      forcible: false,
+    });
+  });
+
+  it('leaves a closed one to the workflow (a repeat is a duplicate, another outcome refused)', () => {
+    expect(manualDecisionRefusal({ status: 'ENDORSEMENT_STATUS_APPROVED', received: true })).to.equal(null);
+  });
+});
+
+describe('a failed submission as the details show it', () => {
+  it("keeps the adapter's fix, else names one for its kind, on one bounded line", () => {
+    const named = submissionFailure('A\n  B', 'InsurerUnavailable', 'set X on the worker', 2);
+    expect(named).to.deep.equal({ error: 'A B', fix: 'set X on the worker', attempt: 2 });
+    expect(submissionFailure('x', 'InsurerRefused', undefined, 1).fix).to.match(/^the insurer refused/);
+    expect(submissionFailure('x'.repeat(600), undefined, undefined, 1).error).to.have.length(501);
   });
 });

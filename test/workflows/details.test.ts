@@ -17,6 +17,8 @@ const view = (o: Partial<EndorsementView> = {}): EndorsementView => ({
   insurerCode: 'CARE',
   adapter: 'file',
   insurerSaid: null,
+  received: true,
+  failure: null,
   ...o,
 });
 
@@ -39,6 +41,55 @@ describe('endorsement details for the Web UI', () => {
       '`npm run -s ops -- cancel end_1`',
       '&nbsp;',
     ]);
+  });
+
+  it('a failing submission shows its last error and the fix, and offers no decision', () => {
+    const failure = {
+      error:
+        "submission of end_1 to insurer DIGIT: DIGIT_SIGNING_SECRET is not set to a signing secret of at least 32 bytes in the worker's environment",
+      fix: "set DIGIT_SIGNING_SECRET in the worker's environment to the signing secret agreed with insurer DIGIT (at least 32 bytes) and restart the worker; the submission is retried by itself",
+      attempt: 3,
+    };
+    const md = endorsementDetails(
+      view({ waiting: 'submission', adapter: 'api', insurerCode: 'DIGIT', received: false, failure }),
+      T0,
+    );
+    expect(md).to.contain(`**submission failing:** ${failure.error} (since attempt 3)`);
+    expect(md).to.contain(`**to fix:** ${failure.fix}`);
+    expect(md).to.contain('**insurer last said:** nothing: it has not received the endorsement');
+    expect(md).to.contain(
+      '**operator can:** fix the cause above: the submission is retried by itself · `npm run -s ops -- cancel end_1`',
+    );
+    expect(md).to.not.contain('insurer -- approve');
+    expect(md).to.not.contain('insurer -- reject');
+  });
+
+  it('a submission still in flight offers only a cancel', () => {
+    const md = endorsementDetails(view({ waiting: 'submission', adapter: 'api', received: false }), T0);
+    expect(md).to.contain('**operator can:** `npm run -s ops -- cancel end_1`');
+    expect(md).to.not.contain('approve');
+  });
+
+  it('a submission that never reached the insurer offers a decision only as an audited override', () => {
+    const failure = {
+      error: 'submission of end_1 to insurer CARE: insurer refused (HTTP 400): unknown policy',
+      fix: 'x',
+      attempt: 1,
+    };
+    const md = endorsementDetails(
+      view({
+        adapter: 'api',
+        received: false,
+        failure,
+        insurerSaid: 'submission not received (refused or unreachable)',
+      }),
+      T0,
+    );
+    expect(md).to.contain('**submission failing:** submission of end_1 to insurer CARE: insurer refused');
+    expect(md).to.contain(
+      'only if the insurer has it by other means: `npm run -s insurer -- approve|reject end_1 --force --reason "…"` (audited)',
+    );
+    expect(md).to.not.contain('--uhid');
   });
 
   it('turns the times into facts once past them, and flags STUCK', () => {
@@ -88,5 +139,8 @@ describe('endorsement details for the Web UI', () => {
       'DELETION end_1 · policy pol_1 · employee emp_1',
     );
     expect(endorsementMetadata(base).staticDetails).to.contain('`GET /v1/policy/endorsements/end_1`');
+    expect(endorsementMetadata(base).staticDetails).to.contain(
+      '**decide, once the insurer received it (the current details say):** `npm run -s insurer -- approve end_1',
+    );
   });
 });

@@ -1,6 +1,3 @@
-import { execFile } from 'node:child_process';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { createSimulatedAdapter } from '../../adapters/simulated.js';
 import { TenantScope } from '../../data/scope.js';
@@ -9,12 +6,13 @@ import type { InsurerAdapter } from '../../adapters/types.js';
 import { simulatedInsurerWorkflowId } from '../../workflows/endorsement/contract.js';
 import { deletePeriodicSchedules, triggerPass } from '../support/schedules.js';
 import { systemClock, today } from '../../domain/clock.js';
-import { stack, TEST_KEYS } from '../support/stack.js';
+import { stack } from '../support/stack.js';
 import {
   createEndorsement,
   decide,
   endorsementApi,
   endorsementRow,
+  insurerCommand,
   makeWorld,
   memberRows,
   waitFor,
@@ -23,33 +21,6 @@ import {
   workflowState,
 } from './endorsement-support.js';
 import { checkCdLedgersAfterEachTest } from '../support/cd-ledger-check.js';
-
-const ROOT = path.resolve(import.meta.dirname, '..', '..');
-
-/** Runs the insurer command as an operator would, against this run's Temporal. */
-async function insurerCommand(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const env = {
-    ...process.env,
-    TEMPORAL_ADDRESS: stack().temporalAddress,
-    TEMPORAL_NAMESPACE: stack().config.TEMPORAL_NAMESPACE,
-    PAYLOAD_ENCRYPTION_KEYS: TEST_KEYS.PAYLOAD_ENCRYPTION_KEYS,
-    LOG_LEVEL: 'silent',
-  };
-  try {
-    const { stdout, stderr } = await promisify(execFile)(
-      'node',
-      ['--import', 'tsx', 'scripts/insurer.ts', ...args],
-      {
-        cwd: ROOT,
-        env,
-      },
-    );
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
 
 /**
  * An insurer adapter double that records each call's start and end in one timeline. Its submit
@@ -218,8 +189,8 @@ describe('insurer adapters and the insurer command', () => {
       const id = await createEndorsement(world);
       await waitFor(
         () => workflowState(id),
-        (s) => s.status === 'ENDORSEMENT_STATUS_SENT_TO_INSURER',
-        'the workflow to have submitted',
+        (s) => s.received === true,
+        'the insurer to have received it',
       );
       const ok = await insurerCommand(['approve', id, '--uhid', 'UHID-CLI', '--member-id', 'M-CLI']);
       expect(ok.code, ok.stderr).to.equal(0);

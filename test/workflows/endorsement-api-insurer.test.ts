@@ -10,6 +10,7 @@ import {
   createEndorsement,
   decide,
   endorsementApi,
+  insurerCommand,
   waitFor,
   waitForStatus,
   workflowHandle,
@@ -21,7 +22,8 @@ const SECRET_ENV = `TEST_API_INSURER_SECRET_${randomBytes(4).toString('hex').toU
 const SECRET = `whsec_${randomBytes(32).toString('base64url')}`;
 
 /** A load file (D12) with one insurer on the `api` adapter pointing at the insurer's loopback server. */
-const loadFile = (baseUrl: string) => `
+const loadFile = (baseUrl: string, secretEnv = SECRET_ENV, code = 'APIX') =>
+  `
 insurers:
   - code: APIX
     name: API Insurer
@@ -29,7 +31,7 @@ insurers:
     adapter: api
     adapter_settings:
       base_url: ${baseUrl}
-      signing_secret_env: ${SECRET_ENV}
+      signing_secret_env: ${secretEnv}
       timeout_ms: 5000
 tpas:
   - { code: MEDI, name: Medi Assist }
@@ -63,7 +65,7 @@ employees:
       - { name: Ravi Verma, relationship: SPOUSE, date_of_birth: '1987-01-09', gender: GENDER_MALE }
       - { name: Ira Verma, relationship: CHILD, date_of_birth: '2019-11-02', gender: GENDER_OTHER }
       - { name: Meena Verma, relationship: PARENT, date_of_birth: '1960-03-30', gender: GENDER_FEMALE }
-`;
+`.replaceAll('APIX', code);
 
 describe('an api insurer end to end', function () {
   checkCdLedgersAfterEachTest();
@@ -80,18 +82,102 @@ describe('an api insurer end to end', function () {
   });
 
   /** A new client whose reference data comes from the load file, its insurer at `baseUrl`. */
-  async function loadedWorld(baseUrl: string) {
+  async function loadedWorld(baseUrl: string, secretEnv = SECRET_ENV, code = 'APIX') {
     const client = await makeClient();
-    const file = loadFileSchema.parse(YAML.parse(loadFile(baseUrl)));
+    const file = loadFileSchema.parse(YAML.parse(loadFile(baseUrl, secretEnv, code)));
     const loaded = await loadReferenceData(stack().orm.em.fork(), client.clientId, file);
+    const policyNumber = `${code}/GH/2026/0001`;
     return {
       client,
       token: client.token(),
       api: await endorsementApi(),
-      policy: { id: loaded.policies['APIX/GH/2026/0001']!, policyNumber: 'APIX/GH/2026/0001' },
-      employee: { id: loaded.employees['APIX-001']!, name: 'Asha Verma', employeeCode: 'APIX-001' },
+      policy: { id: loaded.policies[policyNumber]!, policyNumber },
+      employee: { id: loaded.employees[`${code}-001`]!, name: 'Asha Verma', employeeCode: `${code}-001` },
     };
   }
+
+  /** The Markdown the Web UI shows as the workflow's current details. */
+  const currentDetails = (id: string) =>
+    workflowHandle(id)
+      .query<{ currentDetails?: string }>('__temporal_workflow_metadata')
+      .then((m) => m.currentDetails ?? '');
+
+  it('a submission failing for a missing signing secret: the details show the error and its fix; an operator decision is refused until forced, and the override is audited with its reason', async function () {
+    this.timeout(300_000); // eight runs of the insurer command
+    const unset = `${SECRET_ENV}_UNSET`;
+    const world = await loadedWorld(insurer.url, unset, 'APIU');
+    const id = await createEndorsement(world, { sum_insured: 300000 });
+    const details = await waitFor(
+      () => currentDetails(id),
+      (d) => d.includes('**submission failing:**'),
+      'the details to show the failing submission',
+    );
+    expect(details).to.contain(
+      `**submission failing:** submission of ${id} to insurer APIU: ${unset} is not set to a signing secret of at least 32 bytes in the worker's environment (since attempt 1)`,
+    );
+    expect(details).to.contain(
+      `**to fix:** set ${unset} in the worker's environment to the signing secret agreed with insurer APIU (at least 32 bytes) and restart the worker; the submission is retried by itself`,
+    );
+    expect(details).to.contain('**insurer last said:** nothing: it has not received the endorsement');
+    expect(details).to.contain(
+      '**operator can:** fix the cause above: the submission is retried by itself · `npm run -s ops -- cancel',
+    );
+    expect(details).to.not.contain('insurer -- approve');
+    expect(details).to.not.contain('Verma');
+    expect(insurer.calls.filter((c) => c.idempotencyKey === id)).to.have.length(0);
+
+    // The operator's approve, as the details used to invite: refused with the status, nothing recorded.
+    const refused = await insurerCommand(['approve', id, '--uhid', 'UHID-F1']);
+    expect(refused.code).to.equal(1);
+    expect(refused.stderr.trim()).to.equal(
+      `refused: ${id}: endorsement is SENT_TO_INSURER but the insurer has not received it (its submission has not succeeded; the workflow's details say why); record it anyway only with --force --reason "…"`,
+    );
+    for (const args of [
+      ['approve', id, '[--json]'],
+      ['approve', id, '--forse'],
+      ['approve', id, '--uhid', '…'],
+    ]) {
+      const usage = await insurerCommand(args);
+      expect(usage.code, args.join(' ')).to.equal(2);
+      expect(usage.stderr, args.join(' ')).to.contain('usage:\n  insurer approve <endorsement_id>');
+    }
+    const bare = await insurerCommand(['approve', id, '--force']);
+    expect(bare.code).to.equal(2);
+    expect(bare.stderr).to.contain('--force needs --reason "…"');
+    expect(await workflowState(id)).to.include({ decision: null, received: false });
+
+    const reason = 'insurer confirmed cover by email, ticket 4711';
+    const forced = await insurerCommand(['approve', id, '--uhid', 'UHID-F1', '--force', '--reason', reason]);
+    expect(forced.code, forced.stderr).to.equal(0);
+    expect(forced.stdout.trim()).to.equal(`accepted: ${id}: APPROVED recorded`);
+    // The decision ends the submission that kept failing; the approval is applied at once.
+    expect(await waitForStatus(id, 'ENDORSEMENT_STATUS_APPROVED')).to.include({ uhid: 'UHID-F1' });
+
+    const trail = await world.api.get(`/v1/audit?entity=endorsement&entity_id=${id}`, {
+      token: world.client.token(['policy.all']),
+    });
+    expect(trail.status).to.equal(200);
+    const forcedEntries = trail.body.payload.audit_events.filter(
+      (e: { action: string }) => e.action === 'forced_approve',
+    );
+    expect(forcedEntries).to.have.length(1);
+    expect(forcedEntries[0]).to.deep.include({
+      entity: 'endorsement',
+      entity_id: id,
+      changed_fields: ['status'],
+      actor: { client_id: world.client.clientId, token_id: null },
+      reason,
+    });
+    // A repeat answers duplicate and writes no second entry.
+    const again = await insurerCommand(['approve', id, '--force', '--reason', reason]);
+    expect(again.stdout.trim()).to.equal(`duplicate: ${id}: already APPROVED`);
+    const after = await world.api.get(`/v1/audit?entity=endorsement&entity_id=${id}`, {
+      token: world.client.token(['policy.all']),
+    });
+    expect(
+      after.body.payload.audit_events.filter((e: { action: string }) => e.action === 'forced_approve'),
+    ).to.have.length(1);
+  });
 
   it('reaches the insurer signed, with the covered members, and is approved by its decision', async () => {
     const world = await loadedWorld(insurer.url);

@@ -1,4 +1,7 @@
+import { execFile } from 'node:child_process';
+import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { promisify } from 'node:util';
 import type { AppDeps } from '../../api/deps.js';
 import { sendInsurerDecision } from '../../adapters/decisions.js';
 import type { InsurerAdapter, InsurerSubmission } from '../../adapters/types.js';
@@ -21,7 +24,7 @@ import {
   type TestClient,
 } from '../support/factories.js';
 import { client as http, type HttpClient } from '../support/http.js';
-import { stack } from '../support/stack.js';
+import { stack, TEST_KEYS } from '../support/stack.js';
 
 /** Shared helpers of the endorsement tests: a client with a policy, polling, insurer decisions. */
 
@@ -229,4 +232,33 @@ export function recordManualAdapter() {
   const adapter = recordingAdapter();
   const restore = stack().adapters.register('manual', adapter);
   return { adapter, restore };
+}
+const ROOT = path.resolve(import.meta.dirname, '..', '..');
+
+/** Runs the insurer command as an operator would, against this run's Temporal and database. */
+export async function insurerCommand(
+  args: string[],
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const env = {
+    ...process.env,
+    DATABASE_URL: stack().databaseUrl,
+    TEMPORAL_ADDRESS: stack().temporalAddress,
+    TEMPORAL_NAMESPACE: stack().config.TEMPORAL_NAMESPACE,
+    PAYLOAD_ENCRYPTION_KEYS: TEST_KEYS.PAYLOAD_ENCRYPTION_KEYS,
+    LOG_LEVEL: 'silent',
+  };
+  try {
+    const { stdout, stderr } = await promisify(execFile)(
+      'node',
+      ['--import', 'tsx', 'scripts/insurer.ts', ...args],
+      {
+        cwd: ROOT,
+        env,
+      },
+    );
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
 }

@@ -1,6 +1,7 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { EndorsementStatus as Status, EndorsementType as Type } from '../../domain/enums.js';
 import type { DecisionAnswer, DecisionResult, InsurerDecision } from '../../domain/insurer-decisions.js';
+import type { SubmissionFailure } from '../../domain/insurer-failures.js';
 import {
   AwaitingFunds,
   BatchId,
@@ -64,12 +65,26 @@ export interface EndorsementState {
   /** The insurer's decision once received (it is applied right after). */
   decision: InsurerDecision['decision'] | null;
   submitted: boolean;
+  /**
+   * The insurer has it: the submission was accepted, or the file carrying it was delivered (an
+   * operator's manual decision needs this). Absent in results recorded before it existed.
+   */
+  received?: boolean;
   cancelRequested: boolean;
   stuck: boolean;
   /** The endorsement row no longer exists (its create was rolled back); the workflow did nothing. */
   discarded: boolean;
 }
 export const endorsementStateQuery = defineQuery<EndorsementState>('state');
+
+/**
+ * A submit attempt failed (sent by the submit activity, ids and the adapter's message only): the
+ * workflow's details show the error and its fix until the insurer accepts. Sent when the error
+ * differs from the one shown (`submissionFailureQuery`), so a retry every minute adds no history.
+ */
+export type { SubmissionFailure };
+export const submissionFailingSignal = defineSignal<[SubmissionFailure]>('submissionFailing');
+export const submissionFailureQuery = defineQuery<SubmissionFailure | null>('submissionFailure');
 
 /**
  * D14: a file insurer's cut-off delivered the file carrying this endorsement and moved it to

@@ -1,4 +1,5 @@
 import type { EndorsementStatus } from '../../domain/enums.js';
+import type { SubmissionFailure } from '../../domain/insurer-failures.js';
 
 /**
  * What an operator reads in the Temporal Web UI as an endorsement's current details
@@ -17,22 +18,37 @@ interface Reason {
   act: (v: EndorsementView) => string[];
 }
 
-const decide = (id: string) => [
-  `\`npm run -s insurer -- approve ${id} --uhid … --member-id …\``,
-  `\`npm run -s insurer -- reject ${id} --reason "…"\``,
-];
+/**
+ * A decision is offered only once the insurer has the endorsement (D14); before that, recording one
+ * is an override the operator must mean: named with its flags, for an insurer that has it by other means.
+ */
+const decide = (v: EndorsementView) =>
+  v.received
+    ? [
+        `\`npm run -s insurer -- approve ${v.endorsementId} --uhid … --member-id …\``,
+        `\`npm run -s insurer -- reject ${v.endorsementId} --reason "…"\``,
+      ]
+    : [];
 
 const WAITING: Record<WaitingReason, Reason> = {
   review: { what: () => 'review (employee, cover, CD balance)', act: () => [] },
   submission: {
     what: (v) => `${insurerName(v)} to accept the submission${v.adapter ? ` (${v.adapter} adapter)` : ''}`,
-    act: (v) => decide(v.endorsementId),
+    act: (v) => (v.failure ? ['fix the cause above: the submission is retried by itself'] : []),
   },
   'cut-off': {
     what: (v) => `the next cut-off of ${insurerName(v)} (file delivery)`,
     act: (v) => (v.insurerCode ? [`\`npm run -s insurer -- flush ${v.insurerCode}\``] : []),
   },
-  decision: { what: (v) => `the decision of ${insurerName(v)}`, act: (v) => decide(v.endorsementId) },
+  decision: {
+    what: (v) => `the decision of ${insurerName(v)}`,
+    act: (v) =>
+      v.received
+        ? decide(v)
+        : [
+            `only if the insurer has it by other means: \`npm run -s insurer -- approve|reject ${v.endorsementId} --force --reason "…"\` (audited)`,
+          ],
+  },
   recording: {
     what: () => 'the database to record the decision (retried until it answers)',
     act: () => ['look at the failing activity under Pending Activities'],
@@ -59,6 +75,10 @@ export interface EndorsementView {
   adapter: string | null;
   /** The last thing the insurer said (or what we last sent it), ids and codes only. */
   insurerSaid: string | null;
+  /** The insurer has it (submission accepted, or file delivered). */
+  received: boolean;
+  /** The last failed submit attempt while the insurer does not have it. */
+  failure: SubmissionFailure | null;
 }
 
 const insurerName = (v: EndorsementView) => (v.insurerCode ? `insurer ${v.insurerCode}` : 'the insurer');
@@ -103,7 +123,13 @@ export function endorsementDetails(v: EndorsementView, now: number): string {
       : []),
   ];
   if (times.length > 0) lines.push(times.join(' · '));
-  lines.push(`**insurer last said:** ${v.insurerSaid ?? 'nothing yet'}`);
+  const sent = v.status === 'ENDORSEMENT_STATUS_SENT_TO_INSURER';
+  if (v.failure && !v.received) {
+    lines.push(`**submission failing:** ${v.failure.error} (since attempt ${v.failure.attempt})`);
+    lines.push(`**to fix:** ${v.failure.fix}`);
+  }
+  const unsent = sent && !v.received ? 'nothing: it has not received the endorsement' : 'nothing yet';
+  lines.push(`**insurer last said:** ${v.insurerSaid ?? unsent}`);
   // Once the insurer has decided, a cancel is refused: it is not offered.
   const cancel = v.waiting === 'recording' ? [] : [`\`npm run -s ops -- cancel ${v.endorsementId}\``];
   const actions = [...reason.act(v), ...cancel];

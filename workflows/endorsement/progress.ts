@@ -1,4 +1,5 @@
 import { setCurrentDetails } from '@temporalio/workflow';
+import { submissionFailure, type SubmissionFailure } from '../../domain/insurer-failures.js';
 import { isOpenStatus, type EndorsementState, type EndorsementWorkflowInput } from './contract.js';
 import { duration, endorsementDetails, type EndorsementView, type WaitingReason } from './details.js';
 
@@ -13,7 +14,9 @@ const workflowNow = (): number => Date.now();
  * none of these calls changes the command sequence.
  */
 export class EndorsementProgress {
-  private readonly view: Omit<EndorsementView, 'status' | 'stuck'>;
+  private readonly view: Omit<EndorsementView, 'status' | 'stuck' | 'received' | 'failure'>;
+  /** The last failed submit attempt the activity reported; null once the insurer has it. */
+  private failure: SubmissionFailure | null = null;
 
   constructor(
     input: EndorsementWorkflowInput,
@@ -55,6 +58,26 @@ export class EndorsementProgress {
     this.insurerSaid(`${decision} (${how})`);
   }
 
+  /** A submit attempt failed (the activity's report, re-bounded here: a signal carries anything). */
+  submissionFailing(report: Partial<SubmissionFailure> | undefined): void {
+    const text = (v: unknown) => (typeof v === 'string' ? v : '');
+    const attempt = Number.isInteger(report?.attempt) ? Number(report?.attempt) : 1;
+    const failure = submissionFailure(
+      text(report?.error),
+      undefined,
+      text(report?.fix) || undefined,
+      attempt,
+    );
+    if (!failure.error) return;
+    this.failure = failure;
+    this.show();
+  }
+
+  /** What the details show as the submission's last error (null: none, or the insurer has it). */
+  get submissionFailure(): SubmissionFailure | null {
+    return this.state.received ? null : this.failure;
+  }
+
   insurerSaid(what: string): void {
     this.view.insurerSaid = what;
     this.show();
@@ -74,6 +97,8 @@ export class EndorsementProgress {
       ...(open ? {} : { waiting: null }),
       status: this.state.status,
       stuck: this.state.stuck,
+      received: this.state.received === true,
+      failure: this.submissionFailure,
     };
     setCurrentDetails(endorsementDetails(view, workflowNow()));
   }

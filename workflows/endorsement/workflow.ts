@@ -44,6 +44,8 @@ import {
   insurerDecisionUpdate,
   isOpenStatus,
   REVIEW_REJECTED,
+  submissionFailingSignal,
+  submissionFailureQuery,
   type EndorsementState,
   type EndorsementWorkflowInput,
   type InsurerDecision,
@@ -127,6 +129,15 @@ function insurerCalls(stuckAfterMs: number, progress: EndorsementProgress) {
 }
 
 /**
+ * D14: a decision recorded while the submit is still trying (an operator's forced decision for an
+ * insurer that has the endorsement by other means, or the insurer's own answer) ends the submit: it
+ * is cancelled as a cancel does (waiting for its end), and the decision is applied at once instead
+ * of after the submit's schedule-to-close. Runs that reached the submit before the patch keep
+ * trying until the submit ends, as they did.
+ */
+export const DECISION_ENDS_SUBMISSION = 'decision-ends-submission';
+
+/**
  * D14 file insurers: after review the endorsement stays PENDING until its insurer's cut-off has
  * delivered the file carrying it. The cut-off batch (workflows/insurer-cut-off) moves it to
  * SENT_TO_INSURER in its bulk statement and then signals `cutOffDelivered`; the workflow only
@@ -189,6 +200,7 @@ export async function endorsementWorkflow(input: EndorsementWorkflowInput): Prom
     status: 'ENDORSEMENT_STATUS_PENDING',
     decision: null,
     submitted: false,
+    received: false,
     cancelRequested: false,
     stuck: false,
     discarded: false,
@@ -202,6 +214,12 @@ export async function endorsementWorkflow(input: EndorsementWorkflowInput): Prom
     isOpenStatus(state.status) && !state.discarded && (state.cancelRequested || !decision);
 
   setHandler(endorsementStateQuery, () => ({ ...state }));
+  // What the submit activity last reported, shown in the details until the insurer has it. The
+  // signal only changes the details (query-side), never the commands, so runs replay as before.
+  setHandler(submissionFailureQuery, () => progress.submissionFailure);
+  setHandler(submissionFailingSignal, (f) => {
+    if (!state.received) progress.submissionFailing(f);
+  });
   // D8: the first decision counts; a duplicate, a late one or one after a cancel changes nothing.
   setHandler(insurerDecisionSignal, (d) => {
     if (decision || state.cancelRequested || !isOpenStatus(state.status) || !isDecision(d)) return;
@@ -322,6 +340,7 @@ export async function endorsementWorkflow(input: EndorsementWorkflowInput): Prom
     progress.waitingFor('cut-off', reviewedAt + input.stuckAfterMs);
     await waitForCutOff(input.stuckAfterMs, state, () => delivered, progress);
     if (state.cancelRequested) return cancel();
+    state.received = true;
     setStatus('ENDORSEMENT_STATUS_SENT_TO_INSURER');
     state.submitted = true;
     sla = await watchSla();
@@ -343,13 +362,15 @@ export async function endorsementWorkflow(input: EndorsementWorkflowInput): Prom
 
     progress.waitingFor('submission');
     const reached = insurer
-      ? await submitCancelSafe(insurer.submit, id, state)
+      ? await submitCancelSafe(insurer.submit, id, state, () => decision !== null)
       : await legacySubmit(id, state);
     if (state.cancelRequested) return cancel();
 
-    progress.insurerSaid(
-      reached ? 'submission received' : 'submission not received (refused or unreachable)',
-    );
+    // A decision already in is what the insurer last said (details only: no command depends on it).
+    if (!decision)
+      progress.insurerSaid(
+        reached ? 'submission received' : 'submission not received (refused or unreachable)',
+      );
     progress.waitingFor('decision', reached ? workflowNow() + input.stuckAfterMs : workflowNow());
     await waitForDecision(input.stuckAfterMs, state, () => decision !== null, progress, !reached);
   }
@@ -435,7 +456,10 @@ async function legacySubmit(id: string, state: EndorsementState): Promise<true> 
   const submitting = scope.run(() => legacyInsurer.submitToInsurer(id));
   state.submitted = true;
   const outcome = await Promise.race([
-    submitting.then(() => 'submitted' as const),
+    submitting.then(() => {
+      state.received = true;
+      return 'submitted' as const;
+    }),
     condition(() => state.cancelRequested).then(() => 'cancelled' as const),
   ]);
   if (outcome === 'cancelled') {
@@ -448,26 +472,32 @@ async function legacySubmit(id: string, state: EndorsementState): Promise<true> 
 /**
  * Submits through the adapter. A cancel arriving meanwhile cancels the call and waits until it has
  * ended (WAIT_CANCELLATION_COMPLETED), so the withdraw that follows never reaches the insurer before
- * its submit. Returns false when the insurer could not be reached within the SLA (the
- * schedule-to-close): the endorsement is then flagged stuck at once.
+ * its submit; since DECISION_ENDS_SUBMISSION a decision does the same. Returns false when the
+ * insurer could not be reached within the SLA (the schedule-to-close): the endorsement is then
+ * flagged stuck at once.
  */
 async function submitCancelSafe(
   submitToInsurer: (id: string) => Promise<void>,
   id: string,
   state: EndorsementState,
+  decided: () => boolean,
 ): Promise<boolean> {
+  const endsOnDecision = patched(DECISION_ENDS_SUBMISSION);
   const scope = new CancellationScope();
   // Settles either way, so losing the race below never leaves a rejection unhandled.
   const submitting = scope
     .run(() => submitToInsurer(id))
     .then(
-      () => ({ failure: null }),
+      () => {
+        state.received = true;
+        return { failure: null };
+      },
       (failure: Error) => ({ failure }),
     );
   state.submitted = true;
   const outcome = await Promise.race([
     submitting,
-    condition(() => state.cancelRequested).then(() => 'cancelled' as const),
+    condition(() => state.cancelRequested || (endsOnDecision && decided())).then(() => 'cancelled' as const),
   ]);
   if (outcome === 'cancelled') {
     scope.cancel();
