@@ -16,6 +16,7 @@ import { createInsurerCutOffActivities } from './insurer-cut-off.js';
 import { createRosterActivities } from './roster-reconciliation.js';
 import { createCensusActivities } from './census.js';
 import { createDependentAgeOutActivities } from './dependent-age-out.js';
+import { createRenewalActivities } from './renewal.js';
 
 export interface ActivityDeps {
   config: Config;
@@ -41,6 +42,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createRosterActivities(deps),
     ...createCensusActivities(deps),
     ...createDependentAgeOutActivities(deps),
+    ...createRenewalActivities(deps),
     async ping(name: string): Promise<string> {
       const answered = await pingDatabase(SystemScope.of(deps.orm.em)).then(
         () => true,

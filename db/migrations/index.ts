@@ -20,6 +20,7 @@ import { Migration0019DependentEndorsements } from './0019-dependent-endorsement
 import { Migration0021CdStatementReconciliations } from './0021-cd-statement-reconciliations.js';
 import { Migration0022CensusBatchWorkflowStart } from './0022-census-batch-workflow-start.js';
 import { Migration0023EndorsementBatch } from './0023-endorsement-batch.js';
+import { Migration0028PolicyRenewals } from './0028-policy-renewals.js';
 
 /** Listed explicitly so migrations run the same under tsx, compiled JS and bundlers. */
 export const migrationsList: MigrationObject[] = [
@@ -44,4 +45,5 @@ export const migrationsList: MigrationObject[] = [
   { name: '0021-cd-statement-reconciliations', class: Migration0021CdStatementReconciliations },
   { name: '0022-census-batch-workflow-start', class: Migration0022CensusBatchWorkflowStart },
   { name: '0023-endorsement-batch', class: Migration0023EndorsementBatch },
+  { name: '0028-policy-renewals', class: Migration0028PolicyRenewals },
 ];

@@ -193,6 +193,7 @@ describe('ops schedules: the reconcilers and the sweeper as Temporal Schedules',
       ['member-cover-end', 'memberCoverEndPassWorkflow', stack().taskQueue, false, null],
       ['cd-balance-check', 'cdBalanceCheckPassWorkflow', stack().taskQueue, false, null],
       ['dependent-age-out', 'dependentAgeOutPassWorkflow', stack().taskQueue, false, null],
+      ['policy-renewal', 'renewalPassWorkflow', stack().taskQueue, false, null],
       ['insurer-inbox', 'insurerInboxPassWorkflow', stack().taskQueue, false, 300],
     ]);
 
