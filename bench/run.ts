@@ -372,10 +372,10 @@ async function main(): Promise<void> {
 }
 
 /**
- * The bulk cut-off (bench/cut-off.ts), roster reconciliation (bench/reconcile.ts) and census
- * (bench/census.ts) scenarios run
+ * The bulk cut-off (bench/cut-off.ts), roster reconciliation (bench/reconcile.ts), census
+ * (bench/census.ts) and renewal (bench/renewal.ts) scenarios run
  * after the others, each in its own process and on its own stack, so `npm run bench` covers them
- * too; `npm run bench:cut-off`, `npm run bench:reconcile` and `npm run bench:census` run one alone.
+ * too; `npm run bench:cut-off`, `npm run bench:reconcile`, `npm run bench:census` and `npm run bench:renewal` run one alone.
  */
 async function separateScenario(entry: string): Promise<void> {
   const child = spawnEntry(entry, process.env, 'inherit');
@@ -389,4 +389,5 @@ if (!process.argv.includes('--hot-paths')) {
   await separateScenario('bench/cut-off.ts');
   await separateScenario('bench/reconcile.ts');
   await separateScenario('bench/census.ts');
+  await separateScenario('bench/renewal.ts');
 }
