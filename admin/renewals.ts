@@ -15,6 +15,10 @@ import {
 } from '../usecases/renewals.js';
 import { AdminError } from './clients.js';
 
+const asAdminError = (err: unknown): never => {
+  throw err instanceof RenewalRefused ? new AdminError(err.message) : err;
+};
+
 /** The insurer's quote file (JSON, or YAML for any other extension), validated. */
 async function readQuote(file: string) {
   const text = await fs.readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
@@ -28,7 +32,11 @@ async function readQuote(file: string) {
       `${file} is not valid ${file.endsWith('.json') ? 'JSON' : 'YAML'}: ${(err as Error).message}`,
     );
   }
-  return parseRenewalQuote(value);
+  try {
+    return parseRenewalQuote(value);
+  } catch (err) {
+    return asAdminError(err);
+  }
 }
 
 async function policyScope(em: EntityManager, policyId: string): Promise<TenantScope> {
@@ -36,10 +44,6 @@ async function policyScope(em: EntityManager, policyId: string): Promise<TenantS
   if (!clientId) throw new AdminError(`policy ${policyId} not found`);
   return TenantScope.of(em, clientId);
 }
-
-const asAdminError = (err: unknown): never => {
-  throw err instanceof RenewalRefused ? new AdminError(err.message) : err;
-};
 
 /**
  * `renewal:start POLICY_ID [--quote FILE]`: opens the policy term's renewal now (before the daily
