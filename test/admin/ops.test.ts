@@ -179,6 +179,7 @@ describe('ops schedules: the reconcilers and the sweeper as Temporal Schedules',
       true,
       true,
       true,
+      true,
     ]);
 
     const created = await ops('schedules', '--create', '--json');
