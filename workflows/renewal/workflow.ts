@@ -1,6 +1,6 @@
 import { condition, log, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { Activities } from '../../activities/index.js';
-import { databaseActivity } from '../activity-options.js';
+import { databaseActivity, failureType } from '../activity-options.js';
 import {
   RENEWAL_REFUSED,
   renewalNudgeSignal,
@@ -40,8 +40,9 @@ export async function renewalWorkflow(input: RenewalWorkflowInput): Promise<Rene
   try {
     renewalId = await db.openRenewalDraft(input);
   } catch (err) {
+    // Other failures are retried by the activity until the database answers; this one cannot change.
+    if (failureType(err) !== RENEWAL_REFUSED) throw err;
     log.warn('policy not renewable', { policyId: input.policyId });
-    void err;
     return 'NOT_RENEWABLE';
   }
   for (;;) {
