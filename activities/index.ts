@@ -11,6 +11,7 @@ import { createInsurerCutOffActivities } from './insurer-cut-off.js';
 import { createRosterActivities } from './roster-reconciliation.js';
 import { createCensusActivities } from './census.js';
 import { createDependentAgeOutActivities } from './dependent-age-out.js';
+import { createRenewalActivities } from './renewal.js';
 
 /** Builds every activity from explicit dependencies (no globals), as the worker registers them. */
 export function createActivities(deps: ActivityDeps) {
@@ -25,6 +26,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createRosterActivities(deps),
     ...createCensusActivities(deps),
     ...createDependentAgeOutActivities(deps),
+    ...createRenewalActivities(deps),
     async ping(name: string): Promise<string> {
       const answered = await pingDatabase(SystemScope.of(deps.orm.em)).then(
         () => true,

@@ -7,4 +7,6 @@ import type { InsurerAdapter } from './types.js';
 export const manualAdapter: InsurerAdapter = {
   async submit() {},
   async withdraw() {},
+  /** The renewal is recorded as sent; the insurer hears of it the way it hears of everything else. */
+  async submitRenewal() {},
 };

@@ -65,6 +65,8 @@ export function createSimulatedAdapter(opts: SimulatedAdapterOptions): InsurerAd
         if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
       }
     },
+    /** The simulated insurer accepts every renewal as it arrives: recorded as sent. */
+    async submitRenewal() {},
     async withdraw(submission) {
       try {
         await opts.temporal.workflow.getHandle(simulatedInsurerWorkflowId(submission.endorsementId)).cancel();

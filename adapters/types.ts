@@ -1,6 +1,7 @@
 import type { InsurerSubmission } from '../domain/insurer-submission.js';
+import type { RenewalSubmission } from '../domain/renewal-submission.js';
 
-export type { InsurerSubmission };
+export type { InsurerSubmission, RenewalSubmission };
 
 /**
  * One insurer integration (D8). Both calls are retried by their activity and must be idempotent
@@ -12,6 +13,11 @@ export interface InsurerAdapter {
   submit(submission: InsurerSubmission, options?: AdapterCallOptions): Promise<void>;
   /** Called when an endorsement is cancelled after submission, once its submit call has ended. */
   withdraw(submission: InsurerSubmission, options?: AdapterCallOptions): Promise<void>;
+  /**
+   * D17: a confirmed renewal of a policy term, once (retried by its activity; idempotent by renewal
+   * id). An adapter without it (a test double) has the renewal recorded as sent, as `manual` does.
+   */
+  submitRenewal?(renewal: RenewalSubmission): Promise<void>;
 }
 
 export interface AdapterCallOptions {

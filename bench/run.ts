@@ -373,9 +373,9 @@ async function main(): Promise<void> {
 
 /**
  * The bulk cut-off (bench/cut-off.ts), roster reconciliation (bench/reconcile.ts), census
- * (bench/census.ts) and hostile upload (bench/uploads.ts) scenarios run
+ * (bench/census.ts), hostile upload (bench/uploads.ts) and renewal (bench/renewal.ts) scenarios run
  * after the others, each in its own process and on its own stack, so `npm run bench` covers them
- * too; `npm run bench:cut-off`, `npm run bench:reconcile`, `npm run bench:census` and `npm run bench:uploads` run one alone.
+ * too; `npm run bench:cut-off`, `npm run bench:reconcile`, `npm run bench:census`, `npm run bench:uploads` and `npm run bench:renewal` run one alone.
  */
 async function separateScenario(entry: string): Promise<void> {
   const child = spawnEntry(entry, process.env, 'inherit');
@@ -390,4 +390,5 @@ if (!process.argv.includes('--hot-paths')) {
   await separateScenario('bench/reconcile.ts');
   await separateScenario('bench/census.ts');
   await separateScenario('bench/uploads.ts');
+  await separateScenario('bench/renewal.ts');
 }

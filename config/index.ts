@@ -3,6 +3,7 @@ import { isIPv4, isIPv6 } from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
 import { DEFAULT_SLA_DAYS } from '../domain/insurer-decisions.js';
+import { DEFAULT_RENEWAL_AUTO_CONFIRM_DAYS, DEFAULT_RENEWAL_LEAD_DAYS } from '../domain/renewal.js';
 
 /** At least 256 bits of key material (D3): a shorter HMAC key is refused, not padded. */
 const KEY_BYTES = 32;
@@ -138,6 +139,15 @@ export const configSchema = z.object({
     .regex(/^\d+\s*(ms|s|m|h|d)$/, 'must be a duration such as 14d')
     .default(`${DEFAULT_SLA_DAYS}d`),
   SIMULATED_INSURER_DELAY_MS: z.coerce.number().int().min(0).default(2000),
+  /** D17: a policy term's renewal opens this many days before its end (the daily renewal pass). */
+  RENEWAL_LEAD_DAYS: z.coerce.number().int().min(1).max(366).default(DEFAULT_RENEWAL_LEAD_DAYS),
+  /** D17: an open renewal neither confirmed nor declined confirms itself this many days before the end. */
+  RENEWAL_AUTO_CONFIRM_DAYS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(365)
+    .default(DEFAULT_RENEWAL_AUTO_CONFIRM_DAYS),
   /** GET /metrics on its own port and address; with METRICS_TOKEN set it needs `Authorization: Bearer <token>`. */
   METRICS_ENABLED: bool.default(true),
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9400),

@@ -10,5 +10,11 @@ export const EVENT_TYPES = [
   'policy.reconciliation_completed',
   /** A census batch applied every row: ids and counts by outcome (never a person's values). */
   'endorsement_batch.completed',
+  /** D17: a policy term's renewal opened, was confirmed or declined, took effect; a declined term expired. Ids and dates only. */
+  'policy.renewal_drafted',
+  'policy.renewal_confirmed',
+  'policy.renewal_declined',
+  'policy.renewed',
+  'policy.expired',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];

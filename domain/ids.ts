@@ -23,6 +23,8 @@ export const ID_PREFIXES = {
   reconciliation: 'rec',
   /** A committed census (D16). */
   batch: 'bat',
+  /** A policy term's renewal (D17). */
+  renewal: 'rnw',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

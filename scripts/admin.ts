@@ -20,6 +20,7 @@ import {
 import { createInsurerClient } from '../admin/insurer-clients.js';
 import { setThreshold, topUp } from '../admin/cd-account.js';
 import { loadReferenceData } from '../admin/load.js';
+import { quoteRenewal, startRenewal } from '../admin/renewals.js';
 import { loadFileSchema } from '../admin/load-schema.js';
 import { describeIssues } from '../domain/schemas/issues.js';
 import { ConfigError, ownerMigration, requireDatabaseUrls } from '../config/index.js';
@@ -46,6 +47,8 @@ const USAGE = `usage:
   admin webhook:deliveries CLIENT_ID [--event EVENT_ID] [--json]
   admin cd:topup POLICY_ID AMOUNT --reference REF [--json]   # rupees, paise exact: 1234.56
   admin cd:threshold POLICY_ID AMOUNT|default [--json]       # low-balance threshold; default: 10 % of gross premium
+  admin renewal:start POLICY_ID [--quote FILE] [--json]   # D17: open the term's renewal now (quote: JSON or YAML)
+  admin renewal:quote POLICY_ID FILE [--json]             # the insurer's quote for a renewal still DRAFT
   admin migrate`;
 
 /**
@@ -84,6 +87,7 @@ async function main(argv: string[]): Promise<unknown> {
       event: { type: 'string' },
       reference: { type: 'string' },
       reinstate: { type: 'boolean', default: false },
+      quote: { type: 'string' },
       json: { type: 'boolean', default: false },
     },
   });
@@ -142,6 +146,10 @@ async function main(argv: string[]): Promise<unknown> {
         return await topUp(em, config, arg, arg2, values.reference);
       case 'cd:threshold':
         return await setThreshold(em, arg, arg2);
+      case 'renewal:start':
+        return await startRenewal(em, config, arg, values.quote);
+      case 'renewal:quote':
+        return await quoteRenewal(em, arg, arg2);
       case 'migrate':
         return { migrated: true };
       default:

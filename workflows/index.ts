@@ -11,8 +11,10 @@ export {
   memberCoverEndPassWorkflow,
   cdBalanceCheckPassWorkflow,
   dependentAgeOutPassWorkflow,
+  renewalPassWorkflow,
   webhookSweepPassWorkflow,
 } from './periodic/workflow.js';
 export { insurerInboxPassWorkflow } from './insurer-inbox/workflow.js';
 export { rosterReconciliationWorkflow } from './roster-reconciliation/workflow.js';
 export { censusBatchWorkflow } from './census-batch/workflow.js';
+export { renewalWorkflow } from './renewal/workflow.js';

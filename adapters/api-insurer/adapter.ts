@@ -2,7 +2,8 @@ import { signWebhook } from '../../domain/webhook-signature.js';
 import type { InsurerSubmission } from '../../domain/insurer-submission.js';
 import type { InsurerAdapter } from '../types.js';
 import { failureFor, failureForError, unavailable } from './outcome.js';
-import { apiRequest, type ApiCallKind } from './request.js';
+import { apiRequest, renewalRequest, type ApiCallKind, type ApiRequest } from './request.js';
+import type { RenewalSubmission } from '../../domain/renewal-submission.js';
 
 /** Signed like our webhooks: `Signature: t=<unix s>,v1=<hex HMAC-SHA256 of "<t>.<body>">`. */
 export const SIGNATURE_HEADER = 'Signature';
@@ -47,8 +48,20 @@ export function createApiAdapter(opts: ApiAdapterOptions): InsurerAdapter {
 
   async function call(s: InsurerSubmission, kind: ApiCallKind): Promise<void> {
     if (s.adapter !== 'api') throw new Error(`insurer ${s.insurerCode} does not use the api adapter`);
+    await send(
+      s,
+      `${kind} of ${s.endorsementId} to insurer ${s.insurerCode}`,
+      apiRequest(s, s.adapterSettings, kind),
+    );
+  }
+
+  async function send(
+    s: { insurerCode: string } & (InsurerSubmission | RenewalSubmission),
+    what: string,
+    request: ApiRequest,
+  ): Promise<void> {
+    if (s.adapter !== 'api') throw new Error(`insurer ${s.insurerCode} does not use the api adapter`);
     const settings = s.adapterSettings;
-    const what = `${kind} of ${s.endorsementId} to insurer ${s.insurerCode}`;
     const secret = opts.secret(settings.signing_secret_env);
     if (!secret || Buffer.byteLength(secret) < MIN_SECRET_BYTES) {
       // Retried: the endorsement waits (and turns stuck on time) until the worker has the secret.
@@ -58,7 +71,6 @@ export function createApiAdapter(opts: ApiAdapterOptions): InsurerAdapter {
         `set ${settings.signing_secret_env} in the worker's environment to the signing secret agreed with insurer ${s.insurerCode} (at least ${MIN_SECRET_BYTES} bytes) and restart the worker; the submission is retried by itself`,
       );
     }
-    const request = apiRequest(s, settings, kind);
     let res: Response;
     try {
       res = await fetch(request.url, {
@@ -84,5 +96,13 @@ export function createApiAdapter(opts: ApiAdapterOptions): InsurerAdapter {
   return {
     submit: (s) => call(s, 'submission'),
     withdraw: (s) => call(s, 'withdrawal'),
+    submitRenewal: async (r) => {
+      if (r.adapter !== 'api') throw new Error(`insurer ${r.insurerCode} does not use the api adapter`);
+      await send(
+        r,
+        `renewal ${r.renewalId} to insurer ${r.insurerCode}`,
+        renewalRequest(r, r.adapterSettings),
+      );
+    },
   };
 }

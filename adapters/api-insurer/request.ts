@@ -1,5 +1,6 @@
 import type { ApiAdapterSettings } from '../../domain/insurer-adapter-settings.js';
 import type { InsurerSubmission } from '../../domain/insurer-submission.js';
+import type { RenewalSubmission } from '../../domain/renewal-submission.js';
 
 /**
  * What the `api` adapter sends (D14): JSON in the API's snake_case, spellings without their stored
@@ -75,4 +76,40 @@ export function apiRequest(
         idempotencyKey: `${s.endorsementId}:withdrawal`,
         body: JSON.stringify(submissionBody(s, kind)),
       };
+}
+
+/**
+ * D17: a confirmed renewal, `POST <base_url>/renewals`, keyed by the renewal id. Members by their
+ * ids with the insurer (UHID, insurer member id) and our member reference; no names.
+ */
+export function renewalRequest(r: RenewalSubmission, settings: ApiAdapterSettings): ApiRequest {
+  return {
+    url: `${settings.base_url}/renewals`,
+    idempotencyKey: r.renewalId,
+    body: JSON.stringify({
+      id: r.renewalId,
+      kind: 'renewal',
+      policy_number: r.policyNumber,
+      term_start: r.termStart,
+      term_end: r.termEnd,
+      slabs: r.slabs,
+      premium: r.premium,
+      carried: r.carried.map((m) => ({
+        reference: m.reference,
+        employee_id: m.employeeCode,
+        relationship: m.relationship,
+        uhid: m.uhid,
+        insurer_member_id: m.insurerMemberId,
+        sum_insured: m.sumInsured,
+      })),
+      dropped: r.dropped.map((m) => ({
+        reference: m.reference,
+        employee_id: m.employeeCode,
+        relationship: m.relationship,
+        uhid: m.uhid,
+        insurer_member_id: m.insurerMemberId,
+        reason: m.reason,
+      })),
+    }),
+  };
 }

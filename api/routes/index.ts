@@ -12,6 +12,7 @@ import { insurerRoutes } from './insurer.js';
 import { policyRoutes } from './policies.js';
 import { reconciliationRoutes } from './reconciliations.js';
 import { referenceRoutes } from './reference.js';
+import { renewalRoutes } from './renewals.js';
 
 /** Every route of the service; the OpenAPI document and the contract test read this same list. */
 export function allRoutes(): RouteDef[] {
@@ -19,6 +20,7 @@ export function allRoutes(): RouteDef[] {
     ...healthRoutes,
     ...authRoutes,
     ...policyRoutes,
+    ...renewalRoutes,
     ...reconciliationRoutes,
     ...employeeRoutes,
     ...dependentRoutes,

@@ -7,6 +7,7 @@ import { CdLedgerEntrySchema } from './ledger.js';
 import { EndorsementSchema, GrantItemSchema, GrantSchema, PolicyMemberSchema } from './membership.js';
 import { PolicySchema } from './policy.js';
 import { AuditEventSchema, IdempotencyRecordSchema } from './records.js';
+import { PolicyRenewalSchema } from './renewal.js';
 import {
   CdStatementDifferenceSchema,
   RosterDifferenceSchema,
@@ -31,6 +32,7 @@ export * from './membership.js';
 export * from './policy.js';
 export * from './records.js';
 export * from './reference.js';
+export * from './renewal.js';
 export * from './roster.js';
 export * from './tenant.js';
 export * from './webhooks.js';
@@ -47,6 +49,7 @@ export const entities = [
   TpaSchema,
   ProductSchema,
   PolicySchema,
+  PolicyRenewalSchema,
   CdLedgerEntrySchema,
   UserSchema,
   EmployeeSchema,

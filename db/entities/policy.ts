@@ -20,6 +20,11 @@ export const PolicySchema = defineEntity({
       expression: 'create index policies_page on policies (client_id, start_date desc, id desc)',
     },
     {
+      name: 'policies_renewed_from',
+      expression:
+        'create unique index policies_renewed_from on policies (renewed_from) where renewed_from is not null',
+    },
+    {
       name: 'policies_status_page',
       expression:
         'create index policies_status_page on policies (client_id, status, start_date desc, id desc)',
@@ -60,6 +65,8 @@ export const PolicySchema = defineEntity({
     cdLowThreshold: money().nullable(),
     cdLow: p.boolean().default(false),
     cdLowCrossings: p.integer().default(0),
+    /** D17: the policy term this one renews (migration 0028); at most one renewal per term. */
+    renewedFrom: p.text().nullable(),
     createdAt: createdAt(),
   },
 });

@@ -223,6 +223,7 @@ describe('ops schedules: the reconcilers and the sweeper as Temporal Schedules',
       true,
       true,
       true,
+      true,
     ]);
 
     const created = await ops('schedules', '--create', '--json');
@@ -237,6 +238,7 @@ describe('ops schedules: the reconcilers and the sweeper as Temporal Schedules',
       ['member-cover-end', 'memberCoverEndPassWorkflow', stack().taskQueue, false, null],
       ['cd-balance-check', 'cdBalanceCheckPassWorkflow', stack().taskQueue, false, null],
       ['dependent-age-out', 'dependentAgeOutPassWorkflow', stack().taskQueue, false, null],
+      ['policy-renewal', 'renewalPassWorkflow', stack().taskQueue, false, null],
       ['insurer-inbox', 'insurerInboxPassWorkflow', stack().taskQueue, false, 300],
     ]);
 

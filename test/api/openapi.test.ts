@@ -387,6 +387,16 @@ describe('responses validate against the OpenAPI document: one success per route
        values (?, ?, ?, 'command', 'sha256:x', 'completed', ?::jsonb, now())`,
       [reconciliationId, c.clientId, policy.id, JSON.stringify(zeroCounts())],
     );
+    // D17: an open renewal of each of two terms, one to confirm and one to decline.
+    const { insurerId, tpaId, productId } = policy;
+    const declining = await makePolicy(c.clientId, { reference: { insurerId, tpaId, productId } });
+    for (const renewed of [policy.id, declining.id]) {
+      await sql(
+        `insert into policy_renewals (id, client_id, policy_id, term_start, term_end, status)
+         values (?, ?, ?, '2027-04-01', '2028-03-31', 'DRAFT')`,
+        [newId('renewal'), c.clientId, renewed],
+      );
+    }
     const auth = { token };
     const state: Record<string, string> = {};
     const send = async (res: Promise<HttpResult>, save?: (body: any) => void) => {
@@ -411,6 +421,15 @@ describe('responses validate against the OpenAPI document: one success per route
       ['GET /v1/policy/{policy_id}', () => http.get(`/v1/policy/${policy.id}`, auth)],
       ['GET /v1/policy/{policy_id}/members', () => http.get(`/v1/policy/${policy.id}/members`, auth)],
       ['GET /v1/policy/{policy_id}/cd-ledger', () => http.get(`/v1/policy/${policy.id}/cd-ledger`, auth)],
+      ['GET /v1/policy/{policy_id}/renewal', () => http.get(`/v1/policy/${policy.id}/renewal`, auth)],
+      [
+        'POST /v1/policy/{policy_id}/renewal/confirm',
+        () => http.post(`/v1/policy/${policy.id}/renewal/confirm`, auth),
+      ],
+      [
+        'POST /v1/policy/{policy_id}/renewal/decline',
+        () => http.post(`/v1/policy/${declining.id}/renewal/decline`, auth),
+      ],
       [
         'GET /v1/policy/{policy_id}/reconciliations',
         () => http.get(`/v1/policy/${policy.id}/reconciliations`, auth),

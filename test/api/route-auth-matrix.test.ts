@@ -70,6 +70,10 @@ const BEYOND_D2: Record<string, readonly Scope[] | 'public'> = {
   // Roster reconciliations read like the policy itself (issue 17).
   'GET /v1/policy/{}/reconciliations': ['policy.get', 'policy.all'],
   'GET /v1/policy/{}/reconciliations/{}': ['policy.get', 'policy.all'],
+  // D17: the renewal reads like the policy; confirming or declining it changes the policy, as policy.all.
+  'GET /v1/policy/{}/renewal': ['policy.get', 'policy.all'],
+  'POST /v1/policy/{}/renewal/confirm': ['policy.all'],
+  'POST /v1/policy/{}/renewal/decline': ['policy.all'],
   // Census batches (D16): a commit creates endorsements (as Create Endorsement, the requirement's
   // policy.endorsements beside it; rows that create employees need employee.create too, checked by
   // the handler); reading one or a template is as Get Endorsement.

@@ -7,6 +7,7 @@ import { TENANT_TABLES as BASE_TENANT_TABLES } from '../../db/migrations/0009-ro
 import { ROSTER_TENANT_TABLES } from '../../db/migrations/0015-roster-row-security.js';
 import { CENSUS_TENANT_TABLES } from '../../db/migrations/0018-census-row-security.js';
 import { CD_STATEMENT_TENANT_TABLES } from '../../db/migrations/0021-cd-statement-reconciliations.js';
+import { RENEWAL_TENANT_TABLES } from '../../db/migrations/0031-policy-renewals.js';
 import { initOrm, loginsOf, migrate, migrateDatabase, type Orm } from '../../db/orm.js';
 import { SERVICE_ROLE } from '../../db/roles.js';
 import { newId } from '../../domain/ids.js';
@@ -26,6 +27,7 @@ const TENANT_TABLES = [
   ...ROSTER_TENANT_TABLES,
   ...CENSUS_TENANT_TABLES,
   ...CD_STATEMENT_TENANT_TABLES,
+  ...RENEWAL_TENANT_TABLES,
 ];
 
 /** A statement on the service role's pool with no scope: no row-level security setting at all. */

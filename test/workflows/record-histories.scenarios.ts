@@ -35,6 +35,11 @@ import {
 import { grant, grantHandle, grantWorld, waitForEndorsements } from './grant-support.js';
 import { census, censusCsv, CSV, newJoiner } from '../support/census.js';
 import { censusBatchWorkflowId } from '../../workflows/census-batch/contract.js';
+import { TenantScope } from '../../data/scope.js';
+import { createLogger } from '../../infra/logger.js';
+import { decidePolicyRenewal, startPolicyRenewal } from '../../usecases/renewals.js';
+import { RENEWAL_PASS } from '../../workflows/periodic/contract.js';
+import { makeMember } from '../support/factories.js';
 
 /**
  * Not part of `npm test` (not a `.test.ts` file): `npm run -s record-histories -- DIR` runs it with
@@ -230,5 +235,44 @@ describe('recording workflow histories', function () {
     const id = censusBatchWorkflowId(res.body.payload.batch_id as string);
     await closed(id);
     await recordHistory(id, 'census-batch-completed');
+  });
+
+  it('renewals: confirmed by HR and renewed on the new start; declined and expired at the end', async () => {
+    const nudgeAll = () =>
+      s().temporal.workflow.execute(RENEWAL_PASS, {
+        taskQueue: s().taskQueue,
+        workflowId: `renewal-pass-${randomBytes(4).toString('hex')}`,
+        args: [],
+      });
+    const deps = {
+      temporal: s().temporal,
+      config: s().config,
+      clock: s().workerClock,
+      logger: createLogger('silent'),
+    };
+    try {
+      s().workerClock.set('2027-02-01T00:01:00+05:30');
+      const renewing = await makeWorld({ adapter: 'simulated' });
+      const declining = await makeWorld({ adapter: 'simulated' });
+      await makeMember(renewing.client.clientId, renewing.policy.id, renewing.employee, { uhid: 'UHID-R' });
+      const started = [];
+      for (const [w, decision] of [
+        [renewing, 'CONFIRMED'],
+        [declining, 'DECLINED'],
+      ] as const) {
+        const scope = TenantScope.of(s().serviceOrm.em, w.client.clientId);
+        started.push((await startPolicyRenewal(deps, scope, w.policy.id, null)).workflow_id);
+        await decidePolicyRenewal(deps, scope, w.policy.id, decision, 'client');
+      }
+      s().workerClock.set('2027-04-01T00:01:00+05:30');
+      await nudgeAll();
+      const [renewed, expired] = started as [string, string];
+      expect(await closed(renewed)).to.equal('RENEWED');
+      expect(await closed(expired)).to.equal('EXPIRED');
+      await recordHistory(renewed, 'renewal-renewed');
+      await recordHistory(expired, 'renewal-declined-expired');
+    } finally {
+      s().workerClock.reset();
+    }
   });
 });

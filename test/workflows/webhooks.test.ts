@@ -104,6 +104,11 @@ describe('webhooks', function () {
       'policy.cd_balance_low',
       'policy.reconciliation_completed',
       'endorsement_batch.completed',
+      'policy.renewal_drafted',
+      'policy.renewal_confirmed',
+      'policy.renewal_declined',
+      'policy.renewed',
+      'policy.expired',
     ]);
     receiver.secret = added.secret;
     const listed = await listWebhooks(stack().orm.em, world.client.clientId);

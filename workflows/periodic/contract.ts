@@ -20,6 +20,13 @@ export const WEBHOOK_SWEEP_PASS = 'webhookSweepPassWorkflow';
 export const MEMBER_COVER_END_PASS = 'memberCoverEndPassWorkflow';
 export const CD_BALANCE_CHECK_PASS = 'cdBalanceCheckPassWorkflow';
 export const DEPENDENT_AGE_OUT_PASS = 'dependentAgeOutPassWorkflow';
+export const RENEWAL_PASS = 'renewalPassWorkflow';
+
+/** What the daily renewal pass did: renewal workflows started (windows opened), open ones nudged (D17). */
+export interface RenewalPassResult {
+  started: number;
+  nudged: number;
+}
 
 /** What the daily CD pass did: policies checked, low-balance warnings it sent (new crossings). */
 export interface CdBalanceCheckResult {
@@ -93,6 +100,13 @@ export const PERIODIC_SCHEDULES: readonly PeriodicSchedule[] = [
     note: "Removes children over the age limit at their policy's renewal by a DELETION (D16)",
     // After the cover-end pass, so today's ended cover is already inactive.
     daily: { hour: 0, minute: 20, timezone: 'Asia/Kolkata' },
+  },
+  {
+    scheduleId: 'policy-renewal',
+    workflowType: RENEWAL_PASS,
+    note: 'Opens the renewal of policies RENEWAL_LEAD_DAYS before their end; wakes open renewals for the day (D17)',
+    // After the cover-end and age-out passes, so the day's ended cover is already inactive.
+    daily: { hour: 0, minute: 35, timezone: 'Asia/Kolkata' },
   },
 ];
 

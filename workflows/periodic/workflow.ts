@@ -6,6 +6,7 @@ import type {
   CoverEndResult,
   PassInput,
   PassResult,
+  RenewalPassResult,
 } from './contract.js';
 
 /** A pass reads a page of rows and starts workflows; a few quick retries, then the run fails. */
@@ -15,10 +16,9 @@ const passes = proxyActivities<Activities>({
 });
 
 /** Runs one pass; a failure is logged, counted and fails the run (the Schedule shows it). */
-async function onePass<R extends PassResult | CoverEndResult | CdBalanceCheckResult | AgeOutResult>(
-  pass: string,
-  run: () => Promise<R>,
-): Promise<R> {
+async function onePass<
+  R extends PassResult | CoverEndResult | CdBalanceCheckResult | AgeOutResult | RenewalPassResult,
+>(pass: string, run: () => Promise<R>): Promise<R> {
   try {
     const result = await run();
     if (Object.values(result).some((n) => n > 0)) log.info('periodic pass done', { pass, ...result });
@@ -67,4 +67,9 @@ export async function cdBalanceCheckPassWorkflow(): Promise<CdBalanceCheckResult
 /** D16: children over the age limit at their policy's renewal get a DELETION ending cover then. */
 export async function dependentAgeOutPassWorkflow(): Promise<AgeOutResult> {
   return onePass('dependent-age-out', () => passes.removeAgedOutChildren());
+}
+
+/** D17: renewals open RENEWAL_LEAD_DAYS before the end; open ones look at the day's date again. */
+export async function renewalPassWorkflow(): Promise<RenewalPassResult> {
+  return onePass('policy-renewal', () => passes.startDueRenewals());
 }
