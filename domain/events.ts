@@ -10,5 +10,10 @@ export const EVENT_TYPES = [
   'policy.reconciliation_completed',
   /** A census batch applied every row: ids and counts by outcome (never a person's values). */
   'endorsement_batch.completed',
+  /**
+   * D16: a leaver's exit still pending after the leaving date (cover outlasts it with no DELETION
+   * under way): ids and the blocking endorsements' ids, once per exit and leaving date.
+   */
+  'employee.exit_overdue',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];

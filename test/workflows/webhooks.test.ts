@@ -104,6 +104,7 @@ describe('webhooks', function () {
       'policy.cd_balance_low',
       'policy.reconciliation_completed',
       'endorsement_batch.completed',
+      'employee.exit_overdue',
     ]);
     receiver.secret = added.secret;
     const listed = await listWebhooks(stack().orm.em, world.client.clientId);
