@@ -207,6 +207,7 @@ export class CensusPlanner {
       errors.push({
         field: 'policy_id',
         reason: 'the employee is not covered by an active policy of the client',
+        reveals: 'coverage',
       });
     const deletions = ending.flatMap((p) => {
       const planned = this.endorse({ ...row, policyId: p.id }, employee, errors);
@@ -223,7 +224,13 @@ export class CensusPlanner {
   private emailErrors(row: CensusRow): RowError[] {
     const holder = row.email ? this.byEmail.get(emailKey(row.email)) : undefined;
     return holder !== undefined && holder !== row.employeeCode
-      ? [{ field: 'email', reason: 'is already the official e-mail of another employee' }]
+      ? [
+          {
+            field: 'email',
+            reason: 'is already the official e-mail of another employee',
+            reveals: 'employees',
+          },
+        ]
       : [];
   }
 

@@ -135,7 +135,7 @@ describe('census plan (domain/census-plan.ts)', () => {
       row({ employee_code: 'C1', action: 'add', effective_date: '2026-10-01', policy_id: 'pol_a' }),
     );
     expect(covered.errors).to.deep.equal([
-      { field: 'row', reason: 'the employee is already covered by this policy' },
+      { field: 'row', reason: 'the employee is already covered by this policy', reveals: 'coverage' },
     ]);
     const bare = planner.plan(row({ employee_code: 'N2', action: 'add', effective_date: '2026-10-01' }));
     expect(bare.errors.map((e) => e.field)).to.deep.equal([
@@ -356,7 +356,7 @@ describe('census rows that update or exit an employee (domain/census-plan.ts)', 
     expect(planTotals([same, renamed], [POLICY]).employees_updated).to.equal(1);
     const taken = new CensusPlanner(withDetails(), TODAY).plan(c1({ email: 'O1@example.com' }));
     expect(taken.errors).to.deep.equal([
-      { field: 'email', reason: 'is already the official e-mail of another employee' },
+      { field: 'email', reason: 'is already the official e-mail of another employee', reveals: 'employees' },
     ]);
   });
 
@@ -396,7 +396,11 @@ describe('census rows that update or exit an employee (domain/census-plan.ts)', 
       row({ employee_code: 'O1', action: 'delete', effective_date: '2026-12-31' }, 2),
     );
     expect(bare.errors).to.deep.equal([
-      { field: 'policy_id', reason: 'the employee is not covered by an active policy of the client' },
+      {
+        field: 'policy_id',
+        reason: 'the employee is not covered by an active policy of the client',
+        reveals: 'coverage',
+      },
     ]);
   });
 });
