@@ -229,6 +229,7 @@ function endorse(
         coverage_end_date: dates.end,
         sum_insured: decision.sumInsured,
         premium_impact: decision.premiumImpact,
+        pro_rata_days: decision.proRataDays,
       },
     };
   } catch (err) {

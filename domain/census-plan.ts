@@ -13,6 +13,7 @@ import {
 } from './endorsements.js';
 import type { CoverageType, EndorsementType, ExitMode } from './enums.js';
 import { formatPaise, toPaise, type Slab } from './premium.js';
+import { forecastHold } from './cd-account.js';
 
 /** One of the client's ACTIVE policies as the plan needs it, with its available CD balance. */
 export interface PlanPolicy {
@@ -24,6 +25,8 @@ export interface PlanPolicy {
   default_sum_insured: string;
   insurer_code: string | null;
   cd_available: string;
+  /** Endorsements of the policy already wait for funds (a new hold queues behind them). */
+  cd_waiting?: boolean;
   coverage_type: CoverageType;
   /** The policy's overrides of D16's eligibility defaults. */
   eligibility: Partial<EligibilityRules>;
@@ -59,6 +62,17 @@ export interface PlannedEndorsement {
   coverage_end_date: string;
   sum_insured: string;
   premium_impact: string;
+  /** The days priced (EndorsementDecision.proRataDays); absent from plans stored before it. */
+  pro_rata_days?: number;
+  /** The CD forecast at its review (forecastCensusCd), in file order; absent until forecast. */
+  cd?: PlannedCd;
+}
+
+/** What an endorsement of the census would do to its policy's CD account, rows before it counted. */
+export interface PlannedCd {
+  hold: string;
+  available_after: string;
+  waits_for_funds: boolean;
 }
 
 export interface RowPlan {
@@ -84,6 +98,10 @@ export interface PolicyCdImpact {
   debit: string;
   credit: string;
   shortfall: string;
+  /** The available balance after the holds of the endorsements that would not wait (absent: stored before). */
+  available_after?: string;
+  /** How many of the census's endorsements would wait for funds on the policy. */
+  waiting?: number;
 }
 
 export interface PlanTotals {
@@ -330,6 +348,7 @@ export class CensusPlanner {
         coverage_end_date: req.coverageEndDate,
         sum_insured: decision.sumInsured,
         premium_impact: decision.premiumImpact,
+        pro_rata_days: decision.proRataDays,
       };
     } catch (err) {
       if (!(err instanceof EndorsementRefused)) throw err;
@@ -386,6 +405,38 @@ export class CensusPlanner {
 export const createdEndorsements = (p: RowPlan): PlannedEndorsement[] =>
   p.endorsement ? [p.endorsement] : p.exit?.mode === 'automatic' ? p.exit.deletions : [];
 
+/**
+ * The CD forecast of every endorsement the census would create, in file order as the batch applies
+ * them: each one's hold is placed against what the rows before it left available, under the
+ * review's rule (forecastHold: a policy whose queue waits, or whose balance falls short, makes it
+ * wait too). Returns the plans with each created endorsement's `cd` set.
+ */
+export function forecastCensusCd(plans: readonly RowPlan[], policies: readonly PlanPolicy[]): RowPlan[] {
+  const account = new Map(
+    policies.map((p) => [p.id, { available: toPaise(p.cd_available), waiting: p.cd_waiting ?? false }]),
+  );
+  const forecast = (e: PlannedEndorsement): PlannedEndorsement => {
+    const state = account.get(e.policy_id) ?? { available: 0n, waiting: false };
+    const f = forecastHold(state.available, state.waiting, e.premium_impact);
+    account.set(e.policy_id, { available: f.availableAfter, waiting: state.waiting || f.waitsForFunds });
+    return {
+      ...e,
+      cd: {
+        hold: formatPaise(f.hold),
+        available_after: formatPaise(f.availableAfter),
+        waits_for_funds: f.waitsForFunds,
+      },
+    };
+  };
+  return plans.map((p) => {
+    if (p.status !== 'ok') return p;
+    if (p.endorsement) return { ...p, endorsement: forecast(p.endorsement) };
+    if (p.exit?.mode === 'automatic')
+      return { ...p, exit: { ...p.exit, deletions: p.exit.deletions.map(forecast) } };
+    return p;
+  });
+}
+
 /** Endorsements by type, net premium and each policy's CD impact against its available balance. */
 export function planTotals(plans: readonly RowPlan[], policies: readonly PlanPolicy[]): PlanTotals {
   const endorsements: Record<EndorsementType, number> = {
@@ -393,15 +444,19 @@ export function planTotals(plans: readonly RowPlan[], policies: readonly PlanPol
     ENDORSEMENT_TYPE_DELETION: 0,
     ENDORSEMENT_TYPE_MODIFICATION: 0,
   };
-  const perPolicy = new Map<string, { debit: bigint; credit: bigint }>();
+  const perPolicy = new Map<string, { debit: bigint; credit: bigint; after?: string; waiting: number }>();
   let premium = 0n;
   for (const e of plans.flatMap(createdEndorsements)) {
     endorsements[e.type] += 1;
     const paise = toPaise(e.premium_impact);
     premium += paise;
-    const acc = perPolicy.get(e.policy_id) ?? { debit: 0n, credit: 0n };
+    const acc = perPolicy.get(e.policy_id) ?? { debit: 0n, credit: 0n, waiting: 0 };
     if (paise >= 0n) acc.debit += paise;
     else acc.credit -= paise;
+    if (e.cd) {
+      acc.after = e.cd.available_after;
+      if (e.cd.waits_for_funds) acc.waiting += 1;
+    }
     perPolicy.set(e.policy_id, acc);
   }
   const cd = [...perPolicy.entries()]
@@ -415,6 +470,7 @@ export function planTotals(plans: readonly RowPlan[], policies: readonly PlanPol
         debit: formatPaise(acc.debit),
         credit: formatPaise(acc.credit),
         shortfall: formatPaise(short > 0n ? short : 0n),
+        ...(acc.after !== undefined && { available_after: acc.after, waiting: acc.waiting }),
       };
     });
   const ok = plans.filter((p) => p.status === 'ok').length;

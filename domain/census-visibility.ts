@@ -1,5 +1,5 @@
 import type { CensusFact, RowError } from './census.js';
-import type { PlanTotals, RowPlan } from './census-plan.js';
+import type { PlannedEndorsement, PlanTotals, RowPlan } from './census-plan.js';
 import {
   CD_READ_SCOPES,
   COVERAGE_READ_SCOPES,
@@ -49,7 +49,8 @@ const shows = (view: CensusView, fact: CensusFact | undefined) => !fact || view[
  * `row` error saying which scopes show it; an accepted row's DELETIONs and MODIFICATIONs (whose
  * policy and dates come from the employee's cover) and an exit's DELETIONs are left out without
  * the coverage scopes, and whether the row changes a stored employee's details without the
- * employee scopes. The status (accepted or refused) always shows.
+ * employee scopes, and each endorsement's CD forecast without the CD scopes. The status (accepted
+ * or refused) always shows.
  */
 export function visibleRowPlan(plan: RowPlan, view: CensusView): RowPlan {
   const errors: RowError[] = [];
@@ -57,17 +58,25 @@ export function visibleRowPlan(plan: RowPlan, view: CensusView): RowPlan {
     const shown: RowError = shows(view, e.reveals) ? e : { field: 'row', reason: withheldReason(e.reveals!) };
     if (!errors.some((o) => o.field === shown.field && o.reason === shown.reason)) errors.push(shown);
   }
-  const endorsement =
+  const shown =
     plan.endorsement && !view.coverage && plan.endorsement.type !== 'ENDORSEMENT_TYPE_ADDITION'
       ? null
       : plan.endorsement;
+  const deletions = view.coverage ? (plan.exit?.deletions ?? []) : [];
   return {
     ...plan,
     errors,
     updates_employee: view.employees ? plan.updates_employee : false,
-    endorsement,
-    exit: plan.exit && !view.coverage ? { ...plan.exit, deletions: [] } : plan.exit,
+    endorsement: shown && withoutCd(shown, view),
+    exit: plan.exit && { ...plan.exit, deletions: deletions.map((d) => withoutCd(d, view)) },
   };
+}
+
+/** An endorsement's CD forecast only with the CD scopes. */
+function withoutCd(e: PlannedEndorsement, view: CensusView): PlannedEndorsement {
+  if (view.cd || !e.cd) return e;
+  const { cd: _hidden, ...rest } = e;
+  return rest;
 }
 
 /** The totals as the view may see them: the CD figures only with the CD scopes (null otherwise). */

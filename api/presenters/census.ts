@@ -27,6 +27,23 @@ const plannedEndorsementSchema = z
     coverage_end_date: dateOut,
     sum_insured: moneyOut,
     premium_impact: moneyOut.meta({ description: 'INR; ADDITION positive, DELETION a negative refund (D7)' }),
+    pro_rata_days: z.number().int().nullable().meta({
+      description:
+        'The days priced: covered days of an ADDITION or MODIFICATION, unused days after a DELETION (null on batches stored before it)',
+    }),
+    cd: z
+      .object({
+        hold: moneyOut.meta({ description: 'What it would hold at review (0 for a refund)' }),
+        available_after: moneyOut.meta({
+          description: "The policy's available CD balance after this hold, the census's earlier rows counted",
+        }),
+        waits_for_funds: z.boolean().meta({ description: 'Its cover would wait for a top-up' }),
+      })
+      .nullable()
+      .meta({
+        description:
+          'A forecast of the CD account at its review; null for a token without a scope that reads the CD account (policy.get, policy.all)',
+      }),
   })
   .meta({ id: 'CensusPlannedEndorsement' });
 
@@ -87,6 +104,12 @@ const totalsSchema = z
           debit: moneyOut,
           credit: moneyOut,
           shortfall: moneyOut.meta({ description: 'Debits past the available balance (0 when covered)' }),
+          available_after: moneyOut.nullable().meta({
+            description: 'The available balance after the holds of the endorsements that would not wait',
+          }),
+          waiting: z.number().int().nullable().meta({
+            description: "How many of the census's endorsements would wait for funds on the policy",
+          }),
         }),
       )
       .nullable()
@@ -155,6 +178,14 @@ const presentPlanned = (e: PlannedEndorsement) => ({
   ...e,
   sum_insured: money(e.sum_insured),
   premium_impact: money(e.premium_impact),
+  pro_rata_days: e.pro_rata_days ?? null,
+  cd: e.cd
+    ? {
+        hold: money(e.cd.hold),
+        available_after: money(e.cd.available_after),
+        waits_for_funds: e.cd.waits_for_funds,
+      }
+    : null,
 });
 
 /** A row as `view` may see it (domain/census-visibility.ts). */
@@ -186,6 +217,8 @@ export function presentTotals(totals: PlanTotals, view: CensusView): z.infer<typ
         debit: money(c.debit),
         credit: money(c.credit),
         shortfall: money(c.shortfall),
+        available_after: c.available_after === undefined ? null : money(c.available_after),
+        waiting: c.waiting ?? null,
       })) ?? null,
   };
 }

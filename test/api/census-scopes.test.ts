@@ -152,6 +152,25 @@ describe('census batches under policy.endorsements (the requirement’s scope, b
     expect(full.body.payload.totals.cd[0].available).to.be.a('number');
   });
 
+  it('prices each row with its CD forecast (D17), the forecast only for a token that reads the CD account', async () => {
+    rows = [newJoiner(`P1-${w.clientId.slice(-6)}`)];
+    const narrow = await upload(tokenOf(w, ['policy.endorsements']), '?dry_run=true');
+    const priced = narrow.body.payload.rows[0].endorsement;
+    // ₹3,650 a year at the 300000 slab over 365 days: 121 days from 2026-12-01 to 2027-03-31.
+    expect(priced).to.include({ premium_impact: 1210, pro_rata_days: 121, cd: null });
+    const full = await upload(tokenOf(w, ['policy.endorsements', 'policy.get']), '?dry_run=true');
+    expect(full.body.payload.rows[0].endorsement.cd).to.deep.equal({
+      hold: 1210,
+      available_after: 998790,
+      waits_for_funds: false,
+    });
+    expect(full.body.payload.totals.cd[0]).to.include({
+      available: 1000000,
+      available_after: 998790,
+      waiting: 0,
+    });
+  });
+
   it('refuses a batch to a token without an endorsement scope (403 naming them)', async () => {
     const res = await w.api.post(PATH, {
       token: tokenOf(w, ['policy.get', 'employee.all']),
