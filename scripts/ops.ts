@@ -193,7 +193,7 @@ async function main(argv: string[]): Promise<string> {
     // D16: exits pending past their leaving date are named here too; --exits lists them.
     const overdue = await findOverdueExits(em, { clientId: values.client, now: new Date(), webUi });
     const exitsLine = overdue.length
-      ? `\n${overdue.length} leavers' exits pending past their leaving date (ops stuck --exits)`
+      ? `\nexits of leavers pending past the leaving date: ${overdue.length} (ops stuck --exits)`
       : '';
     return `${table(rows)}${exitsLine}`;
   } finally {

@@ -4,6 +4,7 @@ import { findOverdueExits } from '../../admin/stuck.js';
 import { systemClock, today } from '../../domain/clock.js';
 import { addDays } from '../../domain/dates.js';
 import type { CoverEndResult } from '../../workflows/periodic/contract.js';
+import { ops } from '../support/ops.js';
 import { stack } from '../support/stack.js';
 import { makeEmployee, makeMember, sql } from '../support/factories.js';
 import { checkCdLedgersAfterEachTest } from '../support/cd-ledger-check.js';
@@ -275,5 +276,33 @@ describe('exits blocked by an open endorsement (D16)', function () {
       },
     ]);
     expect(await deletionsOf(world.employee.id)).to.deep.equal([]);
+  });
+
+  it('npm run ops -- stuck --exits lists a leaver whose leaving date has passed, with the blocking endorsement', async () => {
+    const world = await withSpouseJoining();
+    // The command reads the operator's own clock: a leaving date before today (Asia/Kolkata).
+    const left = addDays(today(systemClock), -2);
+    const res = await world.api.put(`/v1/client/employees/${world.employee.id}`, {
+      token: world.token,
+      body: { status: 'EMPLOYEE_STATUS_INACTIVE', date_of_leaving: left },
+    });
+    expect(res.status).to.equal(200);
+    const json = await ops('stuck', '--exits', '--client', world.client.clientId, '--json');
+    expect(json.code, json.err).to.equal(0);
+    const rows = JSON.parse(json.out) as Record<string, unknown>[];
+    expect(rows).to.have.length(1);
+    expect(rows[0]).to.deep.include({
+      employee_id: world.employee.id,
+      policy_id: world.policy.id,
+      date_of_leaving: left,
+      days_overdue: 2,
+    });
+    expect((rows[0]!.blocked_by as { endorsement_id: string }[]).map((b) => b.endorsement_id)).to.deep.equal([
+      world.spouseAddition,
+    ]);
+    const text = await ops('stuck', '--client', world.client.clientId);
+    expect(text.out.trim().split('\n').at(-1)).to.equal(
+      'exits of leavers pending past the leaving date: 1 (ops stuck --exits)',
+    );
   });
 });
