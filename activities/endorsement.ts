@@ -20,6 +20,7 @@ import type { EndorsementStatus } from '../domain/enums.js';
 import type { InsurerSubmission } from '../adapters/types.js';
 import { applyEndorsementApproval, reconcileUnstartedEndorsements } from '../usecases/endorsements.js';
 import { reconcileUnstartedCensusBatches } from '../usecases/census.js';
+import { retryExitsAfterSettling } from '../usecases/exits.js';
 import {
   holdEndorsementFunds,
   releaseEndorsementHold,
@@ -80,10 +81,14 @@ export function createEndorsementActivities(deps: ActivityDeps) {
     await deliver(aftermath.deliveries);
   }
 
-  /** A closed endorsement's hold goes back (once; after the status change, so a retry still releases). */
+  /**
+   * A closed endorsement's hold goes back (once; after the status change, so a retry still
+   * releases), then a leaver's exit it blocked is tried again (D16).
+   */
   async function close(id: string, to: EndorsementStatus, action: string, reason: string | null = null) {
     await transition(id, to, action, reason);
     await settle(await releaseEndorsementHold(system(), id));
+    await retryExitsAfterSettling(deps, system(), id);
   }
 
   /**
@@ -217,6 +222,8 @@ export function createEndorsementActivities(deps: ActivityDeps) {
       }
       note('endorsement approval applied', { endorsementId: id });
       await settle(outcome);
+      // D16: the exit this endorsement kept waiting (the one-open-endorsement rule) is created now.
+      await retryExitsAfterSettling(deps, system(), id);
     },
 
     /**

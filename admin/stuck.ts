@@ -15,6 +15,9 @@ import {
 import { AdminError } from './clients.js';
 import { TenantScope } from '../data/scope.js';
 import { cancelThroughWorkflow } from '../usecases/endorsements.js';
+import { readOverdueExits } from '../data/exits.js';
+import { businessDate } from '../domain/clock.js';
+import { daysBetween } from '../domain/dates.js';
 
 /** One open endorsement an operator should look at: Temporal's view joined with PostgreSQL's. */
 export interface StuckEndorsement {
@@ -203,4 +206,39 @@ export async function cancelAsOperator(
     throw new AdminError(`cannot cancel: the insurer's decision came first (${after.status})`);
   }
   return { endorsement_id: after.id, status: after.status, message: 'cancelled' };
+}
+
+/** A leaver's exit still pending after the leaving date (D16), as `ops stuck --exits` lists it. */
+export interface OverdueExitRow {
+  client_id: string;
+  employee_id: string;
+  policy_id: string;
+  date_of_leaving: string;
+  /** Whole days since the leaving date (business dates, Asia/Kolkata). */
+  days_overdue: number;
+  /** The open endorsements in its way; settling one retries the exit (automatic mode). */
+  blocked_by: { endorsement_id: string; web_ui: string }[];
+}
+
+/**
+ * Exits pending after their leaving date, across clients (or one), oldest first: what the daily
+ * pass announces as `employee.exit_overdue`, with the Web UI page of each blocking endorsement.
+ */
+export async function findOverdueExits(
+  em: EntityManager,
+  q: Pick<StuckQuery, 'clientId' | 'now' | 'limit' | 'webUi'>,
+): Promise<OverdueExitRow[]> {
+  const day = businessDate(q.now);
+  const rows = await readOverdueExits(SystemScope.of(em), day, { clientId: q.clientId, limit: q.limit });
+  return rows.map((r) => ({
+    client_id: r.clientId,
+    employee_id: r.employeeId,
+    policy_id: r.policyId,
+    date_of_leaving: r.dateOfLeaving,
+    days_overdue: daysBetween(r.dateOfLeaving, day),
+    blocked_by: r.blockedBy.map((id) => ({
+      endorsement_id: id,
+      web_ui: q.webUi(endorsementWorkflowId(id)),
+    })),
+  }));
 }

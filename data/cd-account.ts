@@ -55,6 +55,25 @@ export async function lockEndorsementsAwaitingFunds(
   );
 }
 
+/**
+ * A policy's CD account as a dry run reads it (no lock: a forecast): the available balance and
+ * whether endorsements already wait for funds. Undefined for a policy not of the client.
+ */
+export async function readCdAccount(
+  scope: TenantScope,
+  policyId: string,
+): Promise<{ available: string; waiting: boolean } | undefined> {
+  const [row] = await scope.sql<{ available: string; waiting: boolean }>(
+    `select (p.cd_balance - p.cd_held)::text as available,
+            exists (select 1 from endorsements e
+                     where e.client_id = p.client_id and e.policy_id = p.id and e.awaiting_funds_since is not null
+                       and e.status = 'ENDORSEMENT_STATUS_PENDING') as waiting
+       from policies p where p.client_id = ? and p.id = ?`,
+    [scope.clientId, policyId],
+  );
+  return row;
+}
+
 /** Marks the endorsement waiting for funds (keeping its first instant: its place in the queue), or not. */
 export async function setAwaitingFunds(scope: TenantScope, id: string, waiting: boolean): Promise<void> {
   await scope.sql(

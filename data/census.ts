@@ -29,6 +29,9 @@ export async function readCensusSnapshot(
             p.default_sum_insured::text as default_sum_insured,
             (select i.code from insurers i where i.id = p.insurer_id) as insurer_code,
             (p.cd_balance - p.cd_held)::text as cd_available,
+            exists (select 1 from endorsements w
+                     where w.client_id = p.client_id and w.policy_id = p.id and w.awaiting_funds_since is not null
+                       and w.status = 'ENDORSEMENT_STATUS_PENDING') as cd_waiting,
             p.coverage_type, coalesce(p.eligibility, '{}'::jsonb) as eligibility
        from policies p where p.client_id = ? and p.status = 'POLICY_STATUS_ACTIVE'`,
     [c],

@@ -1,6 +1,7 @@
 import type { ExitMode } from '../domain/enums.js';
 import { activeOnSql } from './member-cover.js';
-import type { TenantScope } from './scope.js';
+import { outboxSql } from './outbox.js';
+import type { SystemScope, TenantScope } from './scope.js';
 import { OPEN_STATUS_SQL } from './sql.js';
 
 /** A leaver's cover that outlasts the leaving date, with no DELETION under way (D16). */
@@ -47,4 +48,105 @@ export async function exitModeOf(scope: TenantScope): Promise<ExitMode> {
     scope.clientId,
   ]);
   return row?.exit_mode ?? 'automatic';
+}
+
+/** What an exit retry needs of an endorsement that just reached a final status. */
+export interface SettledEndorsement {
+  clientId: string;
+  employeeId: string;
+  /** The leaver's own DELETION: its settling is no reason to create another (a rejection would loop). */
+  ownDeletion: boolean;
+}
+
+export async function readSettledEndorsement(
+  system: SystemScope,
+  endorsementId: string,
+): Promise<SettledEndorsement | undefined> {
+  const [row] = await system.sql<SettledEndorsement>(
+    `select client_id as "clientId", employee_id as "employeeId",
+            (type = 'ENDORSEMENT_TYPE_DELETION' and dependent_id is null) as "ownDeletion"
+       from endorsements where id = ? and status not in ${OPEN_STATUS_SQL}`,
+    [endorsementId],
+  );
+  return row;
+}
+
+/** A pending exit whose leaving date has passed (D16): announced, and listed for operators. */
+export interface OverdueExit {
+  clientId: string;
+  employeeId: string;
+  policyId: string;
+  dateOfLeaving: string;
+  /** The open endorsements of the family on that policy that stand in its way (oldest first). */
+  blockedBy: string[];
+}
+
+/**
+ * Every client's pending exits (as readPendingExits) whose leaving date is before `today`, with
+ * the open endorsements blocking them. Oldest leaving date first; at most `limit`.
+ */
+export async function readOverdueExits(
+  system: SystemScope,
+  today: string,
+  filter: { clientId?: string; limit?: number } = {},
+): Promise<OverdueExit[]> {
+  return system.sql<OverdueExit>(
+    `select emp.client_id as "clientId", emp.id as "employeeId", m.policy_id as "policyId",
+            emp.date_of_leaving::text as "dateOfLeaving",
+            array(select o.id from endorsements o
+                   where o.client_id = emp.client_id and o.employee_id = emp.id and o.policy_id = m.policy_id
+                     and o.status in ${OPEN_STATUS_SQL}
+                   order by o.created_at, o.id) as "blockedBy"
+       from employees emp
+       join policy_members m on m.client_id = emp.client_id and m.employee_id = emp.id
+                            and m.dependent_id is null and ${activeOnSql('m')}
+       join policies p on p.id = m.policy_id and p.status = 'POLICY_STATUS_ACTIVE'
+      where emp.status <> 'ACTIVE' and emp.date_of_leaving is not null and emp.date_of_leaving < ?::date
+        and (?::text is null or emp.client_id = ?)
+        and m.coverage_end_date > emp.date_of_leaving
+        and not exists (select 1 from endorsements o
+                         where o.client_id = emp.client_id and o.employee_id = emp.id and o.policy_id = m.policy_id
+                           and o.type = 'ENDORSEMENT_TYPE_DELETION' and o.dependent_id is null
+                           and o.status in ${OPEN_STATUS_SQL})
+      order by emp.date_of_leaving, emp.client_id, emp.id, m.policy_id
+      limit ?`,
+    [today, today, filter.clientId ?? null, filter.clientId ?? null, filter.limit ?? 1000],
+  );
+}
+
+/**
+ * Announces one overdue exit: the `employee.exit_overdue` event and its deliveries, with an audit
+ * entry, in one statement. Ids only in the payload (the leaving date stays behind the API).
+ * Idempotent: the event's dedupe key (type, employee and policy, leaving date) records it once per
+ * leaving date, so the daily pass announces each exit once and a retry records nothing new.
+ */
+export async function announceOverdueExit(
+  system: SystemScope,
+  exit: OverdueExit,
+): Promise<{ recorded: boolean; deliveries: string[] }> {
+  const outbox = outboxSql('change', 'employee.exit_overdue');
+  const [row] = await system.sql<{ recorded: boolean; deliveries: string[] }>(
+    `with change as (
+       select ?::text as client_id, ?::text || '/' || ?::text as entity_id, ?::text as to_status,
+              jsonb_build_object('employee_id', ?::text, 'policy_id', ?::text,
+                'blocked_by', ?::jsonb) as data),
+     ${outbox.sql},
+     audited as (
+       insert into audit_events (client_id, entity, entity_id, action, changed_fields)
+       select e.client_id, 'employee', ?, 'exit_overdue', '{}'::text[] from outbox_event e)
+     select exists (select 1 from outbox_event) as recorded,
+            array(select id from outbox_deliveries) as deliveries`,
+    [
+      exit.clientId,
+      exit.employeeId,
+      exit.policyId,
+      exit.dateOfLeaving,
+      exit.employeeId,
+      exit.policyId,
+      JSON.stringify(exit.blockedBy),
+      ...outbox.params,
+      exit.employeeId,
+    ],
+  );
+  return { recorded: row?.recorded ?? false, deliveries: row?.deliveries ?? [] };
 }

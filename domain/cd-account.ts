@@ -15,6 +15,30 @@ export function holdFor(premiumImpact: string): bigint {
   return paise > 0n ? paise : 0n;
 }
 
+/** What an endorsement's review would do to its policy's CD account, as the review decides it. */
+export interface CdForecast {
+  /** The available balance now (balance less holds). */
+  available: bigint;
+  /** What the endorsement holds (its premium when positive; a refund holds nothing). */
+  hold: bigint;
+  /** The available balance once the hold is placed (unchanged while it waits). */
+  availableAfter: bigint;
+  /** Its cover would wait for funds: the balance does not cover the hold, or others wait first. */
+  waitsForFunds: boolean;
+}
+
+/**
+ * The rule holdEndorsementFunds applies at review, without writing: the hold is placed when the
+ * available balance covers it and no older endorsement of the policy is waiting (the queue is kept
+ * in order); otherwise the endorsement waits for a top-up. A forecast: holds and top-ups between
+ * now and the review change it.
+ */
+export function forecastHold(available: bigint, othersWaiting: boolean, premiumImpact: string): CdForecast {
+  const hold = holdFor(premiumImpact);
+  const waitsForFunds = hold > 0n && (othersWaiting || hold > available);
+  return { available, hold, availableAfter: waitsForFunds ? available : available - hold, waitsForFunds };
+}
+
 /** A refund (negative premium: a deletion, a sum-insured decrease) is credited and funds the waiting queue. */
 export const isRefund = (premiumImpact: string): boolean => toPaise(premiumImpact) < 0n;
 

@@ -110,7 +110,13 @@ function planAddition(ctx: DependentRowContext, person: Person): DependentRowPla
   if (errors.length > 0 || covering.length === 0) return { errors, endorsement: null };
   if (covering.length > 1) {
     return {
-      errors: [{ field: 'policy_id', reason: 'is required because several active policies fit' }],
+      errors: [
+        {
+          field: 'policy_id',
+          reason: 'is required because several active policies fit',
+          reveals: 'coverage',
+        },
+      ],
       endorsement: null,
     };
   }
@@ -132,6 +138,7 @@ function planDeletion(ctx: DependentRowContext, person: Person): DependentRowPla
         {
           field: 'name',
           reason: 'no dependent of this employee has this relationship, name and date of birth',
+          reveals: 'employees',
         },
       ],
       endorsement: null,
@@ -144,7 +151,7 @@ function planDeletion(ctx: DependentRowContext, person: Person): DependentRowPla
       covered.length === 0
         ? 'the dependent is not covered by an active policy of the client'
         : 'is required because several active policies cover the dependent';
-    return { errors: [{ field: 'policy_id', reason }], endorsement: null };
+    return { errors: [{ field: 'policy_id', reason, reveals: 'coverage' }], endorsement: null };
   }
   const policy = covered[0]!;
   const start = found.cover.find((c) => c.policy_id === policy.id)!.start;
@@ -178,7 +185,9 @@ function breachErrors(
   const unique = all.filter((b, i) => all.findIndex((o) => o.message === b.message) === i);
   return unique.map((b) => {
     const [field, reason] = b.message.split(/: (.*)/s) as [RowError['field'], string];
-    return { field, reason: `${b.rule}: ${reason}` };
+    // The family rules count the family's stored members (children, parents): a fact about them.
+    const family = b.rule === 'MAX_CHILDREN' || b.rule === 'PARENTS_AND_PARENTS_IN_LAW';
+    return { field, reason: `${b.rule}: ${reason}`, ...(family && { reveals: 'employees' as const }) };
   });
 }
 
@@ -211,6 +220,7 @@ function endorse(
         coverage_end_date: dates.end,
         sum_insured: decision.sumInsured,
         premium_impact: decision.premiumImpact,
+        pro_rata_days: decision.proRataDays,
       },
     };
   } catch (err) {

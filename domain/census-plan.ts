@@ -19,6 +19,7 @@ import {
 } from './endorsements.js';
 import type { EndorsementType } from './enums.js';
 import { formatPaise, toPaise } from './premium.js';
+import { forecastHold } from './cd-account.js';
 
 export interface RowPlan {
   row: number;
@@ -43,6 +44,10 @@ export interface PolicyCdImpact {
   debit: string;
   credit: string;
   shortfall: string;
+  /** The available balance after the holds of the endorsements that would not wait (absent: stored before). */
+  available_after?: string;
+  /** How many of the census's endorsements would wait for funds on the policy. */
+  waiting?: number;
 }
 
 export interface PlanTotals {
@@ -97,7 +102,13 @@ const NEW_EMPLOYEE_FIELDS = [
  * file order, and what earlier rows would do counts for later ones: a second row for the same
  * employee and policy meets the first's open endorsement, as it would when applied.
  */
-export type { CensusSnapshot, PlanEmployee, PlannedEndorsement, PlanPolicy } from './census-snapshot.js';
+export type {
+  CensusSnapshot,
+  PlanEmployee,
+  PlannedCd,
+  PlannedEndorsement,
+  PlanPolicy,
+} from './census-snapshot.js';
 
 export class CensusPlanner {
   private readonly byCode = new Map<string, PlanEmployee>();
@@ -168,6 +179,7 @@ export class CensusPlanner {
       errors.push({
         field: 'policy_id',
         reason: 'the employee is not covered by an active policy of the client',
+        reveals: 'coverage',
       });
     const deletions = ending.flatMap((p) => {
       const planned = this.endorse({ ...row, policyId: p.id }, employee, errors);
@@ -184,7 +196,13 @@ export class CensusPlanner {
   private emailErrors(row: CensusRow): RowError[] {
     const holder = row.email ? this.byEmail.get(emailKey(row.email)) : undefined;
     return holder !== undefined && holder !== row.employeeCode
-      ? [{ field: 'email', reason: 'is already the official e-mail of another employee' }]
+      ? [
+          {
+            field: 'email',
+            reason: 'is already the official e-mail of another employee',
+            reveals: 'employees',
+          },
+        ]
       : [];
   }
 
@@ -284,6 +302,7 @@ export class CensusPlanner {
         coverage_end_date: req.coverageEndDate,
         sum_insured: decision.sumInsured,
         premium_impact: decision.premiumImpact,
+        pro_rata_days: decision.proRataDays,
       };
     } catch (err) {
       if (!(err instanceof EndorsementRefused)) throw err;
@@ -340,6 +359,38 @@ export class CensusPlanner {
 export const createdEndorsements = (p: RowPlan): PlannedEndorsement[] =>
   p.endorsement ? [p.endorsement] : p.exit?.mode === 'automatic' ? p.exit.deletions : [];
 
+/**
+ * The CD forecast of every endorsement the census would create, in file order as the batch applies
+ * them: each one's hold is placed against what the rows before it left available, under the
+ * review's rule (forecastHold: a policy whose queue waits, or whose balance falls short, makes it
+ * wait too). Returns the plans with each created endorsement's `cd` set.
+ */
+export function forecastCensusCd(plans: readonly RowPlan[], policies: readonly PlanPolicy[]): RowPlan[] {
+  const account = new Map(
+    policies.map((p) => [p.id, { available: toPaise(p.cd_available), waiting: p.cd_waiting ?? false }]),
+  );
+  const forecast = (e: PlannedEndorsement): PlannedEndorsement => {
+    const state = account.get(e.policy_id) ?? { available: 0n, waiting: false };
+    const f = forecastHold(state.available, state.waiting, e.premium_impact);
+    account.set(e.policy_id, { available: f.availableAfter, waiting: state.waiting || f.waitsForFunds });
+    return {
+      ...e,
+      cd: {
+        hold: formatPaise(f.hold),
+        available_after: formatPaise(f.availableAfter),
+        waits_for_funds: f.waitsForFunds,
+      },
+    };
+  };
+  return plans.map((p) => {
+    if (p.status !== 'ok') return p;
+    if (p.endorsement) return { ...p, endorsement: forecast(p.endorsement) };
+    if (p.exit?.mode === 'automatic')
+      return { ...p, exit: { ...p.exit, deletions: p.exit.deletions.map(forecast) } };
+    return p;
+  });
+}
+
 /** Endorsements by type, net premium and each policy's CD impact against its available balance. */
 export function planTotals(plans: readonly RowPlan[], policies: readonly PlanPolicy[]): PlanTotals {
   const endorsements: Record<EndorsementType, number> = {
@@ -347,15 +398,19 @@ export function planTotals(plans: readonly RowPlan[], policies: readonly PlanPol
     ENDORSEMENT_TYPE_DELETION: 0,
     ENDORSEMENT_TYPE_MODIFICATION: 0,
   };
-  const perPolicy = new Map<string, { debit: bigint; credit: bigint }>();
+  const perPolicy = new Map<string, { debit: bigint; credit: bigint; after?: string; waiting: number }>();
   let premium = 0n;
   for (const e of plans.flatMap(createdEndorsements)) {
     endorsements[e.type] += 1;
     const paise = toPaise(e.premium_impact);
     premium += paise;
-    const acc = perPolicy.get(e.policy_id) ?? { debit: 0n, credit: 0n };
+    const acc = perPolicy.get(e.policy_id) ?? { debit: 0n, credit: 0n, waiting: 0 };
     if (paise >= 0n) acc.debit += paise;
     else acc.credit -= paise;
+    if (e.cd) {
+      acc.after = e.cd.available_after;
+      if (e.cd.waits_for_funds) acc.waiting += 1;
+    }
     perPolicy.set(e.policy_id, acc);
   }
   const cd = [...perPolicy.entries()]
@@ -369,6 +424,7 @@ export function planTotals(plans: readonly RowPlan[], policies: readonly PlanPol
         debit: formatPaise(acc.debit),
         credit: formatPaise(acc.credit),
         shortfall: formatPaise(short > 0n ? short : 0n),
+        ...(acc.after !== undefined && { available_after: acc.after, waiting: acc.waiting }),
       };
     });
   const ok = plans.filter((p) => p.status === 'ok').length;

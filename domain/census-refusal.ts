@@ -1,4 +1,4 @@
-import type { RowError } from './census.js';
+import type { CensusFact, RowError } from './census.js';
 import type { EndorsementRefused } from './endorsements.js';
 import type { EndorsementType } from './enums.js';
 
@@ -31,5 +31,14 @@ export function refusalError(err: EndorsementRefused, type: EndorsementType): Ro
       : err.code === 'EMPLOYEE_NOT_FOUND'
         ? 'employee_code'
         : mapped;
-  return { field: onField, reason: reasons[err.code] };
+  const reveals: Partial<Record<EndorsementRefused['code'], CensusFact>> = {
+    POLICY_NOT_FOUND: type === 'ENDORSEMENT_TYPE_ADDITION' ? undefined : 'coverage',
+    IN_PROGRESS: 'coverage',
+    ALREADY_COVERED: 'coverage',
+    NOT_COVERED: 'coverage',
+    DEPENDENT_NOT_FOUND: 'employees',
+    INELIGIBLE: 'employees',
+  };
+  const fact = reveals[err.code];
+  return { field: onField, reason: reasons[err.code], ...(fact && { reveals: fact }) };
 }

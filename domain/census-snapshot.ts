@@ -24,6 +24,8 @@ export interface PlanPolicy {
   default_sum_insured: string;
   insurer_code: string | null;
   cd_available: string;
+  /** Endorsements of the policy already wait for funds (a new hold queues behind them). */
+  cd_waiting?: boolean;
   coverage_type: CoverageType;
   /** The policy's overrides of D16's eligibility defaults. */
   eligibility: Partial<EligibilityRules>;
@@ -79,4 +81,15 @@ export interface PlannedEndorsement {
   coverage_end_date: string;
   sum_insured: string;
   premium_impact: string;
+  /** The days priced (EndorsementDecision.proRataDays); absent from plans stored before it. */
+  pro_rata_days?: number;
+  /** The CD forecast at its review (forecastCensusCd), in file order; absent until forecast. */
+  cd?: PlannedCd;
+}
+
+/** What an endorsement of the census would do to its policy's CD account, rows before it counted. */
+export interface PlannedCd {
+  hold: string;
+  available_after: string;
+  waits_for_funds: boolean;
 }

@@ -45,10 +45,20 @@ export type CensusRelationship = (typeof CENSUS_RELATIONSHIPS)[number];
 /** One row's text cells by field; absent and empty cells are the same. */
 export type CensusRecord = Partial<Record<CensusField, string>>;
 
+/**
+ * What a row's reason can tell about people other than the row's own cells: the cover the client's
+ * employees hold (policies, open endorsements), or the stored employees and dependents themselves
+ * (another's e-mail, a family's members). A dry run shows such a reason only to a token holding the
+ * scopes that read it (census-visibility.ts).
+ */
+export type CensusFact = 'coverage' | 'employees';
+
 /** One problem of one row: the field (column) and the rule it breaks. */
 export interface RowError {
   field: CensusField | 'row';
   reason: string;
+  /** Set when the reason tells a stored fact (see CensusFact); never presented. */
+  reveals?: CensusFact;
 }
 
 /** A row whose cells each passed their own rule (what the plan reads). */

@@ -15,7 +15,15 @@ import {
   type EndorsementRequest,
 } from './endorsements.js';
 import type { CoverageType, PolicyStatus, Relationship } from './enums.js';
-import { additionPremium, deletionRefund, findSlab, normaliseAmount, type Slab } from './premium.js';
+import { daysBetween } from './dates.js';
+import {
+  additionPremium,
+  deletionRefund,
+  findSlab,
+  inclusiveDays,
+  normaliseAmount,
+  type Slab,
+} from './premium.js';
 
 /**
  * What the read before a dependent's endorsement brings (snake_case as stored), one row per
@@ -148,6 +156,7 @@ function addition(policy: DependentCandidate, req: EndorsementRequest, today: st
       req.coverageStartDate,
       req.coverageEndDate,
     ),
+    proRataDays: inclusiveDays(req.coverageStartDate, req.coverageEndDate),
   };
 }
 
@@ -171,6 +180,7 @@ function deletion(policy: DependentCandidate, req: EndorsementRequest): Endorsem
       req.coverageEndDate,
       policy.dependent_end!,
     ),
+    proRataDays: Math.max(0, daysBetween(req.coverageEndDate, policy.dependent_end!)),
   };
 }
 

@@ -6,10 +6,12 @@ import {
   amountAtLeast,
   deletionRefund,
   findSlab,
+  inclusiveDays,
   modificationPremium,
   normaliseAmount,
   toPaise,
 } from './premium.js';
+import { daysBetween } from './dates.js';
 import { routeEndorsement, type RoutablePolicy } from './routing.js';
 
 /** A create request after its shape was checked (api/schemas/endorsements.ts). */
@@ -118,6 +120,11 @@ export interface EndorsementDecision {
   policyId: string;
   sumInsured: string;
   premiumImpact: string;
+  /**
+   * The days the premium is pro-rated for: the covered days (both ends included) of an ADDITION or
+   * a MODIFICATION, the unused days after the last covered day of a DELETION.
+   */
+  proRataDays: number;
 }
 
 /**
@@ -190,10 +197,7 @@ export const endorsementInProgress = (openId: string | undefined) =>
     openId ? `endorsement ${openId} is still open for this employee and policy` : '',
   );
 
-interface Priced {
-  sumInsured: string;
-  premiumImpact: string;
-}
+type Priced = Omit<EndorsementDecision, 'policyId'>;
 
 /** The type-specific rules (covered or not, dates against the cover) and the premium (D7). */
 function price(
@@ -220,6 +224,7 @@ function price(
         req.coverageStartDate,
         req.coverageEndDate,
       ),
+      proRataDays: inclusiveDays(req.coverageStartDate, req.coverageEndDate),
     };
   }
   if (!member) throw new EndorsementRefused('NOT_COVERED', 'the employee is not active on this policy');
@@ -243,6 +248,7 @@ function price(
         req.coverageEndDate,
         member.coverage_end_date,
       ),
+      proRataDays: Math.max(0, daysBetween(req.coverageEndDate, member.coverage_end_date)),
     };
   }
   if (!slab) throw new EndorsementRefused('INVALID', 'sum_insured: is required for a MODIFICATION');
@@ -264,6 +270,7 @@ function price(
       req.coverageStartDate,
       req.coverageEndDate,
     ),
+    proRataDays: inclusiveDays(req.coverageStartDate, req.coverageEndDate),
   };
 }
 

@@ -16,5 +16,10 @@ export const EVENT_TYPES = [
   'policy.renewal_declined',
   'policy.renewed',
   'policy.expired',
+  /**
+   * D16: a leaver's exit still pending after the leaving date (cover outlasts it with no DELETION
+   * under way): ids and the blocking endorsements' ids, once per exit and leaving date.
+   */
+  'employee.exit_overdue',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];

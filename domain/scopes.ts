@@ -22,6 +22,17 @@ export const ENDORSEMENT_SCOPES: readonly ClientScope[] = ['policy.endorsements'
 /** What reads an endorsement or a census batch: D2's Get Endorsement scopes and the endorsement scope. */
 export const ENDORSEMENT_READ_SCOPES: readonly ClientScope[] = ['policy.get', ...ENDORSEMENT_SCOPES];
 
+/** What reads a policy's CD account (its ledger, balance and holds): Get Policy's scopes. */
+export const CD_READ_SCOPES: readonly ClientScope[] = ['policy.get', 'policy.all'];
+/** What reads which employee is covered on which policy: the coverage lookup's and the members list's. */
+export const COVERAGE_READ_SCOPES: readonly ClientScope[] = [
+  'policy.get',
+  'policy.members.list',
+  'policy.all',
+];
+/** What reads a stored employee's details and family: Get Employee's scopes. */
+export const EMPLOYEE_READ_SCOPES: readonly ClientScope[] = ['employee.get', 'employee.all'];
+
 /**
  * D14: what an insurer principal holds, and only it. Never in SCOPES: a client can never be
  * granted it, and an insurer principal holds nothing else.

@@ -1,6 +1,13 @@
 import { parseArgs } from 'node:util';
 import { AdminError } from '../admin/clients.js';
-import { cancelAsOperator, findStuckEndorsements, formatAge, type StuckEndorsement } from '../admin/stuck.js';
+import {
+  cancelAsOperator,
+  findOverdueExits,
+  findStuckEndorsements,
+  formatAge,
+  type OverdueExitRow,
+  type StuckEndorsement,
+} from '../admin/stuck.js';
 import { ConfigError, requireDatabaseUrls, temporalUiBase, workflowUiUrl } from '../config/index.js';
 import { operatorViews } from '../admin/views.js';
 import { SystemScope } from '../data/scope.js';
@@ -24,6 +31,7 @@ import { refuseBracketedArguments } from './command-args.js';
 
 const USAGE = `usage:
   ops stuck [--older-than 3d] [--client CLIENT_ID] [--policy POLICY_ID] [--json]
+  ops stuck --exits [--client CLIENT_ID] [--json]   leavers' exits still pending after the leaving date, with what blocks them
   ops cancel <endorsement_id> [--json]
   ops schedules [--create] [--json]   the periodic Schedules (reconcilers, sweeper, daily cover end, the insurer inbox poll) and each file insurer's cut-off (--create: create or update them)
   ops views [--insurer INSURER_ID] [--older-than 3d] [--json]   the Web UI list links for triage: stuck, SLA breached, awaiting funds, one insurer's backlog by age
@@ -63,6 +71,17 @@ function table(rows: StuckEndorsement[]): string {
         .join('  ')
         .trimEnd(),
     )
+    .join('\n');
+}
+
+/** Overdue exits, one line each: ids, dates and the blocking endorsements' Web UI pages. */
+function exitLines(rows: OverdueExitRow[]): string {
+  if (rows.length === 0) return 'no exits pending past their leaving date';
+  return rows
+    .map((r) => {
+      const blockers = r.blocked_by.map((b) => `${b.endorsement_id} ${b.web_ui}`).join(', ');
+      return `${r.employee_id}  policy ${r.policy_id}  left ${r.date_of_leaving} (${r.days_overdue}d ago)  client ${r.client_id}  blocked by ${blockers || 'nothing open: create the DELETION'}`;
+    })
     .join('\n');
 }
 
@@ -151,6 +170,7 @@ async function main(argv: string[]): Promise<string> {
       json: { type: 'boolean', default: false },
       create: { type: 'boolean', default: false },
       insurer: { type: 'string' },
+      exits: { type: 'boolean', default: false },
     },
   });
   const [command, id] = positionals;
@@ -177,14 +197,25 @@ async function main(argv: string[]): Promise<string> {
       const result = await cancelAsOperator({ temporal, config }, em, id!);
       return values.json ? JSON.stringify(result) : `${result.endorsement_id}: ${result.message}`;
     }
+    const webUi = (workflowId: string) => workflowUiUrl(config, workflowId);
+    if (values.exits) {
+      const exits = await findOverdueExits(em, { clientId: values.client, now: new Date(), webUi });
+      return values.json ? JSON.stringify(exits, null, 2) : exitLines(exits);
+    }
     const rows = await findStuckEndorsements(temporal, em, {
       olderThanMs,
       clientId: values.client,
       policyId: values.policy,
       now: new Date(),
-      webUi: (workflowId) => workflowUiUrl(config, workflowId),
+      webUi,
     });
-    return values.json ? JSON.stringify(rows, null, 2) : table(rows);
+    if (values.json) return JSON.stringify(rows, null, 2);
+    // D16: exits pending past their leaving date are named here too; --exits lists them.
+    const overdue = await findOverdueExits(em, { clientId: values.client, now: new Date(), webUi });
+    const exitsLine = overdue.length
+      ? `\nexits of leavers pending past the leaving date: ${overdue.length} (ops stuck --exits)`
+      : '';
+    return `${table(rows)}${exitsLine}`;
   } finally {
     await temporal.connection.close();
     await orm.close();

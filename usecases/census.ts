@@ -7,6 +7,7 @@ import {
   CensusPlanner,
   invalidRowPlan,
   planTotals,
+  forecastCensusCd,
   type PlanTotals,
   type RowPlan,
 } from '../domain/census-plan.js';
@@ -88,8 +89,13 @@ export async function planCensus(scope: TenantScope, input: CensusInput, today: 
             : null;
     return { plan, person: plan.status === 'ok' ? person : null };
   });
-  const rows = staged.map((s) => s.plan);
-  return { rows, totals: planTotals(rows, snapshot.policies), staged };
+  // D17: each endorsement's CD hold forecast, rows before it counted (stored with the plan).
+  const rows = forecastCensusCd(
+    staged.map((s) => s.plan),
+    snapshot.policies,
+  );
+  const forecast = staged.map((s, i) => ({ ...s, plan: rows[i]! }));
+  return { rows, totals: planTotals(rows, snapshot.policies), staged: forecast };
 }
 
 /**

@@ -19,6 +19,9 @@ import { readDependentCandidates } from '../data/dependent-endorsements.js';
 import { decideDependentEndorsement } from '../domain/dependent-endorsements.js';
 import { endLapsedCoverOf } from '../data/member-cover.js';
 import { lockAccountBeforeRefund, settleApprovedEndorsement } from './cd-account.js';
+import { readCdAccount } from '../data/cd-account.js';
+import { forecastHold, type CdForecast } from '../domain/cd-account.js';
+import { toPaise } from '../domain/premium.js';
 import type { SystemScope } from '../data/scope.js';
 import { TenantScope } from '../data/scope.js';
 import {
@@ -88,6 +91,33 @@ export async function createEndorsement(
         employeeCode: chosen.employee_code,
       },
     }),
+  };
+}
+
+/** What a create would do (D17's dry run): the decision, the routed policy's number, the CD forecast. */
+export interface PricedEndorsement {
+  decision: EndorsementDecision;
+  policyNumber: string;
+  cd: CdForecast;
+}
+
+/**
+ * D17's dry run of a create: the same read and pure decision as createEndorsement (so the same
+ * refusals), then the routed policy's CD account read and the review's hold rule applied. Writes
+ * nothing (no row, no audit entry, no workflow): repeating it is harmless.
+ */
+export async function priceEndorsement(
+  scope: TenantScope,
+  req: EndorsementRequest,
+  today: string,
+): Promise<PricedEndorsement> {
+  const { candidates, decision } = await decide(scope, req, today);
+  const account = await readCdAccount(scope, decision.policyId);
+  const chosen = candidates.find((c) => c.id === decision.policyId);
+  return {
+    decision,
+    policyNumber: chosen?.policy_number ?? '',
+    cd: forecastHold(toPaise(account?.available ?? '0'), account?.waiting ?? false, decision.premiumImpact),
   };
 }
 

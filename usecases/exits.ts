@@ -1,8 +1,16 @@
-import { exitModeOf, readPendingExits, type PendingExit } from '../data/exits.js';
-import type { TenantScope } from '../data/scope.js';
+import {
+  announceOverdueExit,
+  exitModeOf,
+  readOverdueExits,
+  readPendingExits,
+  readSettledEndorsement,
+  type OverdueExit,
+  type PendingExit,
+} from '../data/exits.js';
+import { TenantScope, type SystemScope } from '../data/scope.js';
 import { today, type Clock } from '../domain/clock.js';
 import { EndorsementRefused } from '../domain/endorsements.js';
-import type { Actor } from '../domain/employees.js';
+import { NO_ACTOR, type Actor } from '../domain/employees.js';
 import { acceptEndorsement, WorkflowNotStarted, type StartDeps } from './endorsements.js';
 
 /**
@@ -53,3 +61,42 @@ async function endCover(
 /** What Get Employee lists as `pending_exits`. */
 export const pendingExitsOf = (deps: { clock: Clock }, scope: TenantScope, employeeId: string) =>
   readPendingExits(scope, [employeeId], today(deps.clock));
+
+/**
+ * D16: an endorsement reached a final status (approved, rejected, cancelled); if it was what kept
+ * a leaver's automatic exit from being created (the one-open-endorsement rule: a dependent's
+ * ADDITION, a MODIFICATION), the exit is tried again now. Runs after the status change committed,
+ * from the activity that made it. Idempotent as processExits: a retried activity finds the exit
+ * under way and creates nothing. The leaver's own DELETION settling retries nothing, so an insurer's
+ * rejection of it is not answered by the same DELETION again (the exit stays pending and listed,
+ * and is announced once past its date).
+ */
+export async function retryExitsAfterSettling(
+  deps: StartDeps & { clock: Clock },
+  system: SystemScope,
+  endorsementId: string,
+): Promise<void> {
+  const settled = await readSettledEndorsement(system, endorsementId);
+  if (!settled || settled.ownDeletion) return;
+  const scope = TenantScope.of(system.em, settled.clientId);
+  await processExits(deps, scope, [settled.employeeId], NO_ACTOR);
+}
+
+/**
+ * D16: every exit still pending after its leaving date is announced (`employee.exit_overdue`,
+ * once per exit and leaving date, see announceOverdueExit), whatever the client's exit mode: the
+ * leaver is still covered and paid for. Returns the exits announced now and the deliveries to start.
+ */
+export async function announceOverdueExits(
+  system: SystemScope,
+  today: string,
+): Promise<{ announced: OverdueExit[]; deliveries: string[] }> {
+  const announced: OverdueExit[] = [];
+  const deliveries: string[] = [];
+  for (const exit of await readOverdueExits(system, today)) {
+    const outcome = await announceOverdueExit(system, exit);
+    if (outcome.recorded) announced.push(exit);
+    deliveries.push(...outcome.deliveries);
+  }
+  return { announced, deliveries };
+}

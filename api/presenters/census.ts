@@ -3,6 +3,7 @@ import type { BatchRowPageRow, BatchSummary } from '../../data/census.js';
 import { CENSUS_BATCH_STATUSES, CENSUS_ROW_OUTCOMES } from '../../domain/census-batch.js';
 import type { PlanTotals, RowPlan } from '../../domain/census-plan.js';
 import { CENSUS_FIELDS } from '../../domain/census.js';
+import { visibleRowPlan, visibleTotals, type CensusView } from '../../domain/census-visibility.js';
 import { ENDORSEMENT_TYPES, EXIT_MODES } from '../../domain/enums.js';
 import type { PlannedEndorsement } from '../../domain/census-plan.js';
 import { dateOut, idOut, moneyOut, outcome, pagingOut } from '../schemas/responses.js';
@@ -26,6 +27,23 @@ const plannedEndorsementSchema = z
     coverage_end_date: dateOut,
     sum_insured: moneyOut,
     premium_impact: moneyOut.meta({ description: 'INR; ADDITION positive, DELETION a negative refund (D7)' }),
+    pro_rata_days: z.number().int().nullable().meta({
+      description:
+        'The days priced: covered days of an ADDITION or MODIFICATION, unused days after a DELETION (null on batches stored before it)',
+    }),
+    cd: z
+      .object({
+        hold: moneyOut.meta({ description: 'What it would hold at review (0 for a refund)' }),
+        available_after: moneyOut.meta({
+          description: "The policy's available CD balance after this hold, the census's earlier rows counted",
+        }),
+        waits_for_funds: z.boolean().meta({ description: 'Its cover would wait for a top-up' }),
+      })
+      .nullable()
+      .meta({
+        description:
+          'A forecast of the CD account at its review; null for a token without a scope that reads the CD account (policy.get, policy.all)',
+      }),
   })
   .meta({ id: 'CensusPlannedEndorsement' });
 
@@ -78,15 +96,27 @@ const totalsSchema = z
     exits: z.number().int(),
     endorsements: z.object(Object.fromEntries(ENDORSEMENT_TYPES.map((t) => [t, z.number().int()]))),
     premium: moneyOut.meta({ description: 'Net premium impact of the ok rows (INR)' }),
-    cd: z.array(
-      z.object({
-        policy_id: z.string(),
-        available: moneyOut.meta({ description: "The policy's available CD balance (balance less holds)" }),
-        debit: moneyOut,
-        credit: moneyOut,
-        shortfall: moneyOut.meta({ description: 'Debits past the available balance (0 when covered)' }),
+    cd: z
+      .array(
+        z.object({
+          policy_id: z.string(),
+          available: moneyOut.meta({ description: "The policy's available CD balance (balance less holds)" }),
+          debit: moneyOut,
+          credit: moneyOut,
+          shortfall: moneyOut.meta({ description: 'Debits past the available balance (0 when covered)' }),
+          available_after: moneyOut.nullable().meta({
+            description: 'The available balance after the holds of the endorsements that would not wait',
+          }),
+          waiting: z.number().int().nullable().meta({
+            description: "How many of the census's endorsements would wait for funds on the policy",
+          }),
+        }),
+      )
+      .nullable()
+      .meta({
+        description:
+          "Each policy's CD impact; null for a token without a scope that reads the CD account (policy.get, policy.all)",
       }),
-    ),
   })
   .meta({ id: 'CensusTotals' });
 
@@ -148,11 +178,22 @@ const presentPlanned = (e: PlannedEndorsement) => ({
   ...e,
   sum_insured: money(e.sum_insured),
   premium_impact: money(e.premium_impact),
+  pro_rata_days: e.pro_rata_days ?? null,
+  cd: e.cd
+    ? {
+        hold: money(e.cd.hold),
+        available_after: money(e.cd.available_after),
+        waits_for_funds: e.cd.waits_for_funds,
+      }
+    : null,
 });
 
-export function presentRowPlan(p: RowPlan): z.infer<typeof rowPlanSchema> {
+/** A row as `view` may see it (domain/census-visibility.ts). */
+export function presentRowPlan(plan: RowPlan, view: CensusView): z.infer<typeof rowPlanSchema> {
+  const p = visibleRowPlan(plan, view);
   return {
     ...p,
+    errors: p.errors.map((e) => ({ field: e.field, reason: e.reason })),
     // Rows stored before these fields had none of them.
     updates_employee: p.updates_employee ?? false,
     employee_row: p.employee_row ?? null,
@@ -161,40 +202,45 @@ export function presentRowPlan(p: RowPlan): z.infer<typeof rowPlanSchema> {
   };
 }
 
-export function presentTotals(t: PlanTotals): z.infer<typeof totalsSchema> {
+/** Totals as `view` may see them (domain/census-visibility.ts). */
+export function presentTotals(totals: PlanTotals, view: CensusView): z.infer<typeof totalsSchema> {
+  const t = visibleTotals(totals, view);
   return {
     ...t,
     employees_updated: t.employees_updated ?? 0,
     exits: t.exits ?? 0,
     premium: money(t.premium),
-    cd: t.cd.map((c) => ({
-      policy_id: c.policy_id,
-      available: money(c.available),
-      debit: money(c.debit),
-      credit: money(c.credit),
-      shortfall: money(c.shortfall),
-    })),
+    cd:
+      t.cd?.map((c) => ({
+        policy_id: c.policy_id,
+        available: money(c.available),
+        debit: money(c.debit),
+        credit: money(c.credit),
+        shortfall: money(c.shortfall),
+        available_after: c.available_after === undefined ? null : money(c.available_after),
+        waiting: c.waiting ?? null,
+      })) ?? null,
   };
 }
 
-export function presentBatch(b: BatchSummary) {
+export function presentBatch(b: BatchSummary, view: CensusView) {
   return {
     batch_id: b.id,
     status: b.status,
     rows: b.row_count,
     counts: b.counts,
-    totals: presentTotals(b.totals as unknown as PlanTotals),
+    totals: presentTotals(b.totals as unknown as PlanTotals, view),
     created_at: b.created_at,
     completed_at: b.completed_at,
   };
 }
 
-export const presentBatchRow = (r: BatchRowPageRow): z.infer<typeof batchRowSchema> => ({
+export const presentBatchRow = (r: BatchRowPageRow, view: CensusView): z.infer<typeof batchRowSchema> => ({
   row: r.row_number,
   outcome: r.outcome ?? 'PENDING',
   employee_id: r.employee_id,
   endorsement_id: r.endorsement_id,
   endorsement_ids: r.endorsement_ids,
   reason: r.reason,
-  plan: presentRowPlan(r.plan),
+  plan: presentRowPlan(r.plan, view),
 });

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import type { EndorsementRow } from '../../data/endorsements.js';
-import { awaitingFundsReason } from '../../domain/cd-account.js';
+import { awaitingFundsReason, rupees } from '../../domain/cd-account.js';
+import type { EndorsementRequest } from '../../domain/endorsements.js';
+import type { PricedEndorsement } from '../../usecases/endorsements.js';
 import { ENDORSEMENT_STATUSES, ENDORSEMENT_TYPES } from '../../domain/enums.js';
 import { dateOut, idOut, moneyOut, outcome } from '../schemas/responses.js';
 
@@ -65,6 +67,83 @@ export function presentEndorsement(row: EndorsementRow): EndorsementOut {
 export const createEndorsementPayload = z
   .object({ endorsement_id: idOut('end_2p7x9k4m6b'), ...outcome('Endorsement created successfully') })
   .meta({ id: 'CreateEndorsementPayload' });
+
+/** D17: what a create would do, answered by `?dry_run=true` (nothing written). */
+export const endorsementDryRunPayload = z
+  .object({
+    dry_run: z.literal(true),
+    endorsement: z.object({
+      type: z.enum(ENDORSEMENT_TYPES),
+      employee_id: z.string(),
+      dependent_id: z.string().nullable(),
+      policy_id: idOut('pol_8c1d2e3f4a5b6c7d8e9f0a').meta({ description: 'The policy it routes to (D7)' }),
+      policy_number: z.string(),
+      coverage_start_date: dateOut,
+      coverage_end_date: dateOut,
+      sum_insured: moneyOut,
+      premium_impact: moneyOut.meta({
+        description:
+          'INR, pro-rata by days (D7): an ADDITION or increase positive, a DELETION a negative refund',
+      }),
+      pro_rata_days: z.number().int().meta({
+        description:
+          'The days priced: the covered days (both ends included) of an ADDITION or MODIFICATION, the unused days after a DELETION',
+      }),
+    }),
+    cd: z
+      .object({
+        available: moneyOut.meta({
+          description: "The policy's available CD balance now (balance less holds)",
+        }),
+        hold: moneyOut.meta({ description: 'What the endorsement would hold at review (0 for a refund)' }),
+        available_after: moneyOut.meta({ description: 'The available balance once the hold is placed' }),
+        waits_for_funds: z.boolean().meta({
+          description:
+            'Cover would wait for a top-up: the balance does not cover the hold, or other endorsements wait first',
+        }),
+      })
+      .nullable()
+      .meta({
+        description:
+          'A forecast of the CD account at review; null for a token without a scope that reads the CD account (policy.get, policy.all)',
+      }),
+    ...outcome('Endorsement checked; nothing was written'),
+  })
+  .meta({ id: 'EndorsementDryRunPayload' });
+
+/** The dry run's answer; the CD forecast only when `showCd` (the token reads the CD account). */
+export function presentDryRun(
+  req: EndorsementRequest,
+  priced: PricedEndorsement,
+  showCd: boolean,
+): z.infer<typeof endorsementDryRunPayload> {
+  const { decision, cd } = priced;
+  return {
+    dry_run: true,
+    endorsement: {
+      type: req.type,
+      employee_id: req.employeeId,
+      dependent_id: req.dependentId ?? null,
+      policy_id: decision.policyId,
+      policy_number: priced.policyNumber,
+      coverage_start_date: req.coverageStartDate,
+      coverage_end_date: req.coverageEndDate,
+      sum_insured: Number(decision.sumInsured),
+      premium_impact: Number(decision.premiumImpact),
+      pro_rata_days: decision.proRataDays,
+    },
+    cd: showCd
+      ? {
+          available: Number(rupees(cd.available)),
+          hold: Number(rupees(cd.hold)),
+          available_after: Number(rupees(cd.availableAfter)),
+          waits_for_funds: cd.waitsForFunds,
+        }
+      : null,
+    message: 'Endorsement checked; nothing was written',
+    success: true,
+  };
+}
 
 /** Spec 4.10, and the cancel's answer (D7). */
 export const endorsementPayload = z

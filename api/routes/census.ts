@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { MalformedCensus, MAX_CENSUS_BYTES, MAX_CENSUS_ROWS, CENSUS_COLUMNS } from '../../domain/census.js';
 import { today } from '../../domain/clock.js';
+import { censusViewOf } from '../../domain/census-visibility.js';
 import { looksLikeId } from '../../domain/ids.js';
 import { UploadLimitExceeded } from '../../domain/upload-limits.js';
 import { ENDORSEMENT_READ_SCOPES, ENDORSEMENT_SCOPES, hasAnyScope, type Scope } from '../../domain/scopes.js';
@@ -159,7 +160,12 @@ export const censusRoutes = [
       'once and a workflow applies the rows, each once. Rows that create employees need `employee.create` (or ' +
       '`employee.all`) too; rows that change an existing employee (`updates_employee`, or an `exit`: a delete ' +
       'row without a policy) need `employee.update` (or `employee.all`). ' +
-      '`Idempotency-Key` as on endorsements (the same file again with the same key: the same batch).',
+      '`Idempotency-Key` as on endorsements (the same file again with the same key: the same batch). ' +
+      'The report (here and on the batch) shows CD figures only to a token that reads the CD account ' +
+      '(`policy.get`, `policy.all`; else `totals.cd` is null), whose cover a row ends and open endorsements only ' +
+      'with `policy.get`, `policy.members.list` or `policy.all`, and stored employees’ details (another’s ' +
+      'e-mail, a family’s members) only with `employee.get` or `employee.all`; otherwise such a row says only ' +
+      'that it would be refused, naming the scopes that show why.',
     scopes: ENDORSEMENT_SCOPES,
     query: censusQuery,
     body: censusBody,
@@ -187,12 +193,13 @@ export const censusRoutes = [
     }: Handler<undefined, CensusQuery, CensusBody, Auth>) => {
       const planned = await plan(scope, deps, inputOf(ctx, body));
       if (query.dry_run !== 'true') return commit(deps, scope, auth, planned);
+      const view = censusViewOf(auth.scopes);
       ctx.status = 200;
       ctx.body = {
         payload: dryRunPayload.parse({
           dry_run: true,
-          rows: planned.rows.map(presentRowPlan),
-          totals: presentTotals(planned.totals),
+          rows: planned.rows.map((r) => presentRowPlan(r, view)),
+          totals: presentTotals(planned.totals, view),
           message: 'Census checked; nothing was written',
           success: true,
         }),
@@ -214,6 +221,7 @@ export const censusRoutes = [
     handler: async ({
       params,
       query,
+      auth,
       scope,
       deps,
     }: Handler<z.output<typeof batchParams>, z.output<typeof batchQuery>, undefined, Auth>) => {
@@ -222,8 +230,8 @@ export const censusRoutes = [
       if (!batch) throw batchNotFound();
       const page = await withCursorErrors(censusRowPage(scope, cursorsFor(deps.config), id, query));
       return {
-        batch: presentBatch(batch),
-        rows: page.rows.map(presentBatchRow),
+        batch: presentBatch(batch, censusViewOf(auth.scopes)),
+        rows: page.rows.map((r) => presentBatchRow(r, censusViewOf(auth.scopes))),
         ...pagingFields(page),
         message: 'Batch fetched successfully',
         success: true,

@@ -1,9 +1,21 @@
+import { z } from 'zod';
 import { readEndorsement, type EndorsementRow } from '../../data/endorsements.js';
 import { TenantScope } from '../../data/scope.js';
 import { EndorsementRefused, type CreatedEndorsement } from '../../domain/endorsements.js';
 import { looksLikeId } from '../../domain/ids.js';
-import { ENDORSEMENT_READ_SCOPES, ENDORSEMENT_SCOPES } from '../../domain/scopes.js';
-import { acceptEndorsement, cancelThroughWorkflow, WorkflowNotStarted } from '../../usecases/endorsements.js';
+import {
+  CD_READ_SCOPES,
+  ENDORSEMENT_READ_SCOPES,
+  ENDORSEMENT_SCOPES,
+  hasAnyScope,
+} from '../../domain/scopes.js';
+import {
+  acceptEndorsement,
+  cancelThroughWorkflow,
+  priceEndorsement,
+  WorkflowNotStarted,
+} from '../../usecases/endorsements.js';
+import { today } from '../../domain/clock.js';
 import { endorsementWorkflowId } from '../../workflows/endorsement/contract.js';
 import type { Auth } from '../auth/tokens.js';
 import type { AppDeps } from '../deps.js';
@@ -18,7 +30,9 @@ import {
 import { isUnavailable } from '../middleware/errors.js';
 import {
   createEndorsementPayload,
+  endorsementDryRunPayload,
   endorsementPayload,
+  presentDryRun,
   presentEndorsement,
 } from '../presenters/endorsement.js';
 import { route, type Handler } from '../route.js';
@@ -33,6 +47,31 @@ import {
 } from '../schemas/endorsements.js';
 
 type Req<P, B> = Handler<P, undefined, B, Auth>;
+
+const createQuery = z.object({
+  dry_run: z
+    .enum(['true', 'false'], { error: 'must be true or false' })
+    .optional()
+    .meta({
+      description: 'true: answer what the create would do (policy, premium, CD hold) and write nothing',
+    }),
+});
+type CreateQuery = z.output<typeof createQuery>;
+
+/**
+ * D17's dry run: the create's checks and price, and the CD forecast for a token that reads the CD
+ * account. Writes nothing (no endorsement, audit entry, idempotency record or workflow).
+ */
+async function dryRun(deps: AppDeps, scope: TenantScope, auth: Auth, body: CreateEndorsementBody) {
+  const req = parseEndorsementRequest(body);
+  try {
+    const priced = await priceEndorsement(scope, req, today(deps.clock));
+    return presentDryRun(req, priced, hasAnyScope(auth.scopes, CD_READ_SCOPES));
+  } catch (err) {
+    if (err instanceof EndorsementRefused) throw refusalToApiError(err);
+    throw err;
+  }
+}
 
 const endorsementNotFound = () => notFound('Endorsement Not Found');
 const alreadyDecided = (detail: string) => conflict('Endorsement Already Decided', detail);
@@ -138,10 +177,14 @@ export const endorsementRoutes = [
     description:
       'Checked synchronously (D7), then processed by a workflow: PENDING, SENT_TO_INSURER, then APPROVED ' +
       'or REJECTED (or CANCELLED). Without policy_id the routing of D7 picks the policy. An optional ' +
-      '`Idempotency-Key` header makes a retry return the first answer.',
+      '`Idempotency-Key` header makes a retry return the first answer. `?dry_run=true` (D17) answers what the ' +
+      'create would do with the same checks and refusals: the policy it routes to, the premium pro-rata by ' +
+      'days and, for a token that reads the CD account (`policy.get`, `policy.all`), the CD hold, the available ' +
+      'balance after it and whether cover would wait for funds; it writes nothing and is not keyed.',
     scopes: ENDORSEMENT_SCOPES,
+    query: createQuery,
     body: createEndorsementBody,
-    response: createEndorsementPayload,
+    response: z.union([createEndorsementPayload, endorsementDryRunPayload]),
     errors: [
       invalidType(),
       missingAdditionDetails(['coverage_start_date']),
@@ -149,8 +192,20 @@ export const endorsementRoutes = [
     ],
     // At most once per Idempotency-Key (see withIdempotency); without one, each request creates.
     idempotencyKey: true,
-    handler: async ({ body, auth, em, deps, ctx }: Req<undefined, CreateEndorsementBody>) =>
-      accept(deps, TenantScope.of(em, auth.clientId), auth, body, String(ctx.state.requestId)),
+    // A dry run writes nothing: it is not keyed (the same key may then create).
+    unkeyed: (q) => (q as CreateQuery).dry_run === 'true',
+    handler: async ({
+      body,
+      query,
+      auth,
+      em,
+      deps,
+      ctx,
+    }: Handler<undefined, CreateQuery, CreateEndorsementBody, Auth>) => {
+      const scope = TenantScope.of(em, auth.clientId);
+      if (query.dry_run === 'true') return dryRun(deps, scope, auth, body);
+      return accept(deps, scope, auth, body, String(ctx.state.requestId));
+    },
   }),
   route({
     method: 'GET',

@@ -4,6 +4,7 @@ import { checkCdLedgersAfterEachTest } from '../support/cd-ledger-check.js';
 import { waitFor } from '../workflows/endorsement-support.js';
 import type { ClientScope } from '../../domain/scopes.js';
 import { tokenService } from './auth-fixtures.js';
+import { makeEmployee } from '../support/factories.js';
 
 const PATH = '/v1/policy/endorsements/batches';
 
@@ -88,6 +89,86 @@ describe('census batches under policy.endorsements (the requirement’s scope, b
       (r) => r.body.payload?.batch.status === 'BATCH_STATUS_COMPLETED',
       'the batch to complete',
     );
+  });
+
+  it('a dry run shows CD figures, cover and other employees only to a token that reads them', async () => {
+    const other = await makeEmployee(w.clientId);
+    rows = [
+      // An exit of the covered employee: its DELETIONs name the policies they are covered on.
+      { employee_code: w.covered.employeeCode, action: 'delete', effective_date: '2026-12-31' },
+      // The uncovered employee's delete: refused because they are covered nowhere.
+      {
+        employee_code: w.uncovered.employeeCode,
+        action: 'delete',
+        effective_date: '2026-12-31',
+        policy_id: w.policyId,
+      },
+      // Another employee's official e-mail: refused because someone holds it.
+      {
+        employee_code: other.employeeCode,
+        action: 'add',
+        effective_date: '2026-12-01',
+        email: w.covered.email,
+      },
+    ];
+    const narrow = await upload(tokenOf(w, ['policy.endorsements']), '?dry_run=true');
+    expect(narrow.status, narrow.text).to.equal(200);
+    const [exit, uncovered, clash] = narrow.body.payload.rows;
+    expect(exit).to.deep.include({ status: 'ok', endorsement: null, errors: [] });
+    expect(exit.exit).to.deep.equal({ date_of_leaving: '2026-12-31', mode: 'automatic', deletions: [] });
+    expect(uncovered).to.deep.include({
+      status: 'error',
+      errors: [
+        {
+          field: 'row',
+          reason: 'would be refused; the reason needs one of: policy.get, policy.members.list, policy.all',
+        },
+      ],
+    });
+    expect(clash).to.deep.include({
+      status: 'error',
+      errors: [
+        { field: 'row', reason: 'would be refused; the reason needs one of: employee.get, employee.all' },
+      ],
+    });
+    expect(narrow.body.payload.totals.cd).to.equal(null);
+    expect(JSON.stringify(narrow.body)).not.to.contain(w.policyId);
+
+    // The same census under scopes that read the CD account, the cover and the employees: all of it.
+    const full = await upload(
+      tokenOf(w, ['policy.endorsements', 'policy.get', 'employee.get']),
+      '?dry_run=true',
+    );
+    const [fullExit, fullUncovered, fullClash] = full.body.payload.rows;
+    expect(fullExit.exit.deletions.map((d: any) => d.policy_id)).to.deep.equal([w.policyId]);
+    expect(fullUncovered.errors).to.deep.equal([
+      { field: 'row', reason: 'the employee is not covered by this policy' },
+    ]);
+    expect(fullClash.errors).to.deep.equal([
+      { field: 'email', reason: 'is already the official e-mail of another employee' },
+    ]);
+    expect(full.body.payload.totals.cd).to.have.length(1);
+    expect(full.body.payload.totals.cd[0]).to.include({ policy_id: w.policyId });
+    expect(full.body.payload.totals.cd[0].available).to.be.a('number');
+  });
+
+  it('prices each row with its CD forecast (D17), the forecast only for a token that reads the CD account', async () => {
+    rows = [newJoiner(`P1-${w.clientId.slice(-6)}`)];
+    const narrow = await upload(tokenOf(w, ['policy.endorsements']), '?dry_run=true');
+    const priced = narrow.body.payload.rows[0].endorsement;
+    // ₹3,650 a year at the 300000 slab over 365 days: 121 days from 2026-12-01 to 2027-03-31.
+    expect(priced).to.include({ premium_impact: 1210, pro_rata_days: 121, cd: null });
+    const full = await upload(tokenOf(w, ['policy.endorsements', 'policy.get']), '?dry_run=true');
+    expect(full.body.payload.rows[0].endorsement.cd).to.deep.equal({
+      hold: 1210,
+      available_after: 998790,
+      waits_for_funds: false,
+    });
+    expect(full.body.payload.totals.cd[0]).to.include({
+      available: 1000000,
+      available_after: 998790,
+      waiting: 0,
+    });
   });
 
   it('refuses a batch to a token without an endorsement scope (403 naming them)', async () => {

@@ -138,9 +138,24 @@ describe('census batches API (D16)', () => {
       .slice(0, 4)
       .reduce((s: number, r: any) => s + Math.round(r.endorsement.premium_impact * 100), 0);
     expect(Math.round(totals.premium * 100)).to.equal(premium);
+    const afterHolds = (100_000_000 - premium) / 100;
     expect(totals.cd).to.deep.equal([
-      { policy_id: w.policyId, available: 1000000, debit: premium / 100, credit: 0, shortfall: 0 },
+      {
+        policy_id: w.policyId,
+        available: 1000000,
+        debit: premium / 100,
+        credit: 0,
+        shortfall: 0,
+        available_after: afterHolds,
+        waiting: 0,
+      },
     ]);
+    // D17: each planned endorsement's hold in file order; the last leaves what the totals say.
+    expect(rows.slice(0, 4).map((r: any) => r.endorsement.cd.hold)).to.deep.equal(
+      rows.slice(0, 4).map((r: any) => Math.max(0, r.endorsement.premium_impact)),
+    );
+    expect(rows[3].endorsement.cd).to.include({ available_after: afterHolds, waits_for_funds: false });
+    expect(rows[0].endorsement.pro_rata_days).to.equal(121);
     const after = await sql(
       'select count(*)::int as n from endorsements e join employees m on m.id = e.employee_id where m.client_id = ?',
       [w.clientId],

@@ -94,7 +94,10 @@ export async function runFlow(c: Credentials) {
   };
   const first = await api.POST('/v1/policy/endorsements', addition);
   const retry = await api.POST('/v1/policy/endorsements', addition);
-  const endorsementId = ok(first, 'createEndorsement').payload.endorsement_id;
+  // The operation also answers a dry run (D17, ?dry_run=true): a create's answer is the one with an id.
+  const createdEndorsement = ok(first, 'createEndorsement').payload;
+  if (!('endorsement_id' in createdEndorsement)) throw new Error('createEndorsement: no endorsement_id');
+  const endorsementId = createdEndorsement.endorsement_id;
 
   let endorsement = ok(
     await api.GET('/v1/policy/endorsements/{endorsement_id}', {
@@ -139,7 +142,7 @@ export async function runFlow(c: Credentials) {
     retry: {
       status: retry.response.status,
       replayed: retry.response.headers.get('Idempotent-Replayed'),
-      endorsementId: retry.data?.payload.endorsement_id,
+      endorsementId: retry.data && 'endorsement_id' in retry.data.payload ? retry.data.payload.endorsement_id : undefined,
     },
     endorsement: { status: endorsement.status, type: endorsement.type },
     coverage: coverage.map((entry) => ({ policyId: entry.policy_id, sumInsured: entry.sum_insured })),

@@ -6,7 +6,12 @@ import {
   parseCensusRecord,
   recordOf,
 } from '../../domain/census.js';
-import { CensusPlanner, planTotals, type CensusSnapshot } from '../../domain/census-plan.js';
+import {
+  CensusPlanner,
+  forecastCensusCd,
+  planTotals,
+  type CensusSnapshot,
+} from '../../domain/census-plan.js';
 
 const POLICY = {
   id: 'pol_a',
@@ -136,6 +141,7 @@ describe('census plan (domain/census-plan.ts)', () => {
       coverage_end_date: '2027-03-31',
       sum_insured: '300000.00',
       premium_impact: '1820.00',
+      pro_rata_days: 182,
     });
     const modify = planner.plan(
       row({ employee_code: 'C1', action: 'modify', effective_date: '2026-10-01', sum_insured: '500000' }, 2),
@@ -150,6 +156,23 @@ describe('census plan (domain/census-plan.ts)', () => {
     expect(totals.cd).to.deep.equal([
       { policy_id: 'pol_a', available: '1000.00', debit: '3640.00', credit: '0.00', shortfall: '2640.00' },
     ]);
+
+    // D17: the CD forecast in file order. ₹1,000 available does not cover the ADDITION's ₹1,820, so
+    // it would wait, and the MODIFICATION queues behind it; with ₹5,000 both hold, one after the other.
+    const short = forecastCensusCd([add, modify], [POLICY]);
+    expect(short.map((p) => p.endorsement?.cd)).to.deep.equal([
+      { hold: '1820.00', available_after: '1000.00', waits_for_funds: true },
+      { hold: '1820.00', available_after: '1000.00', waits_for_funds: true },
+    ]);
+    expect(planTotals(short, [POLICY]).cd[0]).to.include({ available_after: '1000.00', waiting: 2 });
+    const funded = forecastCensusCd([add, modify], [{ ...POLICY, cd_available: '5000.00' }]);
+    expect(funded.map((p) => p.endorsement?.cd)).to.deep.equal([
+      { hold: '1820.00', available_after: '3180.00', waits_for_funds: false },
+      { hold: '1820.00', available_after: '1360.00', waits_for_funds: false },
+    ]);
+    // A policy whose queue already waits makes every new hold wait behind it.
+    const queued = forecastCensusCd([add], [{ ...POLICY, cd_available: '5000.00', cd_waiting: true }]);
+    expect(queued[0]!.endorsement?.cd).to.include({ waits_for_funds: true, available_after: '5000.00' });
   });
 
   it('refuses what D7 refuses, a new employee without details, and a second row for the same employee and policy', () => {
@@ -158,7 +181,7 @@ describe('census plan (domain/census-plan.ts)', () => {
       row({ employee_code: 'C1', action: 'add', effective_date: '2026-10-01', policy_id: 'pol_a' }),
     );
     expect(covered.errors).to.deep.equal([
-      { field: 'row', reason: 'the employee is already covered by this policy' },
+      { field: 'row', reason: 'the employee is already covered by this policy', reveals: 'coverage' },
     ]);
     const bare = planner.plan(row({ employee_code: 'N2', action: 'add', effective_date: '2026-10-01' }));
     expect(bare.errors.map((e) => e.field)).to.deep.equal([
@@ -230,6 +253,7 @@ describe('census dependents’ rows (domain/census-dependents.ts)', () => {
       coverage_end_date: '2027-03-31',
       sum_insured: '300000.00',
       premium_impact: '1210.00',
+      pro_rata_days: 121,
     });
   });
 
@@ -379,7 +403,7 @@ describe('census rows that update or exit an employee (domain/census-plan.ts)', 
     expect(planTotals([same, renamed], [POLICY]).employees_updated).to.equal(1);
     const taken = new CensusPlanner(withDetails(), TODAY).plan(c1({ email: 'O1@example.com' }));
     expect(taken.errors).to.deep.equal([
-      { field: 'email', reason: 'is already the official e-mail of another employee' },
+      { field: 'email', reason: 'is already the official e-mail of another employee', reveals: 'employees' },
     ]);
   });
 
@@ -419,7 +443,11 @@ describe('census rows that update or exit an employee (domain/census-plan.ts)', 
       row({ employee_code: 'O1', action: 'delete', effective_date: '2026-12-31' }, 2),
     );
     expect(bare.errors).to.deep.equal([
-      { field: 'policy_id', reason: 'the employee is not covered by an active policy of the client' },
+      {
+        field: 'policy_id',
+        reason: 'the employee is not covered by an active policy of the client',
+        reveals: 'coverage',
+      },
     ]);
   });
 });

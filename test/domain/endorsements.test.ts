@@ -58,6 +58,7 @@ describe('endorsement rules (D7)', () => {
       policyId: 'pol_a',
       sumInsured: '300000.00',
       premiumImpact: '3650.00',
+      proRataDays: 365,
     });
   });
 
@@ -87,6 +88,8 @@ describe('endorsement rules (D7)', () => {
     );
     expect(deletion.sumInsured).to.equal('300000.00');
     expect(deletion.premiumImpact.startsWith('-')).to.equal(true);
+    // The unused days after the last covered day, 2026-10-01..2027-03-31.
+    expect(deletion.proRataDays).to.equal(182);
     const modification = decideEndorsement(
       [covered()],
       request({ policyId: 'pol_a', type: 'ENDORSEMENT_TYPE_MODIFICATION', sumInsured: '500000' }),
@@ -95,6 +98,7 @@ describe('endorsement rules (D7)', () => {
       policyId: 'pol_a',
       sumInsured: '500000.00',
       premiumImpact: '3650.00',
+      proRataDays: 365,
     });
     const same = refusal(() =>
       decideEndorsement(

@@ -1,9 +1,23 @@
 import { expect } from 'chai';
 import { setExitMode } from '../../admin/clients.js';
+import { findOverdueExits } from '../../admin/stuck.js';
+import { systemClock, today } from '../../domain/clock.js';
+import { addDays } from '../../domain/dates.js';
+import type { CoverEndResult } from '../../workflows/periodic/contract.js';
+import { ops } from '../support/ops.js';
 import { stack } from '../support/stack.js';
 import { makeEmployee, makeMember, sql } from '../support/factories.js';
 import { checkCdLedgersAfterEachTest } from '../support/cd-ledger-check.js';
-import { decide, ledger, makeWorld, memberRows, waitForStatus, type World } from './endorsement-support.js';
+import { deletePeriodicSchedules, triggerPass } from '../support/schedules.js';
+import {
+  decide,
+  ledger,
+  makeWorld,
+  memberRows,
+  waitFor,
+  waitForStatus,
+  type World,
+} from './endorsement-support.js';
 
 const LEAVING = '2026-12-31';
 
@@ -113,5 +127,182 @@ describe('exits (D16)', () => {
     });
     expect(res.status).to.equal(400);
     expect(res.body.detail).to.contain('date_of_leaving: requires an inactive status in the same request');
+  });
+});
+
+/*
+ * D16: a leaver's automatic exit refused because the family had an open endorsement (the spouse's
+ * ADDITION) is created when that endorsement settles; one still pending after the leaving date is
+ * announced by the daily cover pass (`member-cover-end`, the worker's clock pinned) as
+ * `employee.exit_overdue`, once, and listed for operators with what blocks it.
+ */
+describe('exits blocked by an open endorsement (D16)', function () {
+  this.timeout(90_000);
+  checkCdLedgersAfterEachTest();
+  const noonIst = (day: string) => `${day}T06:30:00Z`;
+  afterEach(async () => {
+    stack().workerClock.reset();
+    await deletePeriodicSchedules(stack().temporal);
+  });
+
+  /** A covered employee (E+S+C+P policy) whose spouse's own ADDITION is open at the insurer. */
+  async function withSpouseJoining(): Promise<World & { spouseAddition: string }> {
+    const world = await makeWorld({ policy: { coverageType: 'COVERAGE_TYPE_ESCP', cdBalance: '50000.00' } });
+    await makeMember(world.client.clientId, world.policy.id, world.employee);
+    const res = await world.api.post(`/v1/client/employees/${world.employee.id}/dependents`, {
+      token: world.token,
+      body: {
+        name: 'Asha',
+        gender: 'GENDER_FEMALE',
+        relationship: 'SPOUSE',
+        date_of_birth: '1995-01-01',
+        event_date: addDays(today(systemClock), -5),
+      },
+    });
+    expect(res.status, res.text).to.equal(200);
+    const spouseAddition = res.body.payload.endorsements[0].endorsement_id as string;
+    await waitForStatus(spouseAddition, 'ENDORSEMENT_STATUS_SENT_TO_INSURER');
+    return { ...world, spouseAddition };
+  }
+
+  /** Triggers the daily cover pass now and answers its run's result. */
+  async function coverPass(): Promise<CoverEndResult> {
+    const { temporal, taskQueue } = stack();
+    const before = await temporal.schedule
+      .getHandle('member-cover-end')
+      .describe()
+      .then(
+        (d) => d.info.recentActions.length,
+        () => 0,
+      );
+    const schedule = await triggerPass(temporal, taskQueue, 'member-cover-end');
+    const runs = await waitFor(
+      async () => (await schedule.describe()).info.recentActions,
+      (r) => r.length > before,
+      'the cover pass to start',
+    );
+    const run = runs.at(-1)!.action.workflow;
+    return temporal.workflow
+      .getHandle(run.workflowId, run.firstExecutionRunId)
+      .result() as Promise<CoverEndResult>;
+  }
+
+  const overdueEvents = (world: World) =>
+    sql(
+      `select payload from webhook_events where client_id = ? and type = 'employee.exit_overdue' order by created_at`,
+      [world.client.clientId],
+    );
+
+  it("the spouse's ADDITION approved: the leaver's DELETION refused meanwhile is created and sent to the insurer", async () => {
+    const world = await withSpouseJoining();
+    expect((await leave(world)).status).to.equal(200);
+    // Refused while the spouse's ADDITION is open: pending, listed on the employee.
+    expect(await deletionsOf(world.employee.id)).to.deep.equal([]);
+    expect((await profile(world)).body.payload.pending_exits).to.deep.equal([
+      { policy_id: world.policy.id, coverage_end_date: LEAVING },
+    ]);
+
+    await decide(world.spouseAddition, { decision: 'APPROVED' });
+    await waitForStatus(world.spouseAddition, 'ENDORSEMENT_STATUS_APPROVED');
+    const [deletion] = await waitFor(
+      () => deletionsOf(world.employee.id),
+      (rows) => rows.length > 0,
+      'the DELETION after the blocker settled',
+    );
+    expect(deletion).to.include({ coverage_end_date: LEAVING, policy_id: world.policy.id });
+    await waitForStatus(deletion.id, 'ENDORSEMENT_STATUS_SENT_TO_INSURER');
+    expect((await profile(world)).body.payload.pending_exits).to.deep.equal([]);
+    const [audit] = await sql(
+      `select actor_token_id from audit_events where entity = 'endorsement' and entity_id = ? and action = 'create'`,
+      [deletion.id],
+    );
+    expect(audit).to.deep.equal({ actor_token_id: null });
+  });
+
+  it("the spouse's ADDITION cancelled: the DELETION is created as well", async () => {
+    const world = await withSpouseJoining();
+    expect((await leave(world)).status).to.equal(200);
+    const cancelled = await world.api.post(`/v1/policy/endorsements/${world.spouseAddition}/cancel`, {
+      token: world.token,
+    });
+    expect(cancelled.status, cancelled.text).to.equal(200);
+    await waitForStatus(world.spouseAddition, 'ENDORSEMENT_STATUS_CANCELLED');
+    const [deletion] = await waitFor(
+      () => deletionsOf(world.employee.id),
+      (rows) => rows.length > 0,
+      'the DELETION after the blocker settled',
+    );
+    expect(deletion).to.include({ coverage_end_date: LEAVING });
+    await waitForStatus(deletion.id, 'ENDORSEMENT_STATUS_SENT_TO_INSURER');
+  });
+
+  it('still blocked after the leaving date: announced once by the daily pass and listed for operators', async () => {
+    const world = await withSpouseJoining();
+    expect((await leave(world)).status).to.equal(200);
+
+    stack().workerClock.set(noonIst(LEAVING));
+    await coverPass();
+    expect(await overdueEvents(world), 'not before the leaving date has passed').to.deep.equal([]);
+
+    stack().workerClock.set(noonIst('2027-01-02'));
+    const first = await coverPass();
+    expect(first.overdueExits).to.be.at.least(1);
+    await coverPass();
+    expect(await overdueEvents(world)).to.deep.equal([
+      {
+        payload: {
+          employee_id: world.employee.id,
+          policy_id: world.policy.id,
+          blocked_by: [world.spouseAddition],
+        },
+      },
+    ]);
+
+    const listed = await findOverdueExits(stack().orm.em.fork(), {
+      clientId: world.client.clientId,
+      now: new Date(noonIst('2027-01-02')),
+      webUi: (workflowId) => `ui/${workflowId}`,
+    });
+    expect(listed).to.deep.equal([
+      {
+        client_id: world.client.clientId,
+        employee_id: world.employee.id,
+        policy_id: world.policy.id,
+        date_of_leaving: LEAVING,
+        days_overdue: 2,
+        blocked_by: [
+          { endorsement_id: world.spouseAddition, web_ui: `ui/endorsement-${world.spouseAddition}` },
+        ],
+      },
+    ]);
+    expect(await deletionsOf(world.employee.id)).to.deep.equal([]);
+  });
+
+  it('npm run ops -- stuck --exits lists a leaver whose leaving date has passed, with the blocking endorsement', async () => {
+    const world = await withSpouseJoining();
+    // The command reads the operator's own clock: a leaving date before today (Asia/Kolkata).
+    const left = addDays(today(systemClock), -2);
+    const res = await world.api.put(`/v1/client/employees/${world.employee.id}`, {
+      token: world.token,
+      body: { status: 'EMPLOYEE_STATUS_INACTIVE', date_of_leaving: left },
+    });
+    expect(res.status).to.equal(200);
+    const json = await ops('stuck', '--exits', '--client', world.client.clientId, '--json');
+    expect(json.code, json.err).to.equal(0);
+    const rows = JSON.parse(json.out) as Record<string, unknown>[];
+    expect(rows).to.have.length(1);
+    expect(rows[0]).to.deep.include({
+      employee_id: world.employee.id,
+      policy_id: world.policy.id,
+      date_of_leaving: left,
+      days_overdue: 2,
+    });
+    expect((rows[0]!.blocked_by as { endorsement_id: string }[]).map((b) => b.endorsement_id)).to.deep.equal([
+      world.spouseAddition,
+    ]);
+    const text = await ops('stuck', '--client', world.client.clientId);
+    expect(text.out.trim().split('\n').at(-1)).to.equal(
+      'exits of leavers pending past the leaving date: 1 (ops stuck --exits)',
+    );
   });
 });

@@ -109,6 +109,7 @@ describe('webhooks', function () {
       'policy.renewal_declined',
       'policy.renewed',
       'policy.expired',
+      'employee.exit_overdue',
     ]);
     receiver.secret = added.secret;
     const listed = await listWebhooks(stack().orm.em, world.client.clientId);

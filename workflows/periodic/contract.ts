@@ -34,9 +34,13 @@ export interface CdBalanceCheckResult {
   warned: number;
 }
 
-/** What the daily cover pass did: member rows whose cover ended by date and turned inactive (D10). */
+/**
+ * What the daily cover pass did: member rows whose cover ended by date and turned inactive (D10);
+ * leavers' exits still pending after their leaving date that it announced (D16).
+ */
 export interface CoverEndResult {
   ended: number;
+  overdueExits: number;
 }
 
 /** What the daily age-out pass did: children due to leave at renewal, DELETIONs it created (D16). */
@@ -83,7 +87,7 @@ export const PERIODIC_SCHEDULES: readonly PeriodicSchedule[] = [
   {
     scheduleId: 'member-cover-end',
     workflowType: MEMBER_COVER_END_PASS,
-    note: 'Turns inactive the member rows whose coverage_end_date has passed (D10)',
+    note: 'Turns inactive the member rows whose coverage_end_date has passed (D10); announces exits pending past the leaving date (D16)',
     // Just after midnight in India (D13), so yesterday's last day of cover is over.
     daily: { hour: 0, minute: 5, timezone: 'Asia/Kolkata' },
   },

@@ -54,7 +54,10 @@ export async function webhookSweepPassWorkflow(input: PassInput): Promise<PassRe
   return onePass('webhook-sweeper', () => passes.startPendingDeliveries(input));
 }
 
-/** D10: cover that ended by date turns inactive in storage (reads already apply the date). */
+/**
+ * D10: cover that ended by date turns inactive in storage (reads already apply the date); D16: the
+ * exits still pending after their leaving date are announced (in the same activity).
+ */
 export async function memberCoverEndPassWorkflow(): Promise<CoverEndResult> {
   return onePass('member-cover-end', () => passes.endLapsedCover());
 }
