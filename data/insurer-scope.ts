@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { systemFork } from '../db/orm.js';
 import { looksLikeId } from '../domain/ids.js';
 import { scopedSql } from './row-security.js';
 import type { Sql } from './sql.js';
@@ -10,9 +11,9 @@ import type { Sql } from './sql.js';
  * purpose (one insurer serves endorsements of the clients whose policies name it), so it is not a
  * TenantScope; it is narrower than a SystemScope, which would see every insurer's rows.
  *
- * In the database its statements carry the system setting (row-level security lets every client's
- * rows through): an insurer's endorsements span tenants, and its narrowing is the insurer filter
- * every statement of this scope writes, as before.
+ * In the database its statements run on the system role's pool with the system setting (row-level
+ * security lets every client's rows through to that role alone): an insurer's endorsements span
+ * tenants, and its narrowing is the insurer filter every statement of this scope writes.
  */
 export class InsurerScope {
   readonly sql: Sql;
@@ -26,6 +27,6 @@ export class InsurerScope {
 
   static of(em: EntityManager, insurerId: string): InsurerScope {
     if (!looksLikeId('insurer', insurerId)) throw new Error('insurer scope without an insurer id');
-    return new InsurerScope(insurerId, em.fork());
+    return new InsurerScope(insurerId, systemFork(em));
   }
 }
