@@ -3,7 +3,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import YAML from 'yaml';
 import { createClient } from '../admin/clients.js';
-import { loadReferenceData } from '../admin/load.js';
+import { loadPartners, loadReferenceData } from '../admin/load.js';
 import { loadFileSchema } from '../admin/load-schema.js';
 import { loadConfig } from '../config/index.js';
 import { countClients } from '../data/clients.js';
@@ -73,8 +73,11 @@ async function demoCredentials(databaseUrl: string): Promise<{ client_id: string
       };
     }
     const creds = await createClient(em, 'Demo Employer Pvt Ltd', [...SCOPES]);
-    const text = await fs.readFile(path.join(ROOT, 'data', 'demo.yaml'), 'utf8');
-    await loadReferenceData(em, creds.client_id, loadFileSchema.parse(YAML.parse(text)));
+    const read = async (name: string) =>
+      loadFileSchema.parse(YAML.parse(await fs.readFile(path.join(ROOT, 'data', name), 'utf8')));
+    // The platform's partners first (D12): the demo client's policies name them by code.
+    await loadPartners(em, await read('partners.yaml'));
+    await loadReferenceData(em, creds.client_id, await read('demo.yaml'));
     // Local development only: kept so a restart can print the demo credentials again.
     await fs.writeFile(file, JSON.stringify(creds), { mode: 0o600 });
     return creds;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { InsurerScope } from '../../data/insurer-scope.js';
-import { INSURER_SCOPES } from '../../domain/scopes.js';
+import { INSURER_DECISIONS_SCOPE } from '../../domain/scopes.js';
 import { submitInsurerDecisions } from '../../usecases/insurer-decisions.js';
 import { route } from '../route.js';
 
@@ -57,7 +57,7 @@ export const insurerRoutes = [
       'insurer principal (scope `insurer.decisions`, from `/v1/auth/token`). Each item is answered in ' +
       'request order. An endorsement that is not routed to this insurer (another insurer’s, unknown, ' +
       'malformed id) is refused as "not found". Safe to repeat: a repeat answers duplicate.',
-    scopes: INSURER_SCOPES,
+    scopes: [INSURER_DECISIONS_SCOPE],
     principal: 'insurer',
     body: decisionsBody,
     response: decisionsPayload,

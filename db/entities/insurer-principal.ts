@@ -17,6 +17,8 @@ export const InsurerPrincipalSchema = defineEntity({
     secretHash: text(),
     secretVersion: p.integer().default(1),
     createdAt: createdAt(),
+    /** D18: set once by `admin insurer-client:revoke`; from then on no token of it is accepted. */
+    revokedAt: p.datetime().nullable(),
   },
 });
 export type InsurerPrincipal = InferEntity<typeof InsurerPrincipalSchema>;

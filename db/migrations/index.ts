@@ -20,6 +20,8 @@ import { Migration0019DependentEndorsements } from './0019-dependent-endorsement
 import { Migration0021CdStatementReconciliations } from './0021-cd-statement-reconciliations.js';
 import { Migration0022CensusBatchWorkflowStart } from './0022-census-batch-workflow-start.js';
 import { Migration0023EndorsementBatch } from './0023-endorsement-batch.js';
+import { Migration0024PlatformPartners } from './0024-platform-partners.js';
+import { Migration0025InsurerPrincipalRevocation } from './0025-insurer-principal-revocation.js';
 
 /** Listed explicitly so migrations run the same under tsx, compiled JS and bundlers. */
 export const migrationsList: MigrationObject[] = [
@@ -44,4 +46,6 @@ export const migrationsList: MigrationObject[] = [
   { name: '0021-cd-statement-reconciliations', class: Migration0021CdStatementReconciliations },
   { name: '0022-census-batch-workflow-start', class: Migration0022CensusBatchWorkflowStart },
   { name: '0023-endorsement-batch', class: Migration0023EndorsementBatch },
+  { name: '0024-platform-partners', class: Migration0024PlatformPartners },
+  { name: '0025-insurer-principal-revocation', class: Migration0025InsurerPrincipalRevocation },
 ];

@@ -57,8 +57,12 @@ export interface ReferenceData {
   productId: string;
 }
 
+/**
+ * A new insurer (with a TPA and a product of it): platform partners (D12), one row per fresh code.
+ * `_clientId` names the client the test means them for; partners belong to no client.
+ */
 export async function makeReferenceData(
-  clientId: string,
+  _clientId: string,
   opts: {
     insurerName?: string;
     category?: string;
@@ -70,12 +74,10 @@ export async function makeReferenceData(
   const tpaId = newId('tpa');
   const productId = newId('product');
   await sql(
-    `insert into insurers (id, client_id, code, name, logo_url, network_hospital_url, daycare_url, adapter,
-       adapter_settings)
-     values (?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb)`,
+    `insert into insurers (id, code, name, logo_url, network_hospital_url, daycare_url, adapter, adapter_settings)
+     values (?, ?, ?, ?, ?, ?, ?, ?::jsonb)`,
     [
       insurerId,
-      clientId,
       `INS-${unique()}`,
       opts.insurerName ?? 'Star Health',
       'https://logo.example.com/i.png',
@@ -85,16 +87,14 @@ export async function makeReferenceData(
       JSON.stringify(opts.adapterSettings ?? {}),
     ],
   );
-  await sql('insert into tpas (id, client_id, code, name) values (?, ?, ?, ?)', [
-    tpaId,
-    clientId,
-    `TPA-${unique()}`,
-    'Medi Assist',
+  await sql('insert into tpas (id, code, name) values (?, ?, ?)', [tpaId, `TPA-${unique()}`, 'Medi Assist']);
+  await sql('insert into products (id, insurer_id, code, name, category) values (?, ?, ?, ?, ?)', [
+    productId,
+    insurerId,
+    `PRD-${unique()}`,
+    'Group Care',
+    opts.category ?? 'Group Health',
   ]);
-  await sql(
-    'insert into products (id, client_id, insurer_id, code, name, category) values (?, ?, ?, ?, ?, ?)',
-    [productId, clientId, insurerId, `PRD-${unique()}`, 'Group Care', opts.category ?? 'Group Health'],
-  );
   return { insurerId, tpaId, productId };
 }
 
@@ -240,14 +240,14 @@ export interface TestInsurerClient {
   principalId: string;
   secret: string;
   insurerId: string;
-  /** A valid token of this insurer principal (scope insurer.decisions unless told otherwise). */
+  /** A valid token of this insurer principal (both insurer scopes unless told otherwise). */
   token(scopes?: readonly Scope[], clock?: Clock): string;
 }
 
-/** An insurer principal (D14) for the insurer row of `insurerId`, as the admin command makes one. */
+/** An insurer principal (D14) for the insurer `insurerId`, as the admin command makes one. */
 export async function makeInsurerClient(insurerId: string): Promise<TestInsurerClient> {
-  const [row] = await sql('select code, client_id from insurers where id = ?', [insurerId]);
-  const made = await createInsurerClient(stack().orm.em.fork(), row.code, row.client_id);
+  const [row] = await sql('select code from insurers where id = ?', [insurerId]);
+  const made = await createInsurerClient(stack().orm.em.fork(), row.code);
   const cfg = stack().config;
   return {
     principalId: made.client_id,
