@@ -100,7 +100,8 @@ export async function markCutOffDelivered(
         where id in (select jsonb_array_elements_text(?::jsonb)) and cut_off_at = ?
         order by id for update),
      moved as (
-       update endorsements e set status = 'ENDORSEMENT_STATUS_SENT_TO_INSURER', updated_at = now()
+       update endorsements e set status = 'ENDORSEMENT_STATUS_SENT_TO_INSURER', updated_at = now(),
+              sent_to_insurer_at = now()
          from before b
         where e.id = b.id and e.status = 'ENDORSEMENT_STATUS_PENDING'
         returning e.id, e.client_id, e.policy_id, e.employee_id, b.status as old_status, e.status,

@@ -22,6 +22,7 @@ import { Migration0022CensusBatchWorkflowStart } from './0022-census-batch-workf
 import { Migration0023EndorsementBatch } from './0023-endorsement-batch.js';
 import { Migration0024PlatformPartners } from './0024-platform-partners.js';
 import { Migration0025InsurerPrincipalRevocation } from './0025-insurer-principal-revocation.js';
+import { Migration0026InsurerBacklog } from './0026-insurer-backlog.js';
 
 /** Listed explicitly so migrations run the same under tsx, compiled JS and bundlers. */
 export const migrationsList: MigrationObject[] = [
@@ -48,4 +49,5 @@ export const migrationsList: MigrationObject[] = [
   { name: '0023-endorsement-batch', class: Migration0023EndorsementBatch },
   { name: '0024-platform-partners', class: Migration0024PlatformPartners },
   { name: '0025-insurer-principal-revocation', class: Migration0025InsurerPrincipalRevocation },
+  { name: '0026-insurer-backlog', class: Migration0026InsurerBacklog },
 ];

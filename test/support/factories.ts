@@ -58,27 +58,30 @@ export interface ReferenceData {
 }
 
 /**
- * A new insurer (with a TPA and a product of it): platform partners (D12), one row per fresh code.
+ * An insurer (with a new TPA and a new product of it): platform partners (D12), one row per code.
+ * A fresh code unless `code` names one: then the insurer of that code, made by the first call with
+ * it (its settings are the first call's), so two clients' policies can share their insurer.
  * `_clientId` names the client the test means them for; partners belong to no client.
  */
 export async function makeReferenceData(
   _clientId: string,
   opts: {
+    code?: string;
     insurerName?: string;
     category?: string;
     adapter?: InsurerAdapterName;
     adapterSettings?: Record<string, unknown>;
   } = {},
 ): Promise<ReferenceData> {
-  const insurerId = newId('insurer');
   const tpaId = newId('tpa');
   const productId = newId('product');
-  await sql(
+  const [{ id: insurerId }] = await sql(
     `insert into insurers (id, code, name, logo_url, network_hospital_url, daycare_url, adapter, adapter_settings)
-     values (?, ?, ?, ?, ?, ?, ?, ?::jsonb)`,
+     values (?, ?, ?, ?, ?, ?, ?, ?::jsonb)
+     on conflict (code) do update set code = excluded.code returning id`,
     [
-      insurerId,
-      `INS-${unique()}`,
+      newId('insurer'),
+      opts.code ?? `INS-${unique()}`,
       opts.insurerName ?? 'Star Health',
       'https://logo.example.com/i.png',
       'https://net.example.com',

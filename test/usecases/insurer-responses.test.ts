@@ -423,28 +423,6 @@ describe('use case: ingesting a file insurer’s response files (D14)', function
     expect(members[0].n).to.equal(3);
   });
 
-  it('refuses a code whose clients load it with different templates, naming the code', async () => {
-    const fi = await made({ count: 1, settings: { template: 'generic' } });
-    const other = await makeClient();
-    const ref = await makeReferenceData(other.clientId, {
-      adapter: 'file',
-      adapterSettings: { template: 'india-census' },
-    });
-    await sql('update insurers set code = ? where id = ?', [fi.code, ref.insurerId]);
-    try {
-      const err = await ingestResponses(deps(), { insurerCode: fi.code }).then(
-        () => null,
-        (e: unknown) => e,
-      );
-      expect(err).to.be.instanceOf(IngestError);
-      expect((err as Error).message).to.equal(
-        `insurer ${fi.code} is loaded with different file templates or transports for different clients; load the same for each`,
-      );
-    } finally {
-      await sql("update insurers set adapter = 'manual' where id = ?", [ref.insurerId]);
-    }
-  });
-
   describe('over SFTP (a real OpenSSH server)', () => {
     let server: SftpServer;
     let keyDir: string;

@@ -12,7 +12,7 @@ import { parse } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
 import YAML from 'yaml';
 import { sendInsurerDecision } from '../../adapters/decisions.js';
-import { loadReferenceData } from '../../admin/load.js';
+import { loadPartners, loadReferenceData } from '../../admin/load.js';
 import { loadFileSchema } from '../../admin/load-schema.js';
 import { cutOffDate, cutOffTime, insurerFileName } from '../../domain/insurer-file.js';
 import { fileInsurerSettings, flushInsurer, markCutOffSent } from '../../usecases/insurer-cut-off.js';
@@ -580,8 +580,10 @@ describe('the README walkthrough: the demo file insurer over the local transport
 
   it('an endorsement on CARE waits PENDING; flush writes XLSX and CSV to $DATA_DIR/insurers/CARE/outbox', async () => {
     const client = await makeClient();
-    const demo = loadFileSchema.parse(YAML.parse(readFileSync(path.join(ROOT, 'data', 'demo.yaml'), 'utf8')));
-    const loaded = await loadReferenceData(stack().orm.em.fork(), client.clientId, demo);
+    const read = (name: string) =>
+      loadFileSchema.parse(YAML.parse(readFileSync(path.join(ROOT, 'data', name), 'utf8')));
+    await loadPartners(stack().orm.em.fork(), read('partners.yaml'));
+    const loaded = await loadReferenceData(stack().orm.em.fork(), client.clientId, read('demo.yaml'));
     const world = {
       client,
       token: client.token(),
