@@ -218,7 +218,7 @@ describe('POST /v1/insurer/decisions (D14)', function () {
       createEndorsement(second),
       createEndorsement(other),
     ]);
-    await sentToInsurer([mine!, theirs!, elsewhere!]);
+    await sentToInsurer([mine, theirs, elsewhere]);
     const unknown = 'end_doesnotexist000000000';
     const res = await post(insurer.token(), {
       decisions: [mine, elsewhere, theirs, unknown].map((id) => ({ endorsement_id: id, decision: 'APPROVED' })),
