@@ -118,7 +118,14 @@ async function loadInsurersAndProducts(
   for (const t of data.tpas) {
     out.tpas[t.code] = await write('tpa', { id: newId('tpa'), code: t.code, name: t.name });
   }
-  const insurers = { ...(await partnerIds(system, 'insurer', data.products.map((p) => p.insurer))), ...out.insurers };
+  const insurers = {
+    ...(await partnerIds(
+      system,
+      'insurer',
+      data.products.map((p) => p.insurer),
+    )),
+    ...out.insurers,
+  };
   for (const p of data.products) {
     out.products[p.code] = await write('product', {
       id: newId('product'),
@@ -134,9 +141,30 @@ async function loadInsurersAndProducts(
 async function namedPartners(system: SystemScope, data: LoadFile, out: LoadResult): Promise<void> {
   const named = (pick: (p: LoadFile['policies'][number]) => string, defined: Ids) =>
     [...new Set(data.policies.map(pick))].filter((code) => !defined[code]);
-  Object.assign(out.insurers, await partnerIds(system, 'insurer', named((p) => p.insurer, out.insurers)));
-  Object.assign(out.products, await partnerIds(system, 'product', named((p) => p.product, out.products)));
-  Object.assign(out.tpas, await partnerIds(system, 'tpa', named((p) => p.tpa, out.tpas)));
+  Object.assign(
+    out.insurers,
+    await partnerIds(
+      system,
+      'insurer',
+      named((p) => p.insurer, out.insurers),
+    ),
+  );
+  Object.assign(
+    out.products,
+    await partnerIds(
+      system,
+      'product',
+      named((p) => p.product, out.products),
+    ),
+  );
+  Object.assign(
+    out.tpas,
+    await partnerIds(
+      system,
+      'tpa',
+      named((p) => p.tpa, out.tpas),
+    ),
+  );
 }
 
 async function loadPolicies(tx: TenantScope, data: LoadFile, out: LoadResult): Promise<void> {

@@ -23,12 +23,19 @@ export async function loadBenchDataset(em: EntityManager, employees = 10_000): P
   const conn = em.getConnection();
   // The platform's partners (one row per code, D12): a second dataset in the same database reuses them.
   const partner = async (query: string, params: unknown[]) =>
-    (await conn.execute<{ id: string }[]>(`${query} on conflict (code) do update set name = excluded.name returning id`, params))[0]!.id;
+    (
+      await conn.execute<{ id: string }[]>(
+        `${query} on conflict (code) do update set name = excluded.name returning id`,
+        params,
+      )
+    )[0]!.id;
   const insurerId = await partner(
     `insert into insurers (id, code, name, logo_url, adapter) values (?, 'BENCH', 'Bench Insurance', 'https://logo.example.com/b.png', 'simulated')`,
     [newId('insurer')],
   );
-  const tpaId = await partner(`insert into tpas (id, code, name) values (?, 'BTPA', 'Bench TPA')`, [newId('tpa')]);
+  const tpaId = await partner(`insert into tpas (id, code, name) values (?, 'BTPA', 'Bench TPA')`, [
+    newId('tpa'),
+  ]);
   const productId = await partner(
     `insert into products (id, insurer_id, code, name, category) values (?, ?, 'BGH', 'Bench Group Health', 'Group Health')`,
     [newId('product'), insurerId],

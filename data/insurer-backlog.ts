@@ -29,7 +29,9 @@ export interface BacklogRow {
 }
 
 /** The columns; `slaDefaultMs` is the configured default (a number, written into the statement). */
-const columns = (slaDefaultMs: number) => `e.id as "endorsementId", e.type, e.status, e.policy_id as "policyId",
+const columns = (
+  slaDefaultMs: number,
+) => `e.id as "endorsementId", e.type, e.status, e.policy_id as "policyId",
   p.policy_number as "policyNumber", p.coverage_type as "coverageType", emp.employee_code as "employeeCode",
   json_build_object('name', emp.name, 'gender', emp.gender, 'dateOfBirth', emp.date_of_birth::text) as employee,
   coalesce((select json_agg(json_build_object('name', d.name, 'relationship', d.relationship,
@@ -84,10 +86,13 @@ export async function readInsurerEndorsement(
   scope: InsurerScope,
   endorsementId: string,
   slaDefaultMs: number,
-): Promise<(Omit<BacklogRow, 'sentToInsurerAt' | 'slaDueAt'> & {
-  sentToInsurerAt: string | null;
-  slaDueAt: string | null;
-}) | undefined> {
+): Promise<
+  | (Omit<BacklogRow, 'sentToInsurerAt' | 'slaDueAt'> & {
+      sentToInsurerAt: string | null;
+      slaDueAt: string | null;
+    })
+  | undefined
+> {
   const [row] = await scope.sql<BacklogRow>(
     `select ${columns(slaDefaultMs)} from ${FROM} ${PRESENT} where e.id = ? and p.insurer_id = ?`,
     [endorsementId, scope.insurerId],

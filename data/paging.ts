@@ -30,9 +30,7 @@ const VALID_KEY: Record<KeyType, (v: unknown) => boolean> = {
 
 /** A key column as its cursor holds it (see KeyType). */
 const keyOut = (k: KeyColumn): string =>
-  k.type === 'timestamptz'
-    ? `to_char(${k.sql} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`
-    : k.sql;
+  k.type === 'timestamptz' ? `to_char(${k.sql} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')` : k.sql;
 
 export interface CursorCodec {
   encode(scope: string, key: readonly KeyValue[]): string;

@@ -114,7 +114,14 @@ const PARTNER_COLUMNS: Record<PartnerKind, { table: string; columns: [string, st
 const partnerValues = (kind: PartnerKind, row: InsurerRow | TpaRow | ProductRow): unknown[] => {
   if (kind === 'insurer') {
     const i = row as InsurerRow;
-    return [i.name, i.logoUrl, i.networkHospitalUrl, i.daycareUrl, i.adapter, JSON.stringify(i.adapterSettings)];
+    return [
+      i.name,
+      i.logoUrl,
+      i.networkHospitalUrl,
+      i.daycareUrl,
+      i.adapter,
+      JSON.stringify(i.adapterSettings),
+    ];
   }
   if (kind === 'tpa') return [row.name];
   const p = row as ProductRow;

@@ -93,7 +93,9 @@ export const insurerRoutes = [
     response: backlogPayload,
     handler: async ({ query, auth, em, deps }) => {
       const scope = InsurerScope.of(em, auth.insurerId!);
-      const page = await withCursorErrors(insurerBacklogPage(scope, cursorsFor(deps.config), deps.config, query));
+      const page = await withCursorErrors(
+        insurerBacklogPage(scope, cursorsFor(deps.config), deps.config, query),
+      );
       return {
         endorsements: page.rows.map(presentInsurerEndorsement),
         ...pagingFields(page),

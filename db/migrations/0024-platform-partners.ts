@@ -23,10 +23,7 @@ const KIND = { insurers: 'insurer', tpas: 'tpa', products: 'product' } as const;
 /** The codes whose copies differ, each with the settings that differ: `insurer NIVA (adapter_settings, name)`. */
 function conflictsSql(table: keyof typeof COMPARED): string {
   const differing = COMPARED[table]
-    .map(
-      (col) =>
-        `case when count(distinct coalesce(to_jsonb(${col}), 'null'::jsonb)) > 1 then '${col}' end`,
-    )
+    .map((col) => `case when count(distinct coalesce(to_jsonb(${col}), 'null'::jsonb)) > 1 then '${col}' end`)
     .join(', ');
   return `select '${KIND[table]} ' || code || ' (' || concat_ws(', ', ${differing}) || ')' as conflict
     from ${SOURCE[table]} s group by code

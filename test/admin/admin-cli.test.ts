@@ -113,7 +113,12 @@ describe('admin command', function () {
     const [star] = await sql("select id, name from insurers where code = 'STAR'");
     expect(same.out.insurers).to.deep.equal({ STAR: star.id });
 
-    const changed = await admin('load', 'test/admin/fixtures/repeat-partner-changed.yaml', '--client', clientId);
+    const changed = await admin(
+      'load',
+      'test/admin/fixtures/repeat-partner-changed.yaml',
+      '--client',
+      clientId,
+    );
     expect(changed.code).to.equal(2);
     expect(changed.err).to.equal(
       'insurer "STAR" is loaded with other values (name); a client\'s file may repeat a partner only ' +

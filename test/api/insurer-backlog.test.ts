@@ -3,7 +3,13 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { durationMs } from '../../workflows/endorsement/contract.js';
-import { makeDependent, makeEmployee, makeInsurerClient, makeReferenceData, sql } from '../support/factories.js';
+import {
+  makeDependent,
+  makeEmployee,
+  makeInsurerClient,
+  makeReferenceData,
+  sql,
+} from '../support/factories.js';
 import type { TestInsurerClient } from '../support/factories.js';
 import { stack, TEST_KEYS } from '../support/stack.js';
 import {
@@ -70,21 +76,21 @@ describe('the insurer’s backlog and credentials (D14, D18)', function () {
     });
     const ids: string[] = [];
     for (const world of [first, second, first, second, first]) {
-      const employee = world === first && ids.length === 0 ? world.employee : await makeEmployee(world.client.clientId);
+      const employee =
+        world === first && ids.length === 0 ? world.employee : await makeEmployee(world.client.clientId);
       ids.push(await createEndorsement({ ...world, employee: { ...world.employee, id: employee.id } }));
     }
     elsewhere = await createEndorsement(other);
     await sentToInsurer([...ids, elsewhere]);
-    const rows = await sql(
-      'select id from endorsements where id in (?) order by sent_to_insurer_at, id',
-      [ids],
-    );
+    const rows = await sql('select id from endorsements where id in (?) order by sent_to_insurer_at, id', [
+      ids,
+    ]);
     backlog = rows.map((r) => r.id as string);
   });
 
   const list = (token: string, query = '') => first.api.get(`/v1/insurer/endorsements${query}`, { token });
 
-  it("lists what waits across both clients, oldest first, paged by keyset forward and back", async () => {
+  it('lists what waits across both clients, oldest first, paged by keyset forward and back', async () => {
     const token = insurer.token();
     const seen: string[] = [];
     const pages: any[] = [];
@@ -120,7 +126,8 @@ describe('the insurer’s backlog and credentials (D14, D18)', function () {
   it("carries what the insurer's file carries and the SLA due date, and no contact data", async () => {
     const res = await list(insurer.token(), '?limit=100');
     const withSpouse = res.body.payload.endorsements.find(
-      (e: { policy_id: string; members: unknown[] }) => e.policy_id === first.policy.id && e.members.length === 2,
+      (e: { policy_id: string; members: unknown[] }) =>
+        e.policy_id === first.policy.id && e.members.length === 2,
     );
     expect(withSpouse, res.text).to.not.equal(undefined);
     const [employee] = await sql(
@@ -204,9 +211,9 @@ describe('the insurer’s backlog and credentials (D14, D18)', function () {
     await waitForStatus(decided, 'ENDORSEMENT_STATUS_APPROVED');
     const after = await list(insurer.token(), '?limit=100');
     expect(after.body.payload.total_count).to.equal(4);
-    expect(after.body.payload.endorsements.map((e: { endorsement_id: string }) => e.endorsement_id)).to.deep.equal(
-      backlog.slice(0, -1),
-    );
+    expect(
+      after.body.payload.endorsements.map((e: { endorsement_id: string }) => e.endorsement_id),
+    ).to.deep.equal(backlog.slice(0, -1));
     const one = await first.api.get(`/v1/insurer/endorsements/${decided}`, { token: insurer.token() });
     expect(one.body.payload.endorsement.status).to.equal('ENDORSEMENT_STATUS_APPROVED');
     backlog = backlog.slice(0, -1);

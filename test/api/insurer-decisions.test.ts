@@ -221,7 +221,10 @@ describe('POST /v1/insurer/decisions (D14)', function () {
     await sentToInsurer([mine, theirs, elsewhere]);
     const unknown = 'end_doesnotexist000000000';
     const res = await post(insurer.token(), {
-      decisions: [mine, elsewhere, theirs, unknown].map((id) => ({ endorsement_id: id, decision: 'APPROVED' })),
+      decisions: [mine, elsewhere, theirs, unknown].map((id) => ({
+        endorsement_id: id,
+        decision: 'APPROVED',
+      })),
     });
     expect(res.status, res.text).to.equal(200);
     // Another insurer's endorsement and an unknown id are answered alike.

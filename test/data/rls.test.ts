@@ -120,13 +120,7 @@ describe('data: row-level security (D1 in the database)', () => {
       const [row] = await bare<{ n: number }>(service, `select count(*)::int as n from ${table}`);
       expect({ table, n: row!.n }).to.deep.equal({ table, n: 0 });
     }
-    expect(filled).to.include.members([
-      'employees',
-      'dependents',
-      'users',
-      'policies',
-      'policy_members',
-    ]);
+    expect(filled).to.include.members(['employees', 'dependents', 'users', 'policies', 'policy_members']);
     const updated = await bare<{ id: string }>(
       service,
       "update employees set department = 'x' where client_id = ? returning id",
@@ -146,13 +140,7 @@ describe('data: row-level security (D1 in the database)', () => {
     const { a, b } = await twoTenants();
     const scope = TenantScope.of(service.em, a.clientId);
     // No client_id filter in these statements: the database alone narrows them.
-    for (const table of [
-      'employees',
-      'dependents',
-      'policies',
-      'policy_members',
-      'audit_events',
-    ]) {
+    for (const table of ['employees', 'dependents', 'policies', 'policy_members', 'audit_events']) {
       const rows = await scope.sql<{ client_id: string }>(`select distinct client_id from ${table}`);
       expect({ table, clients: rows.map((r) => r.client_id) }).to.deep.equal({
         table,
@@ -190,18 +178,25 @@ describe('data: row-level security (D1 in the database)', () => {
       expect({ table, removed }).to.deep.equal({ table, removed: [] });
     }
     const insert = await tenant
-      .sql(`insert into tpas (id, code, name) values (?, ?, 'Intruder TPA')`, [newId('tpa'), `T-${newId('tpa')}`])
+      .sql(`insert into tpas (id, code, name) values (?, ?, 'Intruder TPA')`, [
+        newId('tpa'),
+        `T-${newId('tpa')}`,
+      ])
       .catch((e: Error) => e);
     expect(String(insert)).to.match(RLS_REFUSED);
     // Without any setting they are readable too (a policy's display names), and still not writable.
-    const [bareRead] = await bare<{ n: number }>(service, 'select count(*)::int as n from insurers where id = ?', [
-      partner.insurer_id,
-    ]);
+    const [bareRead] = await bare<{ n: number }>(
+      service,
+      'select count(*)::int as n from insurers where id = ?',
+      [partner.insurer_id],
+    );
     expect(bareRead!.n).to.equal(1);
     const [unchanged] = await sql('select name from insurers where id = ?', [partner.insurer_id]);
     expect(unchanged.name).to.equal(partner.name);
     const system = SystemScope.of(service.em);
-    const renamed = await system.sql('update tpas set name = name where id = ? returning id', [partner.tpa_id]);
+    const renamed = await system.sql('update tpas set name = name where id = ? returning id', [
+      partner.tpa_id,
+    ]);
     expect(renamed).to.have.length(1);
     const partners = await sql(
       `select c.relname, c.relrowsecurity from pg_class c

@@ -62,7 +62,9 @@ describe('migration 0024: per-client partner copies folded into one row per code
         [`pol_${client}`, client, `ins_niva_${client}`, `prd_niva_${client}`, `tpa_medi_${client}`],
       );
     }
-    await sql(`insert into insurer_principals (id, insurer_id, secret_hash) values ('ipr_b', 'ins_niva_cli_b', 'x')`);
+    await sql(
+      `insert into insurer_principals (id, insurer_id, secret_hash) values ('ipr_b', 'ins_niva_cli_b', 'x')`,
+    );
   });
   after(async () => {
     await orm?.close();
@@ -94,7 +96,9 @@ describe('migration 0024: per-client partner copies folded into one row per code
 
   it('folds identical copies into the first client’s row and re-points policies, products and principals', async () => {
     // The operator makes the copies identical, then migrates again.
-    await sql(`update insurers set adapter_settings = adapter_settings || '{"cut_off_time": "17:00"}' where code = 'CARE'`);
+    await sql(
+      `update insurers set adapter_settings = adapter_settings || '{"cut_off_time": "17:00"}' where code = 'CARE'`,
+    );
     await sql(`update tpas set name = 'Medi Assist' where code = 'MEDI'`);
     await orm.getMigrator().up();
     expect(await applied()).to.include('0024-platform-partners');
@@ -108,8 +112,18 @@ describe('migration 0024: per-client partner copies folded into one row per code
     ]);
     expect(await sql('select id from tpas')).to.deep.equal([{ id: 'tpa_medi_cli_a' }]);
     expect(await sql('select id, insurer_id, product_id, tpa_id from policies order by id')).to.deep.equal([
-      { id: 'pol_cli_a', insurer_id: 'ins_niva_cli_a', product_id: 'prd_niva_cli_a', tpa_id: 'tpa_medi_cli_a' },
-      { id: 'pol_cli_b', insurer_id: 'ins_niva_cli_a', product_id: 'prd_niva_cli_a', tpa_id: 'tpa_medi_cli_a' },
+      {
+        id: 'pol_cli_a',
+        insurer_id: 'ins_niva_cli_a',
+        product_id: 'prd_niva_cli_a',
+        tpa_id: 'tpa_medi_cli_a',
+      },
+      {
+        id: 'pol_cli_b',
+        insurer_id: 'ins_niva_cli_a',
+        product_id: 'prd_niva_cli_a',
+        tpa_id: 'tpa_medi_cli_a',
+      },
     ]);
     expect(await sql(`select insurer_id from insurer_principals where id = 'ipr_b'`)).to.deep.equal([
       { insurer_id: 'ins_niva_cli_a' },
