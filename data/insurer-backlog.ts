@@ -42,8 +42,8 @@ const columns = (
   e.coverage_start_date::text as "coverageStartDate", e.coverage_end_date::text as "coverageEndDate",
   e.sum_insured::text as "sumInsured", ${isoSql('e.sent_to_insurer_at')} as "sentToInsurerAt",
   ${isoSql(
-    `e.sent_to_insurer_at + coalesce((i.adapter_settings->>'sla_days')::int * interval '1 day',
-       ${Math.trunc(slaDefaultMs)}::bigint * interval '1 millisecond')`,
+    `(e.sent_to_insurer_at + coalesce((i.adapter_settings->>'sla_days')::int * interval '1 day',
+       ${Math.trunc(slaDefaultMs)} * interval '1 millisecond'))`,
   )} as "slaDueAt"`;
 
 /** The tables the filters need, and the joins that present a row (for the page's rows alone). */
