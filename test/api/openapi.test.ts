@@ -116,6 +116,7 @@ describe('OpenAPI document (GET /openapi.json)', () => {
     const limits = params.filter((p) => p.name === 'limit');
     expect(limits.map((p) => p.key).sort()).to.deep.equal([
       'GET /v1/audit',
+      'GET /v1/insurer/endorsements',
       'GET /v1/policy/',
       'GET /v1/policy/endorsements/batches/{batch_id}',
       'GET /v1/policy/{policy_id}/cd-ledger',

@@ -63,11 +63,11 @@ insurers:
 tpas:
   - { code: MEDI, name: Medi Assist }
 products:
-  - { code: FILE-GH, name: File Group Health, category: Group Health, insurer: ${code} }
+  - { code: ${code}-GH, name: File Group Health, category: Group Health, insurer: ${code} }
 policies:
   - policy_number: ${POLICY}
     insurer: ${code}
-    product: FILE-GH
+    product: ${code}-GH
     tpa: MEDI
     net_premium: 100000
     gross_premium: 118000
