@@ -2,12 +2,12 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import {
   clientIsKnown,
   insertDependent,
-  upsertInsurer,
+  partnerIds,
   upsertPolicy,
-  upsertProduct,
-  upsertTpa,
+  writePartner,
+  type PartnerKind,
 } from '../data/reference-load.js';
-import { MissingTenant, TenantScope } from '../data/scope.js';
+import { MissingTenant, SystemScope, TenantScope } from '../data/scope.js';
 import { createOrFindEmployee } from '../data/employees.js';
 import { newId } from '../domain/ids.js';
 import { newEmployeeFromRequest, storedGender } from '../domain/schemas/employees.js';
@@ -24,10 +24,14 @@ export interface LoadResult {
 
 type Ids = Record<string, string>;
 
-/** The id a file's code was loaded under; a code the file does not define is the operator's mistake. */
+/** The id a code is loaded under; a code neither the file nor the platform defines is the operator's mistake. */
 const need = (map: Ids, code: string, what: string) => {
   const id = map[code];
-  if (!id) throw new AdminError(`${what} "${code}" is not defined in the file`);
+  if (!id) {
+    throw new AdminError(
+      `${what} "${code}" is not defined in the file nor loaded as a partner (admin load PARTNERS_FILE)`,
+    );
+  }
   return id;
 };
 
@@ -40,28 +44,67 @@ function clientScope(em: EntityManager, clientId: string): TenantScope {
 }
 
 /**
- * Loads reference data for one client in one transaction (all or nothing). Re-loading the same file is
- * safe: rows are keyed by (client, code) / (client, policy_number) and updated in place; employees are
- * created once (createOrFindEmployee), and their dependents only when the load created them.
+ * D12 (amended): loads the platform's partners (insurers, TPAs, products), one row per code, in one
+ * transaction. A partner loaded before is updated in place to the file's values (this is how an
+ * insurer's adapter settings change, for every client at once); re-loading the same file changes
+ * nothing. A partners file holds nothing else: policies and employees belong to a client.
+ */
+export async function loadPartners(em: EntityManager, data: LoadFile): Promise<LoadResult> {
+  if (data.policies.length > 0 || data.employees.length > 0) {
+    throw new AdminError('policies and employees belong to a client: add --client CLIENT_ID');
+  }
+  return SystemScope.of(em).transaction(async (system) => {
+    const out: LoadResult = { insurers: {}, tpas: {}, products: {}, policies: {}, employees: {} };
+    await loadInsurersAndProducts(system, data, out, true);
+    return out;
+  });
+}
+
+/**
+ * Loads one client's reference data in one transaction (all or nothing). Its policies name partners
+ * by code. For compatibility a client's file may still define partners: a code the platform does
+ * not have yet is added; one it has must be identical, else the load is refused naming the code and
+ * what differs (a partner changes for every client at once, through a partners load). Re-loading the
+ * same file is safe: rows are keyed by code / (client, policy_number) and updated in place; employees
+ * are created once (createOrFindEmployee), and their dependents only when the load created them.
  */
 export async function loadReferenceData(
   em: EntityManager,
   clientId: string,
   data: LoadFile,
 ): Promise<LoadResult> {
-  return clientScope(em, clientId).transaction(async (tx) => {
+  clientScope(em, clientId);
+  return SystemScope.of(em).transaction(async (system) => {
+    const tx = TenantScope.of(system.em, clientId);
     if (!(await clientIsKnown(tx))) throw new AdminError(`no client ${clientId}`);
     const out: LoadResult = { insurers: {}, tpas: {}, products: {}, policies: {}, employees: {} };
-    await loadInsurersAndProducts(tx, data, out);
+    await loadInsurersAndProducts(system, data, out, false);
+    await namedPartners(system, data, out);
     await loadPolicies(tx, data, out);
     await loadEmployees(tx, data, out);
     return out;
   });
 }
 
-async function loadInsurersAndProducts(tx: TenantScope, data: LoadFile, out: LoadResult): Promise<void> {
+/** Writes the file's partners; `update`: a partners load (else a client's file, which must not change them). */
+async function loadInsurersAndProducts(
+  system: SystemScope,
+  data: LoadFile,
+  out: LoadResult,
+  update: boolean,
+): Promise<void> {
+  const write = async (kind: PartnerKind, row: Parameters<typeof writePartner>[2]) => {
+    const { id, differs } = await writePartner(system, kind, row, update);
+    if (differs.length > 0) {
+      throw new AdminError(
+        `${kind} "${row.code}" is loaded with other values (${differs.join(', ')}); a client's file may ` +
+          'repeat a partner only unchanged: change it for every client with a partners load',
+      );
+    }
+    return id;
+  };
   for (const i of data.insurers) {
-    out.insurers[i.code] = await upsertInsurer(tx, {
+    out.insurers[i.code] = await write('insurer', {
       id: newId('insurer'),
       code: i.code,
       name: i.name,
@@ -73,17 +116,55 @@ async function loadInsurersAndProducts(tx: TenantScope, data: LoadFile, out: Loa
     });
   }
   for (const t of data.tpas) {
-    out.tpas[t.code] = await upsertTpa(tx, { id: newId('tpa'), code: t.code, name: t.name });
+    out.tpas[t.code] = await write('tpa', { id: newId('tpa'), code: t.code, name: t.name });
   }
+  const insurers = {
+    ...(await partnerIds(
+      system,
+      'insurer',
+      data.products.map((p) => p.insurer),
+    )),
+    ...out.insurers,
+  };
   for (const p of data.products) {
-    out.products[p.code] = await upsertProduct(tx, {
+    out.products[p.code] = await write('product', {
       id: newId('product'),
-      insurerId: need(out.insurers, p.insurer, 'insurer'),
+      insurerId: need(insurers, p.insurer, 'insurer'),
       code: p.code,
       name: p.name,
       category: p.category,
     });
   }
+}
+
+/** The partners the file's policies name without defining them: the platform's rows of those codes. */
+async function namedPartners(system: SystemScope, data: LoadFile, out: LoadResult): Promise<void> {
+  const named = (pick: (p: LoadFile['policies'][number]) => string, defined: Ids) =>
+    [...new Set(data.policies.map(pick))].filter((code) => !defined[code]);
+  Object.assign(
+    out.insurers,
+    await partnerIds(
+      system,
+      'insurer',
+      named((p) => p.insurer, out.insurers),
+    ),
+  );
+  Object.assign(
+    out.products,
+    await partnerIds(
+      system,
+      'product',
+      named((p) => p.product, out.products),
+    ),
+  );
+  Object.assign(
+    out.tpas,
+    await partnerIds(
+      system,
+      'tpa',
+      named((p) => p.tpa, out.tpas),
+    ),
+  );
 }
 
 async function loadPolicies(tx: TenantScope, data: LoadFile, out: LoadResult): Promise<void> {

@@ -21,20 +21,24 @@ export async function loadBenchDataset(em: EntityManager, employees = 10_000): P
     ...SCOPES,
   ]);
   const conn = em.getConnection();
-  const insurerId = newId('insurer');
-  const tpaId = newId('tpa');
-  const productId = newId('product');
-  await conn.execute(
-    `insert into insurers (id, client_id, code, name, logo_url, adapter) values (?, ?, 'BENCH', 'Bench Insurance', 'https://logo.example.com/b.png', 'simulated')`,
-    [insurerId, clientId],
+  // The platform's partners (one row per code, D12): a second dataset in the same database reuses them.
+  const partner = async (query: string, params: unknown[]) =>
+    (
+      await conn.execute<{ id: string }[]>(
+        `${query} on conflict (code) do update set name = excluded.name returning id`,
+        params,
+      )
+    )[0]!.id;
+  const insurerId = await partner(
+    `insert into insurers (id, code, name, logo_url, adapter) values (?, 'BENCH', 'Bench Insurance', 'https://logo.example.com/b.png', 'simulated')`,
+    [newId('insurer')],
   );
-  await conn.execute(`insert into tpas (id, client_id, code, name) values (?, ?, 'BTPA', 'Bench TPA')`, [
-    tpaId,
-    clientId,
+  const tpaId = await partner(`insert into tpas (id, code, name) values (?, 'BTPA', 'Bench TPA')`, [
+    newId('tpa'),
   ]);
-  await conn.execute(
-    `insert into products (id, client_id, insurer_id, code, name, category) values (?, ?, ?, 'BGH', 'Bench Group Health', 'Group Health')`,
-    [productId, clientId, insurerId],
+  const productId = await partner(
+    `insert into products (id, insurer_id, code, name, category) values (?, ?, 'BGH', 'Bench Group Health', 'Group Health')`,
+    [newId('product'), insurerId],
   );
   const policyIds = Array.from({ length: 5 }, () => newId('policy'));
   for (const [i, id] of policyIds.entries()) {

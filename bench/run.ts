@@ -9,6 +9,7 @@ import type { LoadSpec } from './load.js';
 import { BENCH_SETTINGS, benchTemporal, startBenchStack, type BenchStack } from './stack.js';
 import { bulkBodies } from './dataset.js';
 import { endorsementScenarios } from './endorsements.js';
+import { backlogCursorOfPage, seedInsurerBacklog } from './insurer-backlog.js';
 
 /**
  * `npm run bench [-- --quick]`: every hot path side by side with a bare peer, in one run, alternating
@@ -112,6 +113,28 @@ async function readScenarios(s: BenchStack, load: Load): Promise<Row[]> {
     row(
       'members page 200 vs page 1 (keyset, limit 50)',
       keyset,
+      'our page 1',
+      'page 200 within 1.2x of page 1',
+      (r) => r.ours.p50 <= 1.2 * r.peer.p50,
+      'p50',
+    ),
+  );
+  // 3b. D14: the insurer's backlog, page 200 vs page 1 (keyset across clients, limit 50, 10,000 waiting).
+  const insurer = await seedInsurerBacklog(s.orm.em.fork(), s.config, s.dataset);
+  const backlog = `${s.apiUrl}/v1/insurer/endorsements?limit=50`;
+  const ih = { authorization: `Bearer ${insurer}` };
+  const backlogPages = await compare(
+    PLAN.rounds,
+    load({
+      url: `${backlog}&start_cursor=${await backlogCursorOfPage(s.apiUrl, insurer, 200)}`,
+      headers: ih,
+    }),
+    load({ url: backlog, headers: ih }),
+  );
+  rows.push(
+    row(
+      'insurer backlog page 200 vs page 1 (keyset, limit 50, 10,000 waiting)',
+      backlogPages,
       'our page 1',
       'page 200 within 1.2x of page 1',
       (r) => r.ours.p50 <= 1.2 * r.peer.p50,

@@ -26,7 +26,7 @@ export interface DecisionFigures {
 
 /** The bench insurer's credentials for POST /v1/insurer/decisions, made as `insurer-client:create` does. */
 async function insurerToken(s: BenchStack): Promise<string> {
-  const made = await createInsurerClient(s.orm.em.fork(), 'BENCH', s.dataset.clientId);
+  const made = await createInsurerClient(s.orm.em.fork(), 'BENCH');
   return createTokenService({
     keys: s.config.JWT_SIGNING_KEYS!,
     issuer: s.config.JWT_ISSUER,

@@ -246,7 +246,8 @@ export async function transitionEndorsement(
      moved as (
        update endorsements e
           set status = ?, rejection_reason = ?, updated_at = now(),
-              decided_at = case when ? then now() else e.decided_at end
+              decided_at = case when ? then now() else e.decided_at end,
+              sent_to_insurer_at = case when ? then now() else e.sent_to_insurer_at end
          from before b
         where e.id = b.id and e.status in ${OPEN_STATUS_SQL} and e.status <> ?
         returning e.id, e.client_id, e.policy_id, e.employee_id, b.status as old_status, e.status,
@@ -260,7 +261,16 @@ export async function transitionEndorsement(
      ${outbox.sql}
      select exists (select 1 from moved) as moved, (select status from before) as status,
             array(select id from outbox_deliveries) as deliveries`,
-    [id, to, rejectionReason, to !== 'ENDORSEMENT_STATUS_SENT_TO_INSURER', to, action, ...outbox.params],
+    [
+      id,
+      to,
+      rejectionReason,
+      to !== 'ENDORSEMENT_STATUS_SENT_TO_INSURER',
+      to === 'ENDORSEMENT_STATUS_SENT_TO_INSURER',
+      to,
+      action,
+      ...outbox.params,
+    ],
   );
   return row;
 }

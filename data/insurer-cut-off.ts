@@ -47,23 +47,19 @@ export async function queueWithdrawal(system: SystemScope, id: string): Promise<
   return rows.length > 0;
 }
 
-/** One client's row of a file insurer: its stored settings (read back through the schema above). */
+/** A file insurer (one platform row per code, D12): its stored settings (read back through the schema above). */
 export interface FileInsurerRow {
   insurerId: string;
-  clientId: string;
   code: string;
   adapterSettings: unknown;
 }
 
-/**
- * The rows of every client's `file` insurers, by code then client (the first row of a code is the
- * one whose settings a cut-off uses). `code` narrows to one insurer code.
- */
+/** Every `file` insurer, by code. `code` narrows to that insurer (none when it is not a file insurer). */
 export async function listFileInsurers(system: SystemScope, code?: string): Promise<FileInsurerRow[]> {
   return system.sql<FileInsurerRow>(
-    `select id as "insurerId", client_id as "clientId", code, adapter_settings as "adapterSettings"
+    `select id as "insurerId", code, adapter_settings as "adapterSettings"
        from insurers where adapter = 'file' ${code === undefined ? '' : 'and code = ?'}
-      order by code, client_id`,
+      order by code`,
     code === undefined ? [] : [code],
   );
 }
@@ -104,7 +100,8 @@ export async function markCutOffDelivered(
         where id in (select jsonb_array_elements_text(?::jsonb)) and cut_off_at = ?
         order by id for update),
      moved as (
-       update endorsements e set status = 'ENDORSEMENT_STATUS_SENT_TO_INSURER', updated_at = now()
+       update endorsements e set status = 'ENDORSEMENT_STATUS_SENT_TO_INSURER', updated_at = now(),
+              sent_to_insurer_at = now()
          from before b
         where e.id = b.id and e.status = 'ENDORSEMENT_STATUS_PENDING'
         returning e.id, e.client_id, e.policy_id, e.employee_id, b.status as old_status, e.status,
@@ -179,7 +176,7 @@ export async function releaseCutOffClaim(
   return rows.length;
 }
 
-/** The adapters the insurer rows of a code use, across clients (none: no such insurer code). */
+/** The adapter of the insurer of a code, as a list (empty: no such insurer code). */
 export async function adaptersOfInsurerCode(
   system: SystemScope,
   code: string,
@@ -191,10 +188,10 @@ export async function adaptersOfInsurerCode(
   return rows.map((r) => r.adapter);
 }
 
-/** Every insurer code that uses another adapter than `file` in every client (its Schedule must go). */
+/** Every insurer code that uses another adapter than `file` (its Schedule, if any, must go). */
 export async function listNonFileInsurerCodes(system: SystemScope): Promise<string[]> {
   const rows = await system.sql<{ code: string }>(
-    `select code from insurers group by code having bool_and(adapter <> 'file') order by code`,
+    `select code from insurers where adapter <> 'file' order by code`,
   );
   return rows.map((r) => r.code);
 }

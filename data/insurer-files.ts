@@ -41,7 +41,7 @@ const select = (
        e.sum_insured::text as "sumInsured"
   from endorsements e
   join policies p on p.id = e.policy_id and p.client_id = e.client_id
-  join insurers i on i.id = p.insurer_id and i.client_id = e.client_id
+  join insurers i on i.id = p.insurer_id
   join employees emp on emp.id = e.employee_id and emp.client_id = e.client_id`;
 
 const ORDER = 'order by e.client_id, p.policy_number, e.cut_off_queued_at, e.id';
@@ -66,7 +66,7 @@ export async function claimCutOff(
 ): Promise<number> {
   const rows = await system.sql<{ id: string }>(
     `update endorsements e set cut_off_at = ?
-       from policies p join insurers i on i.id = p.insurer_id and i.client_id = p.client_id
+       from policies p join insurers i on i.id = p.insurer_id
       where p.id = e.policy_id and p.client_id = e.client_id and i.code = ?
         and e.status = 'ENDORSEMENT_STATUS_PENDING' and e.cut_off_at is null
         and e.cut_off_queued_at is not null and e.cut_off_queued_at <= ?
@@ -87,7 +87,7 @@ export async function claimWithdrawals(
 ): Promise<number> {
   const rows = await system.sql<{ id: string }>(
     `update endorsements e set withdrawal_cut_off_at = ?
-       from policies p join insurers i on i.id = p.insurer_id and i.client_id = p.client_id
+       from policies p join insurers i on i.id = p.insurer_id
       where p.id = e.policy_id and p.client_id = e.client_id and i.code = ?
         and e.withdrawal_queued_at is not null and e.withdrawal_cut_off_at is null
         and e.withdrawal_queued_at <= ?

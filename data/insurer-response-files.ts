@@ -3,23 +3,22 @@ import type { ResponseRowOutcome } from '../domain/insurer-response-file.js';
 import type { SystemScope } from './scope.js';
 import { jsonbLiteral } from './bulk-json.js';
 
-/** An insurer row of a code (reference data is per client, so one code may have several). */
+/** The insurer of a code (one platform row per code, D12). */
 export interface InsurerOfCode {
   insurerId: string;
-  clientId: string;
   adapter: InsurerAdapterName;
   adapterSettings: unknown;
 }
 
-export async function insurersOfCode(system: SystemScope, code: string): Promise<InsurerOfCode[]> {
-  return system.sql<InsurerOfCode>(
-    `select id as "insurerId", client_id as "clientId", adapter, adapter_settings as "adapterSettings"
-       from insurers where code = ? order by client_id, id`,
+export async function insurerOfCode(system: SystemScope, code: string): Promise<InsurerOfCode | undefined> {
+  const [row] = await system.sql<InsurerOfCode>(
+    `select id as "insurerId", adapter, adapter_settings as "adapterSettings" from insurers where code = ?`,
     [code],
   );
+  return row;
 }
 
-/** Every insurer code loaded with the `file` adapter for at least one client. */
+/** Every insurer code loaded with the `file` adapter. */
 export async function fileInsurerCodes(system: SystemScope): Promise<string[]> {
   const rows = await system.sql<{ code: string }>(
     "select distinct code from insurers where adapter = 'file' order by code",

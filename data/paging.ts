@@ -1,13 +1,17 @@
 import { isCalendarDate } from '../domain/dates.js';
-import type { TenantScope } from './scope.js';
+import type { Sql } from './sql.js';
 
 /**
  * Keyset pages (D5) in one round trip. A cursor is the sort key of one row, sealed by a CursorCodec
  * the caller supplies (api/paging.ts: opaque, tamper-evident, bound to one list of one tenant).
  */
 
-/** SQL types a sort-key column may have; pg hands int8 back as a string, the others as written. */
-export type KeyType = 'text' | 'date' | 'smallint' | 'integer' | 'bigint';
+/**
+ * SQL types a sort-key column may have; pg hands int8 back as a string, the others as written. A
+ * `timestamptz` key is read back as ISO 8601 text with microseconds (a JavaScript Date would drop
+ * them, and the next page would repeat or skip rows of one millisecond).
+ */
+export type KeyType = 'text' | 'date' | 'smallint' | 'integer' | 'bigint' | 'timestamptz';
 export type KeyValue = string | number;
 export interface KeyColumn {
   /** A non-null column expression, e.g. `pm.employee_name`. */
@@ -21,7 +25,12 @@ const VALID_KEY: Record<KeyType, (v: unknown) => boolean> = {
   smallint: (v) => Number.isSafeInteger(v),
   integer: (v) => Number.isSafeInteger(v),
   bigint: (v) => typeof v === 'string' && /^-?[0-9]{1,19}$/.test(v),
+  timestamptz: (v) => typeof v === 'string' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/.test(v),
 };
+
+/** A key column as its cursor holds it (see KeyType). */
+const keyOut = (k: KeyColumn): string =>
+  k.type === 'timestamptz' ? `to_char(${k.sql} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')` : k.sql;
 
 export interface CursorCodec {
   encode(scope: string, key: readonly KeyValue[]): string;
@@ -47,7 +56,7 @@ export interface KeysetQuery {
   scope: string;
   /** Tables the filters need, e.g. `policy_members pm`. */
   from: string;
-  /** The filters; always includes the tenant's client_id (D1). */
+  /** The filters; always narrow to the scope: the tenant's client_id (D1), or an insurer's policies. */
   where: string;
   params: readonly unknown[];
   /** Columns of a page row. */
@@ -90,10 +99,11 @@ function decodeKey(codec: CursorCodec, q: KeysetQuery, cursor: string, param: In
 /**
  * One page in one round trip: the count under the filters, a probe of the far side of the cursor
  * (exact has_previous/has_next), and limit+1 rows from the cursor on, all read through the key's index.
- * `q.where` filters by `scope.clientId` (the list builders in data/ write it so).
+ * `q.where` narrows to the scope's rows: a TenantScope's client, an InsurerScope's insurer (the list
+ * builders in data/ write it so).
  */
 export async function readPage<R extends object>(
-  scope: TenantScope,
+  scope: { sql: Sql },
   codec: CursorCodec,
   q: KeysetQuery,
   req: PageRequest,
@@ -121,7 +131,7 @@ export function pageSql(q: KeysetQuery, key: unknown[] | null, backward: boolean
     ? `exists(select 1 from ${q.from} where ${q.where} and ${tuple} ${ops[backward ? 'atOrAfter' : 'atOrBefore']} ${marks})`
     : 'false';
   const cut = key ? `and ${tuple} ${ops[backward ? 'before' : 'after']} ${marks}` : '';
-  const keyColumns = q.key.map((k, i) => `${k.sql} as _k${i}`).join(', ');
+  const keyColumns = q.key.map((k, i) => `${keyOut(k)} as _k${i}`).join(', ');
   const pageOrder = order(
     q.key.map((k) => k.sql),
     backward,

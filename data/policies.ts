@@ -75,8 +75,8 @@ export function policiesQuery(clientId: string, f: PolicyFilter): KeysetQuery {
   }
   if (f.search) {
     where.push(`(pol.policy_number ilike ? or pol.insurer_id in
-      (select si.id from insurers si where si.client_id = ? and si.name ilike ?))`);
-    params.push(contains(f.search), clientId, contains(f.search));
+      (select si.id from insurers si where si.name ilike ?))`);
+    params.push(contains(f.search), contains(f.search));
   }
   return {
     scope: `policies:${clientId}`,

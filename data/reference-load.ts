@@ -1,12 +1,15 @@
 import { postCdEntry } from './cd-ledger.js';
 import { toPaise } from '../domain/premium.js';
 import type { EligibilityRules } from '../domain/dependent-eligibility.js';
-import type { TenantScope } from './scope.js';
+import type { SystemScope, TenantScope } from './scope.js';
 
 /**
- * Reference data (D12) written for one client by the load command. Every write is an upsert keyed by
- * (client, code) or (client, policy_number), so loading the same file again updates rows in place;
- * dependents are inserted only for employees the load created. All run in the caller's transaction.
+ * Reference data (D12) written by the load command. The platform's partners (insurers, TPAs,
+ * products) are one row per code, written with the system setting (row-level security lets no
+ * tenant write them); a client's policies, employees and dependents are its own. Every write is an
+ * upsert keyed by code or (client, policy_number), so loading the same file again updates rows in
+ * place; dependents are inserted only for employees the load created. All run in the caller's
+ * transaction.
  */
 
 export interface InsurerRow {
@@ -71,51 +74,103 @@ export async function clientIsKnown(tx: TenantScope): Promise<boolean> {
   return (await tx.sql('select 1 from clients where id = ?', [tx.clientId])).length > 0;
 }
 
-/** Returns the id kept: the existing row's when the code was loaded before. */
-export async function upsertInsurer(tx: TenantScope, i: InsurerRow): Promise<string> {
-  const [row] = await tx.sql<{ id: string }>(
-    `insert into insurers (id, client_id, code, name, logo_url, network_hospital_url, daycare_url, adapter,
-       adapter_settings)
-     values (?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb)
-     on conflict (client_id, code) do update set name = excluded.name, logo_url = excluded.logo_url,
-       network_hospital_url = excluded.network_hospital_url, daycare_url = excluded.daycare_url,
-       adapter = excluded.adapter, adapter_settings = excluded.adapter_settings
-     returning id`,
-    [
-      i.id,
-      tx.clientId,
-      i.code,
+/** A partner's code and the id it is loaded under. */
+export type PartnerKind = 'insurer' | 'tpa' | 'product';
+
+export interface TpaRow {
+  id: string;
+  code: string;
+  name: string;
+}
+
+/**
+ * The partners' rows as written: the columns compared when a client's file repeats a partner, in
+ * the load file's spelling (an insurer's `adapter_settings` compared as jsonb, so key order is
+ * immaterial).
+ */
+const PARTNER_COLUMNS: Record<PartnerKind, { table: string; columns: [string, string][] }> = {
+  insurer: {
+    table: 'insurers',
+    columns: [
+      ['name', 'text'],
+      ['logo_url', 'text'],
+      ['network_hospital_url', 'text'],
+      ['daycare_url', 'text'],
+      ['adapter', 'text'],
+      ['adapter_settings', 'jsonb'],
+    ],
+  },
+  tpa: { table: 'tpas', columns: [['name', 'text']] },
+  product: {
+    table: 'products',
+    columns: [
+      ['name', 'text'],
+      ['category', 'text'],
+      ['insurer_id', 'text'],
+    ],
+  },
+};
+
+const partnerValues = (kind: PartnerKind, row: InsurerRow | TpaRow | ProductRow): unknown[] => {
+  if (kind === 'insurer') {
+    const i = row as InsurerRow;
+    return [
       i.name,
       i.logoUrl,
       i.networkHospitalUrl,
       i.daycareUrl,
       i.adapter,
       JSON.stringify(i.adapterSettings),
-    ],
+    ];
+  }
+  if (kind === 'tpa') return [row.name];
+  const p = row as ProductRow;
+  return [p.name, p.category, p.insurerId];
+};
+
+/**
+ * Writes a partner (one platform row per code): a new code is inserted; a known one is updated in
+ * place when `update`, else left as it is. Returns the id its code is loaded under and, for a known
+ * code left as it is, the columns the given row differs in (empty: identical). Concurrency: the
+ * insert is `on conflict (code) do nothing` followed by a read, so two loads adding one code at once
+ * keep one row and compare against it.
+ */
+export async function writePartner(
+  system: SystemScope,
+  kind: PartnerKind,
+  row: InsurerRow | TpaRow | ProductRow,
+  update: boolean,
+): Promise<{ id: string; differs: string[] }> {
+  const { table, columns } = PARTNER_COLUMNS[kind];
+  const values = partnerValues(kind, row);
+  const names = columns.map(([c]) => c);
+  const casts = columns.map(([, type]) => `?::${type}`);
+  const conflict = update
+    ? `do update set ${names.map((c) => `${c} = excluded.${c}`).join(', ')}`
+    : 'do nothing';
+  await system.sql(
+    `insert into ${table} (id, code, ${names.join(', ')}) values (?, ?, ${casts.join(', ')})
+     on conflict (code) ${conflict}`,
+    [row.id, row.code, ...values],
   );
-  return row!.id;
+  const [stored] = await system.sql<{ id: string; differs: string[] }>(
+    `select id, array_remove(array[${columns
+      .map(([c, type]) => `case when ${c} is distinct from ?::${type} then '${c}' end`)
+      .join(', ')}], null) as differs
+       from ${table} where code = ?`,
+    [...values, row.code],
+  );
+  return stored!;
 }
 
-export async function upsertTpa(
-  tx: TenantScope,
-  t: { id: string; code: string; name: string },
-): Promise<string> {
-  const [row] = await tx.sql<{ id: string }>(
-    `insert into tpas (id, client_id, code, name) values (?, ?, ?, ?)
-     on conflict (client_id, code) do update set name = excluded.name returning id`,
-    [t.id, tx.clientId, t.code, t.name],
+/** The ids of the partners of these codes (a client's file names them by code). */
+export async function partnerIds(system: SystemScope, kind: PartnerKind, codes: readonly string[]) {
+  if (codes.length === 0) return {};
+  const rows = await system.sql<{ id: string; code: string }>(
+    `select id, code from ${PARTNER_COLUMNS[kind].table} where code in (?)`,
+    [codes],
   );
-  return row!.id;
-}
-
-export async function upsertProduct(tx: TenantScope, p: ProductRow): Promise<string> {
-  const [row] = await tx.sql<{ id: string }>(
-    `insert into products (id, client_id, insurer_id, code, name, category) values (?, ?, ?, ?, ?, ?)
-     on conflict (client_id, code) do update set name = excluded.name, category = excluded.category,
-       insurer_id = excluded.insurer_id returning id`,
-    [p.id, tx.clientId, p.insurerId, p.code, p.name, p.category],
-  );
-  return row!.id;
+  return Object.fromEntries(rows.map((r) => [r.code, r.id])) as Record<string, string>;
 }
 
 /**

@@ -66,7 +66,7 @@ export async function rosterPolicyForSystem(
   return row;
 }
 
-/** The policies of the insurer rows of a code (every client that loads it). */
+/** The policies of the insurer of a code, across every client whose policies name it. */
 export function rosterPoliciesOfInsurerCode(system: SystemScope, code: string): Promise<RosterPolicy[]> {
   return system.sql<RosterPolicy>(
     `select ${ROSTER_POLICY} from policies p join insurers i on i.id = p.insurer_id where i.code = ? order by p.id`,

@@ -19,7 +19,7 @@ const SOURCE_LOCK = 4102;
 
 export interface ClientCredentials {
   id: string;
-  /** A client (tenant), or an insurer principal (D14: `insurer.decisions` only). */
+  /** A client (tenant), or an insurer principal (D14: the insurer scopes only). */
   kind: PrincipalKind;
   secretHash: string;
   secretVersion: number;
@@ -42,15 +42,15 @@ interface ClientRow {
 }
 
 /**
- * The principal a token request names: a client, or an insurer principal whose only scope is
- * `insurer.decisions` (ids differ by prefix, so at most one row). One statement for either. A
- * revoked client is not found: its request answers exactly as an unknown id's (D18, no enumeration).
+ * The principal a token request names: a client, or an insurer principal whose only scopes are the
+ * insurer's (ids differ by prefix, so at most one row). One statement for either. A revoked client or
+ * insurer principal is no principal: its request answers exactly as an unknown id's (D18, no enumeration).
  */
 const PRINCIPAL_SQL = `select id, 'client' as kind, secret_hash, secret_version, allowed_scopes from clients
    where id = ? and revoked_at is null
   union all
-  select id, 'insurer', secret_hash, secret_version, array['insurer.decisions']::text[]
-    from insurer_principals where id = ?`;
+  select id, 'insurer', secret_hash, secret_version, array['insurer.decisions', 'insurer.endorsements']::text[]
+    from insurer_principals where id = ? and revoked_at is null`;
 
 /** Where each kind's issued tokens are counted (fixed names, never from input). */
 const ISSUES = {

@@ -123,6 +123,15 @@ function listed(e: FileEndorsement): Listed[] {
   ];
 }
 
+/**
+ * The people an endorsement's file rows list, in file order: the employee (SELF) first, then the
+ * dependents the policy's coverage type covers; a dependent's own endorsement lists that person only.
+ * What an insurer sees of an endorsement anywhere (its file, its backlog) is these people.
+ */
+export function listedPeople(e: FileEndorsement): Listed['person'][] {
+  return listed(e).map(({ person }) => person);
+}
+
 function cell(t: FileTemplate, field: FileField, { e, person }: Listed, serial: number): FileCell {
   switch (field) {
     case 'serial':

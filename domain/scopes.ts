@@ -34,11 +34,13 @@ export const COVERAGE_READ_SCOPES: readonly ClientScope[] = [
 export const EMPLOYEE_READ_SCOPES: readonly ClientScope[] = ['employee.get', 'employee.all'];
 
 /**
- * D14: what an insurer principal holds, and only it. Never in SCOPES: a client can never be
- * granted it, and an insurer principal holds nothing else.
+ * D14: what an insurer principal holds, and only it: `insurer.endorsements` reads what waits for
+ * the insurer, `insurer.decisions` decides it. Never in SCOPES: a client can never be granted
+ * them, and an insurer principal holds nothing else.
  */
 export const INSURER_DECISIONS_SCOPE = 'insurer.decisions';
-export const INSURER_SCOPES = [INSURER_DECISIONS_SCOPE] as const;
+export const INSURER_ENDORSEMENTS_SCOPE = 'insurer.endorsements';
+export const INSURER_SCOPES = [INSURER_DECISIONS_SCOPE, INSURER_ENDORSEMENTS_SCOPE] as const;
 export type Scope = ClientScope | (typeof INSURER_SCOPES)[number];
 
 const KNOWN = new Set<string>([...SCOPES, ...INSURER_SCOPES]);

@@ -17,9 +17,14 @@ import {
   removeWebhook,
   resealWebhookSecrets,
 } from '../admin/webhooks.js';
-import { createInsurerClient } from '../admin/insurer-clients.js';
+import {
+  createInsurerClient,
+  listInsurerClients,
+  revokeInsurerClient,
+  rotateInsurerClient,
+} from '../admin/insurer-clients.js';
 import { setThreshold, topUp } from '../admin/cd-account.js';
-import { loadReferenceData } from '../admin/load.js';
+import { loadPartners, loadReferenceData } from '../admin/load.js';
 import { quoteRenewal, startRenewal } from '../admin/renewals.js';
 import { loadFileSchema } from '../admin/load-schema.js';
 import { describeIssues } from '../domain/schemas/issues.js';
@@ -38,8 +43,12 @@ const USAGE = `usage:
   admin client:rotate CLIENT_ID [--reinstate] [--json]   # new secret; the old one and its tokens stop at once
   admin client:revoke CLIENT_ID [--json]      # its secret and every token already issued stop at once
   admin client:exit-mode CLIENT_ID automatic|proposed [--json]   # D16: leavers' DELETIONs created or proposed
-  admin insurer-client:create INSURER_CODE [--client CLIENT_ID] [--json]   # scope insurer.decisions
-  admin load FILE --client CLIENT_ID [--json]
+  admin insurer-client:create INSURER_CODE [--json]   # scopes insurer.decisions, insurer.endorsements
+  admin insurer-client:list [INSURER_CODE] [--json]
+  admin insurer-client:rotate INSURER_CLIENT_ID [--json]   # new secret; the old one and its tokens stop at once
+  admin insurer-client:revoke INSURER_CLIENT_ID [--json]   # its tokens are refused from now on
+  admin load PARTNERS_FILE [--json]             # the platform's insurers, TPAs and products
+  admin load FILE --client CLIENT_ID [--json]   # a client's policies and employees
   admin webhook:add CLIENT_ID URL [--events a,b] [--json]
   admin webhook:list CLIENT_ID [--json]
   admin webhook:reseal [--json]              # after a new key is put first in WEBHOOK_SECRET_KEYS
@@ -118,13 +127,24 @@ async function main(argv: string[]): Promise<unknown> {
         return await setExitMode(em, arg, arg2);
       case 'insurer-client:create':
         if (!arg) throw new AdminError('INSURER_CODE is required');
-        return await createInsurerClient(em, arg, values.client);
+        if (values.client) throw new AdminError('--client is gone: an insurer serves every client');
+        return await createInsurerClient(em, arg);
+      case 'insurer-client:list':
+        return await listInsurerClients(em, arg);
+      case 'insurer-client:rotate':
+        if (!arg) throw new AdminError('INSURER_CLIENT_ID is required');
+        return await rotateInsurerClient(em, arg);
+      case 'insurer-client:revoke':
+        if (!arg) throw new AdminError('INSURER_CLIENT_ID is required');
+        return await revokeInsurerClient(em, arg);
       case 'load': {
-        if (!arg || !values.client) throw new AdminError('FILE and --client are required');
+        if (!arg) throw new AdminError('FILE is required');
         const text = await fs.readFile(arg, 'utf8');
         const parsed = loadFileSchema.safeParse(arg.endsWith('.json') ? JSON.parse(text) : YAML.parse(text));
         if (!parsed.success) throw new AdminError(`invalid file: ${describeIssues(parsed.error.issues)}`);
-        const loaded = await loadReferenceData(em, values.client, parsed.data);
+        const loaded = values.client
+          ? await loadReferenceData(em, values.client, parsed.data)
+          : await loadPartners(em, parsed.data);
         if (parsed.data.insurers.length === 0) return loaded;
         return { ...loaded, cut_off_schedules: await syncCutOffSchedules(config, em) };
       }

@@ -5,7 +5,7 @@ import path from 'node:path';
 import YAML from 'yaml';
 import { createClient } from '../admin/clients.js';
 import { createInsurerClient } from '../admin/insurer-clients.js';
-import { loadReferenceData } from '../admin/load.js';
+import { loadPartners, loadReferenceData } from '../admin/load.js';
 import { loadFileSchema } from '../admin/load-schema.js';
 import { loadConfig, ownerMigration, requireDatabaseUrls } from '../config/index.js';
 import { countClients } from '../data/clients.js';
@@ -79,12 +79,19 @@ async function demoCredentials(
       };
     }
     const creds = await createClient(em, 'Demo Employer Pvt Ltd', [...SCOPES]);
-    // The demo's API insurer points at the sandbox this stack runs, on its configured port.
-    const text = (await fs.readFile(path.join(ROOT, 'data', 'demo.yaml'), 'utf8')).replaceAll(
-      'http://127.0.0.1:8790/',
-      `http://127.0.0.1:${config.INSURER_SANDBOX_PORT}/`,
-    );
-    await loadReferenceData(em, creds.client_id, loadFileSchema.parse(YAML.parse(text)));
+    const read = async (name: string) =>
+      loadFileSchema.parse(
+        YAML.parse(
+          // The demo's API insurer points at the sandbox this stack runs, on its configured port.
+          (await fs.readFile(path.join(ROOT, 'data', name), 'utf8')).replaceAll(
+            'http://127.0.0.1:8790/',
+            `http://127.0.0.1:${config.INSURER_SANDBOX_PORT}/`,
+          ),
+        ),
+      );
+    // The platform's partners first (D12): the demo client's policies name them by code.
+    await loadPartners(em, await read('partners.yaml'));
+    await loadReferenceData(em, creds.client_id, await read('demo.yaml'));
     // Local development only: kept so a restart can print the demo credentials again.
     await fs.writeFile(file, JSON.stringify(creds), { mode: 0o600 });
     return creds;

@@ -18,13 +18,12 @@ import {
 } from '../workflows/insurer-cut-off/contract.js';
 import { cutOffMetadata } from '../workflows/user-metadata.js';
 
-/** An insurer code with no `file` insurer row in any client: nothing to cut off. */
+/** An insurer code that is not a `file` insurer: nothing to cut off. */
 export class NotAFileInsurer extends Error {}
 
 /**
- * The file settings a cut-off of `code` uses: those of the first client's row of that code (by
- * client id). An insurer's exchange is the insurer's own, so every client loading the code is
- * expected to give the same settings; docs/insurers/README.md says so.
+ * The file settings a cut-off of `code` uses: the insurer's own (one platform row per code, D12), the
+ * same for every client whose policies name it.
  */
 export async function fileInsurerSettings(em: EntityManager, code: string): Promise<FileAdapterSettings> {
   const [row] = await listFileInsurers(SystemScope.of(em), code);

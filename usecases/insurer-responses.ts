@@ -10,7 +10,7 @@ import { dependentsOfRoutedEndorsements } from '../data/insurer-principals.js';
 import { InsurerScope } from '../data/insurer-scope.js';
 import {
   findResponseFile,
-  insurersOfCode,
+  insurerOfCode,
   recordResponseFile,
   type RecordedResponseFile,
 } from '../data/insurer-response-files.js';
@@ -78,42 +78,25 @@ export interface IngestedFile {
 
 interface FileInsurer {
   code: string;
-  insurerIds: string[];
+  insurerId: string;
   settings: FileAdapterSettings;
 }
 
-/** The comparable part of a file insurer's settings: how its files are read and where. */
-const exchangeOf = (s: FileAdapterSettings) =>
-  JSON.stringify({ template: s.template, transport: s.transport });
-
-/**
- * The insurer rows of a code that use the `file` adapter. Their exchange (template and transport)
- * must agree: one inbox answers for every client using the code.
- */
+/** The `file` insurer of a code (one platform row, D12): one inbox answers for every client it serves. */
 async function fileInsurer(system: SystemScope, code: string): Promise<FileInsurer> {
-  const rows = await insurersOfCode(system, code);
-  if (rows.length === 0) throw new IngestError(`no insurer with code ${code}`);
-  const files = rows.filter((r) => r.adapter === 'file');
-  if (files.length === 0) {
-    throw new IngestError(`insurer ${code} uses the ${rows[0]!.adapter} adapter, not file: it has no inbox`);
+  const row = await insurerOfCode(system, code);
+  if (!row) throw new IngestError(`no insurer with code ${code}`);
+  if (row.adapter !== 'file') {
+    throw new IngestError(`insurer ${code} uses the ${row.adapter} adapter, not file: it has no inbox`);
   }
-  const settings = files.map((r) => {
-    const config = storedAdapterConfig(code, 'file', r.adapterSettings);
-    return config.adapterSettings as FileAdapterSettings;
-  });
-  if (new Set(settings.map(exchangeOf)).size > 1) {
-    throw new IngestError(
-      `insurer ${code} is loaded with different file templates or transports for different clients; load the same for each`,
-    );
-  }
-  return { code, insurerIds: files.map((r) => r.insurerId), settings: settings[0]! };
+  const config = storedAdapterConfig(code, 'file', row.adapterSettings);
+  return { code, insurerId: row.insurerId, settings: config.adapterSettings as FileAdapterSettings };
 }
 
 /**
  * Sends each reference's decision through the decision Update, through the same use case as
- * `POST /v1/insurer/decisions` (so an insurer reaches only endorsements routed to it): once per
- * insurer row of the code, each answering only its own endorsements and "not found" for the rest.
- * A row no insurer row claims is an unknown reference, another insurer's endorsement included.
+ * `POST /v1/insurer/decisions` (so an insurer reaches only endorsements routed to it, across clients):
+ * a row its insurer does not hold is an unknown reference, another insurer's endorsement included.
  * The rows of one reference are one decision (domain/insurer-response-people.ts): persons are
  * matched to dependent ids here, so the workflow receives ids and UHIDs only.
  */
@@ -130,12 +113,10 @@ async function decideRows(
     decision: { ...s.decision, source: `response file ${fileName}, row ${s.row.rowNumber}` },
   }));
   const answers = new Map<ResponseRow, DecisionAnswer>();
-  for (const insurerId of ctx.insurer.insurerIds) {
-    const results = await submitInsurerDecisions(deps, InsurerScope.of(deps.em, insurerId), items);
-    results.forEach((a, i) => {
-      if (a.result !== 'refused' || a.detail !== 'not found') answers.set(plan.sent[i]!.row, a);
-    });
-  }
+  const results = await submitInsurerDecisions(deps, InsurerScope.of(deps.em, ctx.insurer.insurerId), items);
+  results.forEach((a, i) => {
+    if (a.result !== 'refused' || a.detail !== 'not found') answers.set(plan.sent[i]!.row, a);
+  });
   return rows.map((r) =>
     personOutcome(rowOutcome(r, answers.get(plan.leadOf.get(r) ?? r) ?? null), plan.problems.get(r) ?? null),
   );
@@ -151,13 +132,11 @@ async function coveredDependents(
     looksLikeId('endorsement', id),
   );
   const byEndorsement = new Map<string, CandidateDependent[]>();
-  for (const insurerId of insurer.insurerIds) {
-    for (const d of await dependentsOfRoutedEndorsements(InsurerScope.of(deps.em, insurerId), ids)) {
-      if (!coveredRelationships(d.coverage_type).includes(d.relationship)) continue;
-      const list = byEndorsement.get(d.endorsement_id) ?? [];
-      list.push(d);
-      byEndorsement.set(d.endorsement_id, list);
-    }
+  for (const d of await dependentsOfRoutedEndorsements(InsurerScope.of(deps.em, insurer.insurerId), ids)) {
+    if (!coveredRelationships(d.coverage_type).includes(d.relationship)) continue;
+    const list = byEndorsement.get(d.endorsement_id) ?? [];
+    list.push(d);
+    byEndorsement.set(d.endorsement_id, list);
   }
   return byEndorsement;
 }

@@ -18,11 +18,10 @@ import { cutOffMetadata } from '../workflows/user-metadata.js';
 
 const PREFIX = cutOffScheduleId('');
 
-/** Each file insurer code and its daily cut-off (the first client's row of the code, by client id). */
+/** Each file insurer code and its daily cut-off (one platform row per code, D12). */
 async function cutOffTimes(em: EntityManager): Promise<Map<string, string>> {
   const times = new Map<string, string>();
   for (const row of await listFileInsurers(SystemScope.of(em))) {
-    if (times.has(row.code)) continue;
     const config = storedAdapterConfig(row.code, 'file', row.adapterSettings);
     if (config.adapter === 'file') times.set(row.code, config.adapterSettings.cut_off_time);
   }

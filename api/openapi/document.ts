@@ -50,7 +50,8 @@ const TAGS: { prefix: string; name: string; description: string }[] = [
   {
     prefix: '/v1/insurer',
     name: 'Insurers',
-    description: 'Called by insurers, with an insurer principal’s token: decisions on endorsements (D14).',
+    description:
+      'Called by insurers, with an insurer principal’s token: what waits for them and their decisions (D14).',
   },
 ];
 const OPERATIONS_TAG = {

@@ -49,12 +49,9 @@ import {
 type Req<P, B> = Handler<P, undefined, B, Auth>;
 
 const createQuery = z.object({
-  dry_run: z
-    .enum(['true', 'false'], { error: 'must be true or false' })
-    .optional()
-    .meta({
-      description: 'true: answer what the create would do (policy, premium, CD hold) and write nothing',
-    }),
+  dry_run: z.enum(['true', 'false'], { error: 'must be true or false' }).optional().meta({
+    description: 'true: answer what the create would do (policy, premium, CD hold) and write nothing',
+  }),
 });
 type CreateQuery = z.output<typeof createQuery>;
 

@@ -1,8 +1,14 @@
 import { z } from 'zod';
 import { InsurerScope } from '../../data/insurer-scope.js';
-import { INSURER_SCOPES } from '../../domain/scopes.js';
+import { INSURER_DECISIONS_SCOPE, INSURER_ENDORSEMENTS_SCOPE } from '../../domain/scopes.js';
+import { BACKLOG_STATUS, insurerBacklogPage, insurerEndorsement } from '../../usecases/insurer-backlog.js';
 import { submitInsurerDecisions } from '../../usecases/insurer-decisions.js';
+import { notFound } from '../errors.js';
+import { cursorsFor, oneDirection, pageQueryFields, pagingFields, withCursorErrors } from '../paging.js';
+import { insurerEndorsementSchema, presentInsurerEndorsement } from '../presenters/insurer-endorsement.js';
 import { route } from '../route.js';
+import { endorsementParams } from '../schemas/endorsements.js';
+import { outcome, pagingOut } from '../schemas/responses.js';
 
 /** D14: at most this many decisions per call. */
 export const MAX_DECISIONS = 500;
@@ -47,7 +53,82 @@ const itemAnswer = z.object({
 });
 const decisionsPayload = z.object({ results: z.array(itemAnswer) });
 
+const backlogQuery = z
+  .object({
+    status: z
+      .enum([BACKLOG_STATUS], { error: `must be ${BACKLOG_STATUS}` })
+      .default(BACKLOG_STATUS)
+      .meta({ description: 'What the list holds: the endorsements the insurer has not decided yet' }),
+    ...pageQueryFields,
+  })
+  .superRefine(oneDirection);
+
+const backlogPayload = z.object({
+  endorsements: z.array(insurerEndorsementSchema),
+  ...pagingOut,
+  ...outcome('Endorsements fetched successfully'),
+});
+
+const insurerEndorsementPayload = z.object({
+  endorsement: insurerEndorsementSchema,
+  ...outcome('Endorsement fetched successfully'),
+});
+
+/** Another insurer's endorsement and an unknown id get this one answer (D14). */
+const endorsementNotFound = () => notFound('Endorsement Not Found');
+
 export const insurerRoutes = [
+  route({
+    method: 'GET',
+    path: '/v1/insurer/endorsements',
+    operationId: 'listInsurerEndorsements',
+    summary: 'List what waits for the insurer',
+    description:
+      'D14: the endorsements routed to the calling insurer that it has not decided yet ' +
+      '(ENDORSEMENT_STATUS_SENT_TO_INSURER), across every client whose policies name it, oldest first ' +
+      '(when each was sent), with what its endorsement file carries and each one’s SLA due date. ' +
+      'Keyset paging as D5. Scope `insurer.endorsements`, with an insurer principal’s token.',
+    scopes: [INSURER_ENDORSEMENTS_SCOPE],
+    principal: 'insurer',
+    query: backlogQuery,
+    response: backlogPayload,
+    handler: async ({ query, auth, em, deps }) => {
+      const scope = InsurerScope.of(em, auth.insurerId!);
+      const page = await withCursorErrors(
+        insurerBacklogPage(scope, cursorsFor(deps.config), deps.config, query),
+      );
+      return {
+        endorsements: page.rows.map(presentInsurerEndorsement),
+        ...pagingFields(page),
+        message: 'Endorsements fetched successfully',
+        success: true as const,
+      };
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/insurer/endorsements/:endorsement_id',
+    operationId: 'getInsurerEndorsement',
+    summary: 'Get an endorsement routed to the insurer',
+    description:
+      'D14: one endorsement routed to the calling insurer, in any status, as the list shows it. Another ' +
+      'insurer’s endorsement and an unknown id answer the same 404. Scope `insurer.endorsements`.',
+    scopes: [INSURER_ENDORSEMENTS_SCOPE],
+    principal: 'insurer',
+    params: endorsementParams,
+    response: insurerEndorsementPayload,
+    errors: [endorsementNotFound()],
+    handler: async ({ params, auth, em, deps }) => {
+      const scope = InsurerScope.of(em, auth.insurerId!);
+      const row = await insurerEndorsement(scope, deps.config, params.endorsement_id);
+      if (!row) throw endorsementNotFound();
+      return {
+        endorsement: presentInsurerEndorsement(row),
+        message: 'Endorsement fetched successfully',
+        success: true as const,
+      };
+    },
+  }),
   route({
     method: 'POST',
     path: '/v1/insurer/decisions',
@@ -61,7 +142,7 @@ export const insurerRoutes = [
       'bidirectional-formatting or invisible characters or starting with =, +, - or @, or a ' +
       '`rejection_reason` holding such characters, refuses that item only: its detail names the field ' +
       'and the rule. Safe to repeat: a repeat answers duplicate.',
-    scopes: INSURER_SCOPES,
+    scopes: [INSURER_DECISIONS_SCOPE],
     principal: 'insurer',
     body: decisionsBody,
     response: decisionsPayload,

@@ -3,9 +3,10 @@ import { createdAt, ref, text } from './columns.js';
 import { InsurerSchema } from './reference.js';
 
 /**
- * An insurer's credentials for the decisions API (D14): bound to one insurer row, scope
- * `insurer.decisions` only. Not a tenant: it has no client_id and no tenant filter; every query
- * made for it filters by its insurer id (data/insurer-scope.ts).
+ * An insurer's credentials for the insurer routes (D14): bound to one insurer (a platform partner,
+ * so every client's policies with it), scopes `insurer.decisions` and `insurer.endorsements` only.
+ * Not a tenant: it has no client_id and no tenant filter; every query made for it filters by its
+ * insurer id (data/insurer-scope.ts). Rotated in place (secret_version), revoked for good (D18).
  */
 export const InsurerPrincipalSchema = defineEntity({
   name: 'InsurerPrincipal',
@@ -17,6 +18,8 @@ export const InsurerPrincipalSchema = defineEntity({
     secretHash: text(),
     secretVersion: p.integer().default(1),
     createdAt: createdAt(),
+    /** D18: set once by `admin insurer-client:revoke`; from then on no token of it is accepted. */
+    revokedAt: p.datetime().nullable(),
   },
 });
 export type InsurerPrincipal = InferEntity<typeof InsurerPrincipalSchema>;

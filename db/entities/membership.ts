@@ -86,6 +86,13 @@ export const EndorsementSchema = defineEntity({
         'create index endorsements_withdrawal_cut_off on endorsements (withdrawal_cut_off_at) ' +
         'where withdrawal_cut_off_at is not null',
     },
+    // D14: what waits for insurers, oldest first (GET /v1/insurer/endorsements).
+    {
+      name: 'endorsements_insurer_backlog',
+      expression:
+        'create index endorsements_insurer_backlog on endorsements (sent_to_insurer_at, id) ' +
+        "where status = 'ENDORSEMENT_STATUS_SENT_TO_INSURER'",
+    },
     // The CD account: endorsements waiting for funds, oldest first per policy.
     {
       name: 'endorsements_awaiting_funds',
@@ -126,6 +133,8 @@ export const EndorsementSchema = defineEntity({
     withdrawalCutOffAt: p.datetime().nullable(),
     /** When that file was delivered. */
     withdrawalSentAt: p.datetime().nullable(),
+    /** D14: when it went SENT_TO_INSURER (its insurer's SLA runs from then). */
+    sentToInsurerAt: p.datetime().nullable(),
     /** The CD account: reviewed, waiting until the policy's available balance covers it. */
     awaitingFundsSince: p.datetime().nullable(),
     createdAt: createdAt(),

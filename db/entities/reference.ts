@@ -1,18 +1,18 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { INSURER_ADAPTERS } from '../../domain/enums.js';
-import { clientRef } from './client.js';
 import { ref, text } from './columns.js';
-import { tenantFilter } from './tenant.js';
 
-/** Reference data loaded by the admin command (D12); each client has its own copies. */
+/**
+ * The platform's partners (D12, amended): loaded once by the admin command, one row per code, named
+ * by code in every client's load file. No client id and no tenant filter: every tenant reads them,
+ * and row-level security lets only system-scoped statements write them (migration 0024).
+ */
 export const InsurerSchema = defineEntity({
   name: 'Insurer',
   tableName: 'insurers',
-  filters: tenantFilter,
-  uniques: [{ name: 'insurers_client_id_code_key', properties: ['clientId', 'code'] }],
+  uniques: [{ name: 'insurers_code_key', properties: ['code'] }],
   properties: {
     id: text().primary(),
-    clientId: clientRef(),
     code: text(),
     name: text(),
     logoUrl: text(),
@@ -31,11 +31,9 @@ export type Insurer = InferEntity<typeof InsurerSchema>;
 export const TpaSchema = defineEntity({
   name: 'Tpa',
   tableName: 'tpas',
-  filters: tenantFilter,
-  uniques: [{ name: 'tpas_client_id_code_key', properties: ['clientId', 'code'] }],
+  uniques: [{ name: 'tpas_code_key', properties: ['code'] }],
   properties: {
     id: text().primary(),
-    clientId: clientRef(),
     code: text(),
     name: text(),
   },
@@ -45,11 +43,9 @@ export type Tpa = InferEntity<typeof TpaSchema>;
 export const ProductSchema = defineEntity({
   name: 'Product',
   tableName: 'products',
-  filters: tenantFilter,
-  uniques: [{ name: 'products_client_id_code_key', properties: ['clientId', 'code'] }],
+  uniques: [{ name: 'products_code_key', properties: ['code'] }],
   properties: {
     id: text().primary(),
-    clientId: clientRef(),
     insurerId: ref(InsurerSchema, 'insurer_id'),
     code: text(),
     name: text(),

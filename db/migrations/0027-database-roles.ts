@@ -56,6 +56,13 @@ begin
     execute format('alter policy tenant_isolation on %s using (${inLiteral(ownClient)}) with check (${inLiteral(ownClient)})', t);
     execute format('create policy system_access on %s to ${SYSTEM_ROLE} using (${inLiteral(systemOn)}) with check (${inLiteral(systemOn)})', t);
   end loop;
+  -- Platform partners (0024): every tenant reads them; only the system login may write them.
+  for t in
+    select p.polrelid::regclass from pg_policy p join pg_class c on c.oid = p.polrelid
+     where p.polname = 'partners_write' and c.relnamespace = current_schema()::regnamespace
+  loop
+    execute format('alter policy partners_write on %s to ${SYSTEM_ROLE}', t);
+  end loop;
 end
 $$;
 grant usage on schema public to ${SYSTEM_ROLE};
@@ -80,6 +87,12 @@ begin
   loop
     execute format('drop policy system_access on %s', t);
     execute format('alter policy tenant_isolation on %s using (${either}) with check (${either})', t);
+  end loop;
+  for t in
+    select p.polrelid::regclass from pg_policy p join pg_class c on c.oid = p.polrelid
+     where p.polname = 'partners_write' and c.relnamespace = current_schema()::regnamespace
+  loop
+    execute format('alter policy partners_write on %s to public', t);
   end loop;
 end
 $$;

@@ -20,6 +20,9 @@ import { Migration0019DependentEndorsements } from './0019-dependent-endorsement
 import { Migration0021CdStatementReconciliations } from './0021-cd-statement-reconciliations.js';
 import { Migration0022CensusBatchWorkflowStart } from './0022-census-batch-workflow-start.js';
 import { Migration0023EndorsementBatch } from './0023-endorsement-batch.js';
+import { Migration0024PlatformPartners } from './0024-platform-partners.js';
+import { Migration0025InsurerPrincipalRevocation } from './0025-insurer-principal-revocation.js';
+import { Migration0026InsurerBacklog } from './0026-insurer-backlog.js';
 import { Migration0027DatabaseRoles } from './0027-database-roles.js';
 import { Migration0029AuditReason } from './0029-audit-reason.js';
 import { Migration0030ClientRevocation } from './0030-client-revocation.js';
@@ -48,6 +51,9 @@ export const migrationsList: MigrationObject[] = [
   { name: '0021-cd-statement-reconciliations', class: Migration0021CdStatementReconciliations },
   { name: '0022-census-batch-workflow-start', class: Migration0022CensusBatchWorkflowStart },
   { name: '0023-endorsement-batch', class: Migration0023EndorsementBatch },
+  { name: '0024-platform-partners', class: Migration0024PlatformPartners },
+  { name: '0025-insurer-principal-revocation', class: Migration0025InsurerPrincipalRevocation },
+  { name: '0026-insurer-backlog', class: Migration0026InsurerBacklog },
   { name: '0027-database-roles', class: Migration0027DatabaseRoles },
   { name: '0029-audit-reason', class: Migration0029AuditReason },
   { name: '0030-client-revocation', class: Migration0030ClientRevocation },

@@ -27,7 +27,8 @@ async function admin(...args: string[]): Promise<{ code: number; out: any; err: 
 }
 
 describe('admin command', function () {
-  this.timeout(60_000);
+  // Each command is a process of its own (tsx compiles on start): tens of seconds on a busy machine.
+  this.timeout(240_000);
   let clientId: string;
 
   it('creates a client and prints its secret once; only a scrypt hash is stored', async () => {
@@ -51,6 +52,8 @@ describe('admin command', function () {
   });
 
   it('loads the demo file, and loading it again changes nothing', async () => {
+    const partners = await admin('load', 'data/partners.yaml');
+    expect(partners.code, partners.err).to.equal(0);
     const first = await admin('load', 'data/demo.yaml', '--client', clientId);
     expect(first.code).to.equal(0);
     expect(Object.keys(first.out.policies)).to.have.length(6);
@@ -88,6 +91,50 @@ describe('admin command', function () {
     expect(adapters.map((r) => r.adapter)).to.deep.equal(['api', 'file', 'manual', 'simulated']);
   });
 
+  it("loads a second client's file that names the partners by code only: both clients' policies share them", async () => {
+    const other = await makeClient();
+    const res = await admin('load', 'data/demo.yaml', '--client', other.clientId);
+    expect(res.code, res.err).to.equal(0);
+    const shared = await sql(
+      `select p.client_id, p.insurer_id, p.product_id, p.tpa_id from policies p
+        where p.policy_number = 'STAR/GH/2026/000123' and p.client_id in (?, ?) order by p.client_id = ?`,
+      [clientId, other.clientId, other.clientId],
+    );
+    expect(shared).to.have.length(2);
+    const [mine, theirs] = shared;
+    expect({ ...theirs, client_id: undefined }).to.deep.equal({ ...mine, client_id: undefined });
+    const [stars] = await sql("select count(*)::int as n from insurers where code = 'STAR'");
+    expect(stars.n).to.equal(1);
+  });
+
+  it("takes a client's file repeating a partner unchanged; refuses a changed one naming it, writing nothing", async () => {
+    const same = await admin('load', 'test/admin/fixtures/repeat-partner-same.yaml', '--client', clientId);
+    expect(same.code, same.err).to.equal(0);
+    const [star] = await sql("select id, name from insurers where code = 'STAR'");
+    expect(same.out.insurers).to.deep.equal({ STAR: star.id });
+
+    const changed = await admin(
+      'load',
+      'test/admin/fixtures/repeat-partner-changed.yaml',
+      '--client',
+      clientId,
+    );
+    expect(changed.code).to.equal(2);
+    expect(changed.err).to.equal(
+      'insurer "STAR" is loaded with other values (name); a client\'s file may repeat a partner only ' +
+        'unchanged: change it for every client with a partners load',
+    );
+    const [after] = await sql("select name from insurers where code = 'STAR'");
+    expect(after.name).to.equal(star.name);
+    expect(await sql("select 1 from policies where policy_number = 'REPEAT/CHANGED/1'")).to.have.length(0);
+  });
+
+  it('refuses a file with policies or employees without --client: a partners file holds partners only', async () => {
+    const res = await admin('load', 'data/demo.yaml');
+    expect(res.code).to.equal(2);
+    expect(res.err).to.equal('policies and employees belong to a client: add --client CLIENT_ID');
+  });
+
   it('rejects an invalid file naming the field, and writes nothing', async () => {
     const res = await admin('load', 'test/admin/fixtures/bad-policy.json', '--client', clientId);
     expect(res.code).to.equal(2);
@@ -100,9 +147,7 @@ describe('admin command', function () {
     const res = await admin('load', 'test/admin/fixtures/insurer-adapters.yaml', '--client', clientId);
     expect(res.code, res.err).to.equal(0);
     const rows = await sql(
-      `select code, adapter, adapter_settings from insurers
-        where client_id = ? and code in ('SIMU', 'MANU', 'APIX') order by code`,
-      [clientId],
+      `select code, adapter, adapter_settings from insurers where code in ('SIMU', 'MANU', 'APIX') order by code`,
     );
     expect(rows.map((r) => [r.code, r.adapter, r.adapter_settings])).to.deep.equal([
       [
@@ -126,10 +171,7 @@ describe('admin command', function () {
     expect(res.err).to.equal(
       'invalid file: insurers.1.adapter_settings.base_url: must be https (http only for a loopback host)',
     );
-    const rows = await sql(
-      "select code from insurers where client_id = ? and code in ('GOODINS', 'BADAPI')",
-      [clientId],
-    );
+    const rows = await sql("select code from insurers where code in ('GOODINS', 'BADAPI')");
     expect(rows).to.have.length(0);
   });
 

@@ -2,7 +2,13 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
-import { makeEmployee, makeInsurerClient, sql, type TestInsurerClient } from '../support/factories.js';
+import {
+  makeEmployee,
+  makeInsurerClient,
+  makeReferenceData,
+  sql,
+  type TestInsurerClient,
+} from '../support/factories.js';
 import { stack, TEST_KEYS } from '../support/stack.js';
 import {
   createEndorsement,
@@ -194,12 +200,12 @@ describe('POST /v1/insurer/decisions (D14)', function () {
     }
   });
 
-  it('the admin command prints credentials whose token holds insurer.decisions only; a client never gets it', async () => {
-    const [row] = await sql('select code, client_id from insurers where id = ?', [insurer.insurerId]);
-    const made = await admin('insurer-client:create', row.code, '--client', row.client_id);
+  it('the admin command prints credentials whose token holds the insurer scopes only; a client never gets them', async () => {
+    const [row] = await sql('select code from insurers where id = ?', [insurer.insurerId]);
+    const made = await admin('insurer-client:create', row.code);
     expect(made).to.include({ insurer_id: insurer.insurerId, insurer_code: row.code });
     expect(made.client_id).to.match(/^ipr_/);
-    expect(made.scopes).to.deep.equal(['insurer.decisions']);
+    expect(made.scopes).to.deep.equal(['insurer.decisions', 'insurer.endorsements']);
 
     const token = await world.api.post('/v1/auth/token', {
       body: { client_id: made.client_id, client_secret: made.client_secret, scopes: ['insurer.decisions'] },
@@ -236,17 +242,48 @@ describe('POST /v1/insurer/decisions (D14)', function () {
     expect(refused.status).to.equal(401);
   });
 
-  it('an admin command for a code loaded for several clients asks which', async () => {
-    const [row] = await sql('select code from insurers where id = ?', [insurer.insurerId]);
+  it("one credential decides the endorsements of two clients' policies with its insurer in one call", async () => {
+    const [{ code }] = await sql('select code from insurers where id = ?', [insurer.insurerId]);
+    // A second client whose policy names the same platform insurer (D12: one row per code).
+    const reference = await makeReferenceData('', { code });
+    const second = await makeWorld({ api: world.api, policy: { reference, cdBalance: '100000000.00' } });
     const other = await makeWorld({ api: world.api });
-    await sql('update insurers set code = ? where id = (select insurer_id from policies where id = ?)', [
-      row.code,
-      other.policy.id,
+    const [mine, theirs, elsewhere] = await Promise.all([
+      createEndorsement(world),
+      createEndorsement(second),
+      createEndorsement(other),
     ]);
-    const failed = await admin('insurer-client:create', row.code).then(
+    await sentToInsurer([mine, theirs, elsewhere]);
+    const unknown = 'end_doesnotexist000000000';
+    const res = await post(insurer.token(), {
+      decisions: [mine, elsewhere, theirs, unknown].map((id) => ({
+        endorsement_id: id,
+        decision: 'APPROVED',
+      })),
+    });
+    expect(res.status, res.text).to.equal(200);
+    // Another insurer's endorsement and an unknown id are answered alike.
+    expect(res.body.payload.results).to.deep.equal([
+      { endorsement_id: mine, result: 'accepted', detail: 'APPROVED recorded' },
+      { endorsement_id: elsewhere, result: 'refused', detail: 'not found' },
+      { endorsement_id: theirs, result: 'accepted', detail: 'APPROVED recorded' },
+      { endorsement_id: unknown, result: 'refused', detail: 'not found' },
+    ]);
+    const clients = await sql(
+      `select e.client_id from endorsements e where e.id in (?) order by e.client_id`,
+      [[mine, theirs]],
+    );
+    expect(new Set(clients.map((r) => r.client_id))).to.deep.equal(
+      new Set([world.client.clientId, second.client.clientId]),
+    );
+  });
+
+  it('insurer-client:create takes no --client: an insurer serves every client', async () => {
+    const [{ code }] = await sql('select code from insurers where id = ?', [insurer.insurerId]);
+    const failed = await admin('insurer-client:create', code, '--client', world.client.clientId).then(
       () => null,
       (err: { stderr: string }) => JSON.parse(err.stderr) as { error: string },
     );
-    expect(failed?.error).to.match(/is loaded for several clients .*; add --client CLIENT_ID/);
+    expect(failed?.error).to.equal('--client is gone: an insurer serves every client');
   });
 });

@@ -116,6 +116,7 @@ describe('OpenAPI document (GET /openapi.json)', () => {
     const limits = params.filter((p) => p.name === 'limit');
     expect(limits.map((p) => p.key).sort()).to.deep.equal([
       'GET /v1/audit',
+      'GET /v1/insurer/endorsements',
       'GET /v1/policy/',
       'GET /v1/policy/endorsements/batches/{batch_id}',
       'GET /v1/policy/{policy_id}/cd-ledger',
@@ -566,6 +567,20 @@ describe('responses validate against the OpenAPI document: one success per route
       ],
       ['GET /v1/policy/grant/{request_id}', () => http.get(`/v1/policy/grant/${state.requestId}`, auth)],
       ['GET /v1/audit', () => http.get('/v1/audit?entity=employee', auth)],
+      [
+        'GET /v1/insurer/endorsements',
+        async () =>
+          http.get('/v1/insurer/endorsements?limit=5', {
+            token: (await makeInsurerClient(policy.insurerId)).token(undefined, clock),
+          }),
+      ],
+      [
+        'GET /v1/insurer/endorsements/{endorsement_id}',
+        async () =>
+          http.get(`/v1/insurer/endorsements/${state.endorsementId}`, {
+            token: (await makeInsurerClient(policy.insurerId)).token(undefined, clock),
+          }),
+      ],
       [
         'POST /v1/insurer/decisions',
         async () =>

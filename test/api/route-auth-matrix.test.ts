@@ -83,8 +83,11 @@ const BEYOND_D2: Record<string, readonly Scope[] | 'public'> = {
   'GET /v1/policy/endorsements/batches/template.xlsx': ['policy.get', 'policy.endorsements', 'policy.all'],
   'GET /openapi.json': 'public',
   'GET /docs': 'public',
-  // D14: called by insurers, not clients; an insurer principal holds this scope and nothing else.
-  'POST /v1/insurer/decisions': INSURER_SCOPES,
+  // D14: called by insurers, not clients; an insurer principal holds these scopes and nothing else:
+  // one to read what waits for it, one to decide.
+  'POST /v1/insurer/decisions': ['insurer.decisions'],
+  'GET /v1/insurer/endorsements': ['insurer.endorsements'],
+  'GET /v1/insurer/endorsements/{}': ['insurer.endorsements'],
 };
 
 const PARAM = /:\w+(\([^)]*\))?\??/g;

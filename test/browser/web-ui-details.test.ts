@@ -62,9 +62,10 @@ describe('Temporal Web UI: summaries and current details of a stuck endorsement'
       config: { ...config, ENDORSEMENT_STUCK_AFTER: '2s', INSURER_SLA_DEFAULT: '4s' },
     });
     world = await makeWorld({ adapter: 'manual', api });
-    [{ code: insurerCode, id: insurerId }] = await sql('select id, code from insurers where client_id = ?', [
-      world.client.clientId,
-    ]);
+    [{ code: insurerCode, id: insurerId }] = await sql(
+      'select i.id, i.code from insurers i join policies p on p.insurer_id = i.id where p.id = ?',
+      [world.policy.id],
+    );
     id = await createEndorsement(world);
     // Another client's addition that its policy's CD balance does not cover: it waits for funds.
     fundsWorld = await makeWorld({ adapter: 'manual', api, policy: { cdBalance: '100.00' } });

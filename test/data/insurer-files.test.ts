@@ -26,8 +26,7 @@ const MINUTE = 60_000;
 /** A client whose insurer carries `code`, with one ESC policy. */
 async function clientOfInsurer(code: string) {
   const { clientId } = await makeClient();
-  const reference = await makeReferenceData(clientId);
-  await sql('update insurers set code = ? where id = ?', [code, reference.insurerId]);
+  const reference = await makeReferenceData(clientId, { code });
   const policy = await makePolicy(clientId, { reference, coverageType: 'COVERAGE_TYPE_ESC' });
   return { clientId, policy };
 }

@@ -7,6 +7,7 @@ import { TENANT_TABLES as BASE_TENANT_TABLES } from '../../db/migrations/0009-ro
 import { ROSTER_TENANT_TABLES } from '../../db/migrations/0015-roster-row-security.js';
 import { CENSUS_TENANT_TABLES } from '../../db/migrations/0018-census-row-security.js';
 import { CD_STATEMENT_TENANT_TABLES } from '../../db/migrations/0021-cd-statement-reconciliations.js';
+import { PARTNER_TABLES } from '../../db/migrations/0024-platform-partners.js';
 import { RENEWAL_TENANT_TABLES } from '../../db/migrations/0031-policy-renewals.js';
 import { initOrm, loginsOf, migrate, migrateDatabase, type Orm } from '../../db/orm.js';
 import { SERVICE_ROLE } from '../../db/roles.js';
@@ -21,9 +22,9 @@ import {
 } from '../support/factories.js';
 import { stack } from '../support/stack.js';
 
-/** Every tenant table: 0009's and those later migrations added. */
+/** Every tenant table: 0009's (less the partners 0024 made the platform's) and those later migrations added. */
 const TENANT_TABLES = [
-  ...BASE_TENANT_TABLES,
+  ...BASE_TENANT_TABLES.filter((t) => !(PARTNER_TABLES as readonly string[]).includes(t)),
   ...ROSTER_TENANT_TABLES,
   ...CENSUS_TENANT_TABLES,
   ...CD_STATEMENT_TENANT_TABLES,
@@ -127,14 +128,7 @@ describe('data: row-level security (D1 in the database)', () => {
       const [row] = await bare<{ n: number }>(service, `select count(*)::int as n from ${table}`);
       expect({ table, n: row!.n }).to.deep.equal({ table, n: 0 });
     }
-    expect(filled).to.include.members([
-      'employees',
-      'dependents',
-      'users',
-      'policies',
-      'policy_members',
-      'insurers',
-    ]);
+    expect(filled).to.include.members(['employees', 'dependents', 'users', 'policies', 'policy_members']);
     const updated = await bare<{ id: string }>(
       service,
       "update employees set department = 'x' where client_id = ? returning id",
@@ -154,14 +148,7 @@ describe('data: row-level security (D1 in the database)', () => {
     const { a, b } = await twoTenants();
     const scope = TenantScope.of(service.em, a.clientId);
     // No client_id filter in these statements: the database alone narrows them.
-    for (const table of [
-      'employees',
-      'dependents',
-      'policies',
-      'policy_members',
-      'insurers',
-      'audit_events',
-    ]) {
+    for (const table of ['employees', 'dependents', 'policies', 'policy_members', 'audit_events']) {
       const rows = await scope.sql<{ client_id: string }>(`select distinct client_id from ${table}`);
       expect({ table, clients: rows.map((r) => r.client_id) }).to.deep.equal({
         table,
@@ -175,6 +162,60 @@ describe('data: row-level security (D1 in the database)', () => {
     // The setting ended with the statement's transaction: the same (only) connection sees nothing now.
     const [after] = await bare<{ n: number }>(service, 'select count(*)::int as n from employees');
     expect(after!.n).to.equal(0);
+  });
+
+  it('lets every tenant read the platform partners and none write them; the system setting writes them', async () => {
+    const { a, b } = await twoTenants();
+    const [partner] = await sql(
+      `select p.insurer_id, p.product_id, p.tpa_id, i.name from policies p join insurers i on i.id = p.insurer_id
+        where p.id = ?`,
+      [b.policy.id],
+    );
+    const tenant = TenantScope.of(service.em, a.clientId);
+    // B's policy's partners, read under A's setting: partners are no tenant's.
+    for (const [table, id] of [
+      ['insurers', partner.insurer_id],
+      ['products', partner.product_id],
+      ['tpas', partner.tpa_id],
+    ] as const) {
+      const rows = await tenant.sql<{ id: string }>(`select id from ${table} where id = ?`, [id]);
+      expect({ table, rows: rows.map((r) => r.id) }).to.deep.equal({ table, rows: [id] });
+      const changed = await tenant.sql(`update ${table} set name = 'Taken' where id = ? returning id`, [id]);
+      expect({ table, changed }).to.deep.equal({ table, changed: [] });
+      const removed = await tenant.sql(`delete from ${table} where id = ? returning id`, [id]);
+      expect({ table, removed }).to.deep.equal({ table, removed: [] });
+    }
+    const insert = await tenant
+      .sql(`insert into tpas (id, code, name) values (?, ?, 'Intruder TPA')`, [
+        newId('tpa'),
+        `T-${newId('tpa')}`,
+      ])
+      .catch((e: Error) => e);
+    expect(String(insert)).to.match(RLS_REFUSED);
+    // Without any setting they are readable too (a policy's display names), and still not writable.
+    const [bareRead] = await bare<{ n: number }>(
+      service,
+      'select count(*)::int as n from insurers where id = ?',
+      [partner.insurer_id],
+    );
+    expect(bareRead!.n).to.equal(1);
+    const [unchanged] = await sql('select name from insurers where id = ?', [partner.insurer_id]);
+    expect(unchanged.name).to.equal(partner.name);
+    const system = SystemScope.of(service.em);
+    const renamed = await system.sql('update tpas set name = name where id = ? returning id', [
+      partner.tpa_id,
+    ]);
+    expect(renamed).to.have.length(1);
+    const partners = await sql(
+      `select c.relname, c.relrowsecurity from pg_class c
+        where c.relnamespace = 'public'::regnamespace and c.relname in (?) order by 1`,
+      [[...PARTNER_TABLES]],
+    );
+    expect(partners.map((t) => [t.relname, t.relrowsecurity])).to.deep.equal([
+      ['insurers', true],
+      ['products', true],
+      ['tpas', true],
+    ]);
   });
 
   it("refuses a write of B's rows under A's setting, and leaves B's rows alone", async () => {

@@ -57,26 +57,31 @@ export interface ReferenceData {
   productId: string;
 }
 
+/**
+ * An insurer (with a new TPA and a new product of it): platform partners (D12), one row per code.
+ * A fresh code unless `code` names one: then the insurer of that code, made by the first call with
+ * it (its settings are the first call's), so two clients' policies can share their insurer.
+ * `_clientId` names the client the test means them for; partners belong to no client.
+ */
 export async function makeReferenceData(
-  clientId: string,
+  _clientId: string,
   opts: {
+    code?: string;
     insurerName?: string;
     category?: string;
     adapter?: InsurerAdapterName;
     adapterSettings?: Record<string, unknown>;
   } = {},
 ): Promise<ReferenceData> {
-  const insurerId = newId('insurer');
   const tpaId = newId('tpa');
   const productId = newId('product');
-  await sql(
-    `insert into insurers (id, client_id, code, name, logo_url, network_hospital_url, daycare_url, adapter,
-       adapter_settings)
-     values (?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb)`,
+  const [{ id: insurerId }] = await sql(
+    `insert into insurers (id, code, name, logo_url, network_hospital_url, daycare_url, adapter, adapter_settings)
+     values (?, ?, ?, ?, ?, ?, ?, ?::jsonb)
+     on conflict (code) do update set code = excluded.code returning id`,
     [
-      insurerId,
-      clientId,
-      `INS-${unique()}`,
+      newId('insurer'),
+      opts.code ?? `INS-${unique()}`,
       opts.insurerName ?? 'Star Health',
       'https://logo.example.com/i.png',
       'https://net.example.com',
@@ -85,16 +90,14 @@ export async function makeReferenceData(
       JSON.stringify(opts.adapterSettings ?? {}),
     ],
   );
-  await sql('insert into tpas (id, client_id, code, name) values (?, ?, ?, ?)', [
-    tpaId,
-    clientId,
-    `TPA-${unique()}`,
-    'Medi Assist',
+  await sql('insert into tpas (id, code, name) values (?, ?, ?)', [tpaId, `TPA-${unique()}`, 'Medi Assist']);
+  await sql('insert into products (id, insurer_id, code, name, category) values (?, ?, ?, ?, ?)', [
+    productId,
+    insurerId,
+    `PRD-${unique()}`,
+    'Group Care',
+    opts.category ?? 'Group Health',
   ]);
-  await sql(
-    'insert into products (id, client_id, insurer_id, code, name, category) values (?, ?, ?, ?, ?, ?)',
-    [productId, clientId, insurerId, `PRD-${unique()}`, 'Group Care', opts.category ?? 'Group Health'],
-  );
   return { insurerId, tpaId, productId };
 }
 
@@ -240,14 +243,14 @@ export interface TestInsurerClient {
   principalId: string;
   secret: string;
   insurerId: string;
-  /** A valid token of this insurer principal (scope insurer.decisions unless told otherwise). */
+  /** A valid token of this insurer principal (both insurer scopes unless told otherwise). */
   token(scopes?: readonly Scope[], clock?: Clock): string;
 }
 
-/** An insurer principal (D14) for the insurer row of `insurerId`, as the admin command makes one. */
+/** An insurer principal (D14) for the insurer `insurerId`, as the admin command makes one. */
 export async function makeInsurerClient(insurerId: string): Promise<TestInsurerClient> {
-  const [row] = await sql('select code, client_id from insurers where id = ?', [insurerId]);
-  const made = await createInsurerClient(stack().orm.em.fork(), row.code, row.client_id);
+  const [row] = await sql('select code from insurers where id = ?', [insurerId]);
+  const made = await createInsurerClient(stack().orm.em.fork(), row.code);
   const cfg = stack().config;
   return {
     principalId: made.client_id,

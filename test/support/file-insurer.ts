@@ -52,10 +52,10 @@ export async function sentFileInsurerEndorsements(o: {
   const code = o.code ?? `FILE${randomBytes(3).toString('hex').toUpperCase()}`;
   const client = await makeClient();
   const reference = await makeReferenceData(client.clientId, {
+    code,
     adapter: 'file',
     adapterSettings: o.settings ?? {},
   });
-  await sql('update insurers set code = ? where id = ?', [code, reference.insurerId]);
   const policy = await makePolicy(client.clientId, { reference, cdBalance: '10000000.00' });
   const api = o.api ?? (await endorsementApi());
   const token = client.token();

@@ -36,8 +36,7 @@ async function readXlsx(content: Buffer): Promise<unknown[][]> {
 /** A client of a file insurer: one policy with an addition (employee and spouse) and a deletion waiting. */
 async function fileInsurerWithBacklog(code = `FILE${randomBytes(3).toString('hex').toUpperCase()}`) {
   const { clientId } = await makeClient();
-  const reference = await makeReferenceData(clientId);
-  await sql('update insurers set code = ? where id = ?', [code, reference.insurerId]);
+  const reference = await makeReferenceData(clientId, { code });
   const policy = await makePolicy(clientId, {
     reference,
     coverageType: 'COVERAGE_TYPE_ES',

@@ -19,9 +19,9 @@ import ExcelJS from 'exceljs';
 import { sendInsurerDecision } from '../../adapters/decisions.js';
 import { localInsurerFolders } from '../../adapters/file/local.js';
 import { MAX_RESPONSE_ROWS } from '../../domain/insurer-response-file.js';
-import { IngestError, ingestResponses, type IngestedFile } from '../../usecases/insurer-responses.js';
+import { ingestResponses, type IngestedFile } from '../../usecases/insurer-responses.js';
 import { INSURER_INBOX_SCHEDULE_ID } from '../../workflows/insurer-inbox/contract.js';
-import { makeClient, makeReferenceData, sql } from '../support/factories.js';
+import { makeReferenceData, sql } from '../support/factories.js';
 import { sentFileInsurerEndorsements, type FileInsurerEndorsements } from '../support/file-insurer.js';
 import { deletePeriodicSchedules, triggerPass } from '../support/schedules.js';
 import { closeSftpServer, startSftpServer, type SftpServer } from '../support/sftp-server.js';
@@ -461,28 +461,6 @@ describe('use case: ingesting a file insurer’s response files (D14)', function
       ids,
     ]);
     expect(members[0].n).to.equal(3);
-  });
-
-  it('refuses a code whose clients load it with different templates, naming the code', async () => {
-    const fi = await made({ count: 1, settings: { template: 'generic' } });
-    const other = await makeClient();
-    const ref = await makeReferenceData(other.clientId, {
-      adapter: 'file',
-      adapterSettings: { template: 'india-census' },
-    });
-    await sql('update insurers set code = ? where id = ?', [fi.code, ref.insurerId]);
-    try {
-      const err = await ingestResponses(deps(), { insurerCode: fi.code }).then(
-        () => null,
-        (e: unknown) => e,
-      );
-      expect(err).to.be.instanceOf(IngestError);
-      expect((err as Error).message).to.equal(
-        `insurer ${fi.code} is loaded with different file templates or transports for different clients; load the same for each`,
-      );
-    } finally {
-      await sql("update insurers set adapter = 'manual' where id = ?", [ref.insurerId]);
-    }
   });
 
   describe('over SFTP (a real OpenSSH server)', () => {

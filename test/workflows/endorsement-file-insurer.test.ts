@@ -12,7 +12,7 @@ import { parse } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
 import YAML from 'yaml';
 import { sendInsurerDecision } from '../../adapters/decisions.js';
-import { loadReferenceData } from '../../admin/load.js';
+import { loadPartners, loadReferenceData } from '../../admin/load.js';
 import { loadFileSchema } from '../../admin/load-schema.js';
 import { cutOffDate, cutOffTime, insurerFileName } from '../../domain/insurer-file.js';
 import { fileInsurerSettings, flushInsurer, markCutOffSent } from '../../usecases/insurer-cut-off.js';
@@ -63,11 +63,11 @@ insurers:
 tpas:
   - { code: MEDI, name: Medi Assist }
 products:
-  - { code: FILE-GH, name: File Group Health, category: Group Health, insurer: ${code} }
+  - { code: ${code}-GH, name: File Group Health, category: Group Health, insurer: ${code} }
 policies:
   - policy_number: ${POLICY}
     insurer: ${code}
-    product: FILE-GH
+    product: ${code}-GH
     tpa: MEDI
     net_premium: 100000
     gross_premium: 118000
@@ -579,8 +579,10 @@ describe("the insurers' guide walkthrough: the demo file insurer over the local 
 
   it('an endorsement on CARE waits PENDING; flush writes XLSX and CSV to $DATA_DIR/insurers/CARE/outbox', async () => {
     const client = await makeClient();
-    const demo = loadFileSchema.parse(YAML.parse(readFileSync(path.join(ROOT, 'data', 'demo.yaml'), 'utf8')));
-    const loaded = await loadReferenceData(stack().orm.em.fork(), client.clientId, demo);
+    const read = (name: string) =>
+      loadFileSchema.parse(YAML.parse(readFileSync(path.join(ROOT, 'data', name), 'utf8')));
+    await loadPartners(stack().orm.em.fork(), read('partners.yaml'));
+    const loaded = await loadReferenceData(stack().orm.em.fork(), client.clientId, read('demo.yaml'));
     const world = {
       client,
       token: client.token(),
