@@ -35,7 +35,7 @@ async function timed<T>(fn: () => Promise<T>): Promise<{ ms: number; value: T }>
 
 async function main(): Promise<void> {
   const services = await startBenchDatabase('renewal');
-  const { databaseUrl, stops } = services;
+  const { stops } = services;
   try {
     const owner = await initOrm({ databaseUrl: services.ownerDatabaseUrl, poolMax: 2, as: 'owner' });
     stops.push(() => owner.close());
