@@ -171,6 +171,72 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/policy/{policy_id}/renewal': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get the policy's renewal (D17)
+     * @description The renewal of the policy term: members carried, members dropped with the reason, premium before and after, the CD balance the next term needs. Computed from the current members at each read.
+     *
+     *     **Scopes** (any one of): `policy.get`, `policy.all`
+     */
+    get: operations['getPolicyRenewal'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/policy/{policy_id}/renewal/confirm': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Confirm the policy's renewal (D17)
+     * @description Confirming a confirmed (or renewed) renewal answers it again; after a decline: 409.
+     *
+     *     **Scopes** (any one of): `policy.all`
+     */
+    post: operations['confirmPolicyRenewal'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/policy/{policy_id}/renewal/decline': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Decline the policy's renewal (D17)
+     * @description The term then ends at its end date and nothing is created. Declining a declined renewal answers it again; after a confirmation: 409.
+     *
+     *     **Scopes** (any one of): `policy.all`
+     */
+    post: operations['declinePolicyRenewal'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/policy/{policy_id}/reconciliations': {
     parameters: {
       query?: never;
@@ -390,7 +456,7 @@ export interface paths {
     put?: never;
     /**
      * Upload a census: dry run or commit (D16)
-     * @description A census as CSV (`text/csv`), XLSX (`application/vnd.openxmlformats-officedocument.spreadsheetml.sheet`) or JSON `{rows: [...]}`; at most 10000 rows and 10 MiB (413 past either). Headers as the templates. `?dry_run=true` answers 200 with every row's plan or errors and the totals (premium, CD impact) and writes nothing; a commit answers 202 with the batch id at once and a workflow applies the rows, each once. Rows that create employees need `employee.create` (or `employee.all`) too; rows that change an existing employee (`updates_employee`, or an `exit`: a delete row without a policy) need `employee.update` (or `employee.all`). `Idempotency-Key` as on endorsements (the same file again with the same key: the same batch).
+     * @description A census as CSV (`text/csv`), XLSX (`application/vnd.openxmlformats-officedocument.spreadsheetml.sheet`) or JSON `{rows: [...]}`; at most 10000 rows and 10 MiB (413 past either; a JSON body at most 4 MiB). A file is read as it streams and refused as soon as it crosses a bound: rows blank ones included (413 Too Many Rows), an XLSX's shared strings, inflated size or parts (413 Census Too Large), cells per row or characters per cell (400 Unreadable Census); the detail names the bound and its value (docs/security/uploads.md). Headers as the templates. `?dry_run=true` answers 200 with every row's plan or errors and the totals (premium, CD impact) and writes nothing; a commit answers 202 with the batch id at once and a workflow applies the rows, each once. Rows that create employees need `employee.create` (or `employee.all`) too; rows that change an existing employee (`updates_employee`, or an `exit`: a delete row without a policy) need `employee.update` (or `employee.all`). `Idempotency-Key` as on endorsements (the same file again with the same key: the same batch). The report (here and on the batch) shows CD figures only to a token that reads the CD account (`policy.get`, `policy.all`; else `totals.cd` is null), whose cover a row ends and open endorsements only with `policy.get`, `policy.members.list` or `policy.all`, and stored employees’ details (another’s e-mail, a family’s members) only with `employee.get` or `employee.all`; otherwise such a row says only that it would be refused, naming the scopes that show why.
      *
      *     **Scopes** (any one of): `policy.endorsements`, `policy.all`
      */
@@ -438,7 +504,7 @@ export interface paths {
     put?: never;
     /**
      * Create endorsement (spec 4.9)
-     * @description Checked synchronously (D7), then processed by a workflow: PENDING, SENT_TO_INSURER, then APPROVED or REJECTED (or CANCELLED). Without policy_id the routing of D7 picks the policy. An optional `Idempotency-Key` header makes a retry return the first answer.
+     * @description Checked synchronously (D7), then processed by a workflow: PENDING, SENT_TO_INSURER, then APPROVED or REJECTED (or CANCELLED). Without policy_id the routing of D7 picks the policy. An optional `Idempotency-Key` header makes a retry return the first answer. `?dry_run=true` (D17) answers what the create would do with the same checks and refusals: the policy it routes to, the premium pro-rata by days and, for a token that reads the CD account (`policy.get`, `policy.all`), the CD hold, the available balance after it and whether cover would wait for funds; it writes nothing and is not keyed.
      *
      *     **Scopes** (any one of): `policy.endorsements`, `policy.all`
      */
@@ -601,6 +667,50 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/insurer/endorsements': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List what waits for the insurer
+     * @description D14: the endorsements routed to the calling insurer that it has not decided yet (ENDORSEMENT_STATUS_SENT_TO_INSURER), across every client whose policies name it, oldest first (when each was sent), with what its endorsement file carries and each one’s SLA due date. Keyset paging as D5. Scope `insurer.endorsements`, with an insurer principal’s token.
+     *
+     *     **Scopes** (any one of): `insurer.endorsements`
+     */
+    get: operations['listInsurerEndorsements'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/insurer/endorsements/{endorsement_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get an endorsement routed to the insurer
+     * @description D14: one endorsement routed to the calling insurer, in any status, as the list shows it. Another insurer’s endorsement and an unknown id answer the same 404. Scope `insurer.endorsements`.
+     *
+     *     **Scopes** (any one of): `insurer.endorsements`
+     */
+    get: operations['getInsurerEndorsement'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/insurer/decisions': {
     parameters: {
       query?: never;
@@ -612,7 +722,7 @@ export interface paths {
     put?: never;
     /**
      * Submit an insurer's decisions
-     * @description D14: an insurer answers the endorsements routed to it, up to 500 per call, with a token of an insurer principal (scope `insurer.decisions`, from `/v1/auth/token`). Each item is answered in request order. An endorsement that is not routed to this insurer (another insurer’s, unknown, malformed id) is refused as "not found". Safe to repeat: a repeat answers duplicate.
+     * @description D14: an insurer answers the endorsements routed to it, up to 500 per call, with a token of an insurer principal (scope `insurer.decisions`, from `/v1/auth/token`). Each item is answered in request order. An endorsement that is not routed to this insurer (another insurer’s, unknown, malformed id) is refused as "not found". A `uhid` or `insurer_member_id` holding control, bidirectional-formatting or invisible characters or starting with =, +, - or @, or a `rejection_reason` holding such characters, refuses that item only: its detail names the field and the rule. Safe to repeat: a repeat answers duplicate.
      *
      *     **Scopes** (any one of): `insurer.decisions`
      */
@@ -1000,6 +1110,117 @@ export interface components {
       /** @example 2026-11-23T10:15:00.000Z */
       created_at: string;
     };
+    /** @description A policy term's renewal (D17). */
+    PolicyRenewal: {
+      /** @example rnw_5d8q2m4k1x */
+      id: string;
+      /** @example pol_8kq2n4x7w1 */
+      policy_id: string;
+      /** @enum {string} */
+      status: 'DRAFT' | 'CONFIRMED' | 'DECLINED' | 'RENEWED' | 'EXPIRED';
+      current_term: {
+        /**
+         * Format: date
+         * @example 2026-04-01
+         */
+        start_date: string;
+        /**
+         * Format: date
+         * @example 2026-04-01
+         */
+        end_date: string;
+      };
+      next_term: {
+        /**
+         * Format: date
+         * @example 2026-04-01
+         */
+        start_date: string;
+        /**
+         * Format: date
+         * @example 2026-04-01
+         */
+        end_date: string;
+      };
+      /**
+       * Format: date
+       * @description Confirms itself on this day unless declined
+       * @example 2026-04-01
+       */
+      auto_confirm_date: string;
+      /** @description False: the current terms carry over (no insurer's quote) */
+      quote_loaded: boolean;
+      /** @description Next term's slabs */
+      sum_insured: string[];
+      members_carried: {
+        /** @example mem_3m1k9q2x */
+        member_id: string;
+        /** @example emp_7h2k4m9q1x */
+        employee_id: string;
+        dependent_id: string | null;
+        /** @enum {string} */
+        relationship: 'SELF' | 'SPOUSE' | 'CHILD' | 'PARENT' | 'PARENT_IN_LAW';
+        uhid: string | null;
+        /**
+         * @description INR
+         * @example 7300
+         */
+        sum_insured: number;
+        /**
+         * @description INR
+         * @example 7300
+         */
+        next_sum_insured: number;
+        /**
+         * @description INR
+         * @example 7300
+         */
+        annual_premium_before: number;
+        /**
+         * @description INR
+         * @example 7300
+         */
+        annual_premium_after: number;
+      }[];
+      members_dropped: {
+        /** @example mem_3m1k9q2x */
+        member_id: string;
+        /** @example emp_7h2k4m9q1x */
+        employee_id: string;
+        dependent_id: string | null;
+        /** @enum {string} */
+        relationship: 'SELF' | 'SPOUSE' | 'CHILD' | 'PARENT' | 'PARENT_IN_LAW';
+        /** @enum {string} */
+        reason: 'EMPLOYEE_INACTIVE' | 'CHILD_AGED_OUT' | 'COVER_ENDS_BEFORE_RENEWAL';
+        /** @example over the child age limit of 25 on 2027-04-01 */
+        detail: string;
+      }[];
+      /**
+       * @description Annual premium of the current members at current rates
+       * @example 7300
+       */
+      premium_before: number;
+      /**
+       * @description Annual premium of the carried members at the next term's rates
+       * @example 7300
+       */
+      premium_after: number;
+      /**
+       * @description Available CD balance, carried to the next term
+       * @example 7300
+       */
+      cd_balance: number;
+      /**
+       * @description What the CD account lacks for the next term (0: none)
+       * @example 7300
+       */
+      cd_top_up_needed: number;
+      decided_by: string | null;
+      decided_at: string | null;
+      /** @description When the insurer received the renewal */
+      submitted_at: string | null;
+      new_policy_id: string | null;
+    };
     ListReconciliationsPayload: {
       reconciliations: components['schemas']['Reconciliation'][];
       /** @description Rows matching the filters, on every page */
@@ -1313,6 +1534,23 @@ export interface components {
          * @example 7300
          */
         premium_impact: number;
+        /** @description The days priced: covered days of an ADDITION or MODIFICATION, unused days after a DELETION (null on batches stored before it) */
+        pro_rata_days: number | null;
+        /** @description A forecast of the CD account at its review; null for a token without a scope that reads the CD account (policy.get, policy.all) */
+        cd: {
+          /**
+           * @description What it would hold at review (0 for a refund)
+           * @example 7300
+           */
+          hold: number;
+          /**
+           * @description The policy's available CD balance after this hold, the census's earlier rows counted
+           * @example 7300
+           */
+          available_after: number;
+          /** @description Its cover would wait for a top-up */
+          waits_for_funds: boolean;
+        } | null;
       } | null;
       exit: components['schemas']['CensusExit'];
     };
@@ -1378,6 +1616,23 @@ export interface components {
        * @example 7300
        */
       premium_impact: number;
+      /** @description The days priced: covered days of an ADDITION or MODIFICATION, unused days after a DELETION (null on batches stored before it) */
+      pro_rata_days: number | null;
+      /** @description A forecast of the CD account at its review; null for a token without a scope that reads the CD account (policy.get, policy.all) */
+      cd: {
+        /**
+         * @description What it would hold at review (0 for a refund)
+         * @example 7300
+         */
+        hold: number;
+        /**
+         * @description The policy's available CD balance after this hold, the census's earlier rows counted
+         * @example 7300
+         */
+        available_after: number;
+        /** @description Its cover would wait for a top-up */
+        waits_for_funds: boolean;
+      } | null;
     };
     CensusTotals: {
       rows: number;
@@ -1396,29 +1651,39 @@ export interface components {
        * @example 7300
        */
       premium: number;
-      cd: {
-        policy_id: string;
-        /**
-         * @description The policy's available CD balance (balance less holds)
-         * @example 7300
-         */
-        available: number;
-        /**
-         * @description INR
-         * @example 7300
-         */
-        debit: number;
-        /**
-         * @description INR
-         * @example 7300
-         */
-        credit: number;
-        /**
-         * @description Debits past the available balance (0 when covered)
-         * @example 7300
-         */
-        shortfall: number;
-      }[];
+      /** @description Each policy's CD impact; null for a token without a scope that reads the CD account (policy.get, policy.all) */
+      cd:
+        | {
+            policy_id: string;
+            /**
+             * @description The policy's available CD balance (balance less holds)
+             * @example 7300
+             */
+            available: number;
+            /**
+             * @description INR
+             * @example 7300
+             */
+            debit: number;
+            /**
+             * @description INR
+             * @example 7300
+             */
+            credit: number;
+            /**
+             * @description Debits past the available balance (0 when covered)
+             * @example 7300
+             */
+            shortfall: number;
+            /**
+             * @description The available balance after the holds of the endorsements that would not wait
+             * @example 7300
+             */
+            available_after: number | null;
+            /** @description How many of the census's endorsements would wait for funds on the policy */
+            waiting: number | null;
+          }[]
+        | null;
     };
     CensusRowsBody: {
       /** @description Rows keyed by field name: employee_code, name, email, phone, date_of_birth, gender, relationship, event_date, sum_insured, action, effective_date, policy_id */
@@ -1475,6 +1740,68 @@ export interface components {
       /** @example end_2p7x9k4m6b */
       endorsement_id: string;
       /** @example Endorsement created successfully */
+      message: string;
+      /** @enum {boolean} */
+      success: true;
+    };
+    EndorsementDryRunPayload: {
+      /** @enum {boolean} */
+      dry_run: true;
+      endorsement: {
+        /** @enum {string} */
+        type: 'ENDORSEMENT_TYPE_ADDITION' | 'ENDORSEMENT_TYPE_DELETION' | 'ENDORSEMENT_TYPE_MODIFICATION';
+        employee_id: string;
+        dependent_id: string | null;
+        /**
+         * @description The policy it routes to (D7)
+         * @example pol_8c1d2e3f4a5b6c7d8e9f0a
+         */
+        policy_id: string;
+        policy_number: string;
+        /**
+         * Format: date
+         * @example 2026-04-01
+         */
+        coverage_start_date: string;
+        /**
+         * Format: date
+         * @example 2026-04-01
+         */
+        coverage_end_date: string;
+        /**
+         * @description INR
+         * @example 7300
+         */
+        sum_insured: number;
+        /**
+         * @description INR, pro-rata by days (D7): an ADDITION or increase positive, a DELETION a negative refund
+         * @example 7300
+         */
+        premium_impact: number;
+        /** @description The days priced: the covered days (both ends included) of an ADDITION or MODIFICATION, the unused days after a DELETION */
+        pro_rata_days: number;
+      };
+      /** @description A forecast of the CD account at review; null for a token without a scope that reads the CD account (policy.get, policy.all) */
+      cd: {
+        /**
+         * @description The policy's available CD balance now (balance less holds)
+         * @example 7300
+         */
+        available: number;
+        /**
+         * @description What the endorsement would hold at review (0 for a refund)
+         * @example 7300
+         */
+        hold: number;
+        /**
+         * @description The available balance once the hold is placed
+         * @example 7300
+         */
+        available_after: number;
+        /** @description Cover would wait for a top-up: the balance does not cover the hold, or other endorsements wait first */
+        waits_for_funds: boolean;
+      } | null;
+      /** @example Endorsement checked; nothing was written */
       message: string;
       /** @enum {boolean} */
       success: true;
@@ -1620,6 +1947,8 @@ export interface components {
       };
       /** Format: date-time */
       at: string;
+      /** @description An operator's reason, on an insurer decision an operator recorded for an endorsement the insurer had not received (actions forced_approve, forced_reject); absent otherwise */
+      reason?: string;
     };
     GrantAcceptedPayload: {
       /** @example grt_4k2m9x7b1p */
@@ -1676,6 +2005,66 @@ export interface components {
         | ('SKIPPED' | 'FAILED');
       /** @description Why the policy was skipped or failed, or the rejection reason; null otherwise */
       detail: string | null;
+    };
+    /** @description An endorsement routed to the calling insurer (D14). */
+    InsurerEndorsement: {
+      /**
+       * @description Our reference: the endorsement_id POST /v1/insurer/decisions takes
+       * @example end_2p7x9k4m6b
+       */
+      endorsement_id: string;
+      /** @enum {string} */
+      type: 'ENDORSEMENT_TYPE_ADDITION' | 'ENDORSEMENT_TYPE_DELETION' | 'ENDORSEMENT_TYPE_MODIFICATION';
+      /** @enum {string} */
+      status:
+        | 'ENDORSEMENT_STATUS_PENDING'
+        | 'ENDORSEMENT_STATUS_SENT_TO_INSURER'
+        | 'ENDORSEMENT_STATUS_APPROVED'
+        | 'ENDORSEMENT_STATUS_REJECTED'
+        | 'ENDORSEMENT_STATUS_CANCELLED';
+      policy_id: string;
+      policy_number: string;
+      employee_code: string;
+      /** @description The people the endorsement's file rows list: the employee (SELF) first, then the dependents the policy's coverage type covers; a dependent's own endorsement lists that dependent only */
+      members: {
+        /** @enum {string} */
+        relationship: 'SELF' | 'SPOUSE' | 'CHILD' | 'PARENT' | 'PARENT_IN_LAW';
+        name: string;
+        /** @enum {string} */
+        gender: 'MALE' | 'FEMALE' | 'OTHER';
+        /**
+         * Format: date
+         * @example 2026-04-01
+         */
+        date_of_birth: string;
+      }[];
+      /**
+       * Format: date
+       * @example 2026-04-01
+       */
+      coverage_start_date: string;
+      /**
+       * Format: date
+       * @example 2026-04-01
+       */
+      coverage_end_date: string;
+      /**
+       * @description INR
+       * @example 7300
+       */
+      sum_insured: number;
+      /**
+       * Format: date-time
+       * @description When it went ENDORSEMENT_STATUS_SENT_TO_INSURER (null: never sent)
+       * @example 2026-11-23T09:00:00.000Z
+       */
+      sent_to_insurer_at: string | null;
+      /**
+       * Format: date-time
+       * @description The insurer's SLA: its sla_days (else the service default) after sent_to_insurer_at; past it the endorsement is announced as breached, never rejected
+       * @example 2026-11-23T09:00:00.000Z
+       */
+      sla_due_at: string | null;
     };
     /** @description This document (OpenAPI 3.1). */
     OpenApiDocument: {
@@ -2555,6 +2944,408 @@ export interface operations {
             type: 'NOT_FOUND';
             /** @enum {string} */
             title: 'Policy Not Found';
+          };
+        };
+      };
+      /** @description An unexpected error occurred */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            type: 'E5000';
+            /** @enum {string} */
+            title: 'An unexpected error occurred';
+          };
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            type: 'SERVICE_UNAVAILABLE';
+            /** @enum {string} */
+            title: 'Service Unavailable';
+          };
+        };
+      };
+    };
+  };
+  getPolicyRenewal: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The policy id, as List policies answers it */
+        policy_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success: the payload wrapped as `{payload}` */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            payload: {
+              renewal: components['schemas']['PolicyRenewal'];
+              /** @example Renewal fetched successfully */
+              message: string;
+              /** @enum {boolean} */
+              success: true;
+            };
+          };
+        };
+      };
+      /** @description Validation Failed */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            type: 'VALIDATION_ERROR';
+            /** @enum {string} */
+            title: 'Validation Failed';
+          };
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            type: 'UNAUTHORIZED';
+            /** @enum {string} */
+            title: 'Unauthorized';
+          };
+        };
+      };
+      /** @description Insufficient Scope */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            type: 'FORBIDDEN';
+            /** @enum {string} */
+            title: 'Insufficient Scope';
+          };
+        };
+      };
+      /** @description Renewal Not Found */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            type: 'NOT_FOUND';
+            /** @enum {string} */
+            title: 'Renewal Not Found';
+          };
+        };
+      };
+      /** @description An unexpected error occurred */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            type: 'E5000';
+            /** @enum {string} */
+            title: 'An unexpected error occurred';
+          };
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            type: 'SERVICE_UNAVAILABLE';
+            /** @enum {string} */
+            title: 'Service Unavailable';
+          };
+        };
+      };
+    };
+  };
+  confirmPolicyRenewal: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The policy id, as List policies answers it */
+        policy_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success: the payload wrapped as `{payload}` */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            payload: {
+              renewal: components['schemas']['PolicyRenewal'];
+              /** @example Renewal fetched successfully */
+              message: string;
+              /** @enum {boolean} */
+              success: true;
+            };
+          };
+        };
+      };
+      /** @description Validation Failed */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            type: 'VALIDATION_ERROR';
+            /** @enum {string} */
+            title: 'Validation Failed';
+          };
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            type: 'UNAUTHORIZED';
+            /** @enum {string} */
+            title: 'Unauthorized';
+          };
+        };
+      };
+      /** @description Insufficient Scope */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            type: 'FORBIDDEN';
+            /** @enum {string} */
+            title: 'Insufficient Scope';
+          };
+        };
+      };
+      /** @description Renewal Not Found */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            type: 'NOT_FOUND';
+            /** @enum {string} */
+            title: 'Renewal Not Found';
+          };
+        };
+      };
+      /** @description Renewal Already Decided */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            type: 'CONFLICT';
+            /** @enum {string} */
+            title: 'Renewal Already Decided';
+          };
+        };
+      };
+      /** @description An unexpected error occurred */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            type: 'E5000';
+            /** @enum {string} */
+            title: 'An unexpected error occurred';
+          };
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            type: 'SERVICE_UNAVAILABLE';
+            /** @enum {string} */
+            title: 'Service Unavailable';
+          };
+        };
+      };
+    };
+  };
+  declinePolicyRenewal: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The policy id, as List policies answers it */
+        policy_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success: the payload wrapped as `{payload}` */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            payload: {
+              renewal: components['schemas']['PolicyRenewal'];
+              /** @example Renewal fetched successfully */
+              message: string;
+              /** @enum {boolean} */
+              success: true;
+            };
+          };
+        };
+      };
+      /** @description Validation Failed */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            type: 'VALIDATION_ERROR';
+            /** @enum {string} */
+            title: 'Validation Failed';
+          };
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            type: 'UNAUTHORIZED';
+            /** @enum {string} */
+            title: 'Unauthorized';
+          };
+        };
+      };
+      /** @description Insufficient Scope */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            type: 'FORBIDDEN';
+            /** @enum {string} */
+            title: 'Insufficient Scope';
+          };
+        };
+      };
+      /** @description Renewal Not Found */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            type: 'NOT_FOUND';
+            /** @enum {string} */
+            title: 'Renewal Not Found';
+          };
+        };
+      };
+      /** @description Renewal Already Decided */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            type: 'CONFLICT';
+            /** @enum {string} */
+            title: 'Renewal Already Decided';
           };
         };
       };
@@ -4117,7 +4908,7 @@ export interface operations {
           };
         };
       };
-      /** @description Payload Too Large; Too Many Rows */
+      /** @description Payload Too Large; Too Many Rows; Census Too Large */
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4128,7 +4919,7 @@ export interface operations {
             /** @enum {string} */
             type: 'PAYLOAD_TOO_LARGE';
             /** @enum {string} */
-            title: 'Payload Too Large' | 'Too Many Rows';
+            title: 'Payload Too Large' | 'Too Many Rows' | 'Census Too Large';
           };
         };
       };
@@ -4349,7 +5140,10 @@ export interface operations {
   };
   createEndorsement: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: answer what the create would do (policy, premium, CD hold) and write nothing */
+        dry_run?: 'true' | 'false';
+      };
       header?: {
         /** @description Optional: a retry with the same key and body within 24 h answers the first answer again (`Idempotent-Replayed: true`) instead of acting twice; 1 to 255 visible ASCII characters. */
         'Idempotency-Key'?: string;
@@ -4400,7 +5194,9 @@ export interface operations {
         };
         content: {
           'application/json': {
-            payload: components['schemas']['CreateEndorsementPayload'];
+            payload:
+              | components['schemas']['CreateEndorsementPayload']
+              | components['schemas']['EndorsementDryRunPayload'];
           };
         };
       };
@@ -5493,6 +6289,253 @@ export interface operations {
       };
     };
   };
+  listInsurerEndorsements: {
+    parameters: {
+      query?: {
+        /** @description What the list holds: the endorsements the insurer has not decided yet */
+        status?: 'ENDORSEMENT_STATUS_SENT_TO_INSURER';
+        /** @description Page size, 1 to 100; default 10 */
+        limit?: number;
+        /** @description An opaque cursor from a previous page (D5) */
+        start_cursor?: string;
+        /** @description An opaque cursor from a previous page (D5) */
+        last_cursor?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success: the payload wrapped as `{payload}` */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            payload: {
+              endorsements: components['schemas']['InsurerEndorsement'][];
+              /** @description Rows matching the filters, on every page */
+              total_count: number;
+              /** @description Cursor of the first row; send as last_cursor to go back */
+              start_cursor: string;
+              /** @description Cursor of the last row; send as start_cursor to go on */
+              end_cursor: string;
+              has_previous: boolean;
+              has_next: boolean;
+              /** @example Endorsements fetched successfully */
+              message: string;
+              /** @enum {boolean} */
+              success: true;
+            };
+          };
+        };
+      };
+      /** @description Validation Failed */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            type: 'VALIDATION_ERROR';
+            /** @enum {string} */
+            title: 'Validation Failed';
+          };
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            type: 'UNAUTHORIZED';
+            /** @enum {string} */
+            title: 'Unauthorized';
+          };
+        };
+      };
+      /** @description Insufficient Scope */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            type: 'FORBIDDEN';
+            /** @enum {string} */
+            title: 'Insufficient Scope';
+          };
+        };
+      };
+      /** @description An unexpected error occurred */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            type: 'E5000';
+            /** @enum {string} */
+            title: 'An unexpected error occurred';
+          };
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            type: 'SERVICE_UNAVAILABLE';
+            /** @enum {string} */
+            title: 'Service Unavailable';
+          };
+        };
+      };
+    };
+  };
+  getInsurerEndorsement: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The endorsement id, as Create endorsement answers it */
+        endorsement_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success: the payload wrapped as `{payload}` */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            payload: {
+              endorsement: components['schemas']['InsurerEndorsement'];
+              /** @example Endorsement fetched successfully */
+              message: string;
+              /** @enum {boolean} */
+              success: true;
+            };
+          };
+        };
+      };
+      /** @description Validation Failed */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            type: 'VALIDATION_ERROR';
+            /** @enum {string} */
+            title: 'Validation Failed';
+          };
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            type: 'UNAUTHORIZED';
+            /** @enum {string} */
+            title: 'Unauthorized';
+          };
+        };
+      };
+      /** @description Insufficient Scope */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            type: 'FORBIDDEN';
+            /** @enum {string} */
+            title: 'Insufficient Scope';
+          };
+        };
+      };
+      /** @description Endorsement Not Found */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            type: 'NOT_FOUND';
+            /** @enum {string} */
+            title: 'Endorsement Not Found';
+          };
+        };
+      };
+      /** @description An unexpected error occurred */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            type: 'E5000';
+            /** @enum {string} */
+            title: 'An unexpected error occurred';
+          };
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            type: 'SERVICE_UNAVAILABLE';
+            /** @enum {string} */
+            title: 'Service Unavailable';
+          };
+        };
+      };
+    };
+  };
   submitInsurerDecisions: {
     parameters: {
       query?: never;
@@ -5527,7 +6570,7 @@ export interface operations {
               results: {
                 endorsement_id: string;
                 /**
-                 * @description accepted: recorded now; duplicate: the same outcome was already recorded (nothing changes); refused: see detail (another outcome came first, not yet submitted, cancelled, not found)
+                 * @description accepted: recorded now; duplicate: the same outcome was already recorded (nothing changes); refused: see detail (another outcome came first, not yet submitted, cancelled, not found, or malformed: a text field breaking the text rules, named with its rule)
                  * @enum {string}
                  */
                 result: 'accepted' | 'duplicate' | 'refused';
