@@ -21,7 +21,7 @@ async function admin(...args: string[]): Promise<{ code: number; out: any; err: 
         env: {
           ...process.env,
           ...TEST_KEYS,
-          DATABASE_URL: stack().databaseUrl,
+          ...stack().databaseEnv,
           TEMPORAL_ADDRESS: stack().temporalAddress,
           TEMPORAL_TASK_QUEUE: stack().taskQueue,
         },
@@ -51,7 +51,7 @@ describe('admin renewal commands (D17)', function () {
         JSON.stringify({ slabs: [{ sum_insured: '300000', annual_premium: '4100.50' }] }),
       );
       const none = await admin('renewal:quote', policy.id, later);
-      expect(none.code).to.equal(2);
+      expect(none.code, none.err).to.equal(2);
       expect(none.err).to.equal(`no renewal is open for policy ${policy.id}`);
 
       const bad = path.join(dir, 'bad.yaml');

@@ -30,7 +30,7 @@ async function admin(...args: string[]): Promise<any> {
   const { stdout } = await promisify(execFile)(
     process.execPath,
     ['--import', 'tsx', 'scripts/admin.ts', ...args, '--json'],
-    { cwd: ROOT, env: { ...process.env, ...TEST_KEYS, DATABASE_URL: stack().databaseUrl } },
+    { cwd: ROOT, env: { ...process.env, ...TEST_KEYS, ...stack().databaseEnv } },
   );
   return JSON.parse(stdout);
 }

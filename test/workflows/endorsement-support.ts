@@ -241,7 +241,7 @@ export async function insurerCommand(
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   const env = {
     ...process.env,
-    DATABASE_URL: stack().databaseUrl,
+    ...stack().databaseEnv,
     TEMPORAL_ADDRESS: stack().temporalAddress,
     TEMPORAL_NAMESPACE: stack().config.TEMPORAL_NAMESPACE,
     PAYLOAD_ENCRYPTION_KEYS: TEST_KEYS.PAYLOAD_ENCRYPTION_KEYS,
