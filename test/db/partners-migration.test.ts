@@ -20,7 +20,7 @@ describe('migration 0024: per-client partner copies folded into one row per code
   before(async () => {
     name = `ghi_test_${stack().runId}_partners`;
     orm = await initOrm({
-      databaseUrl: await ensureDatabase(stack().databaseUrl, name),
+      databaseUrl: await ensureDatabase(stack().ownerDatabaseUrl, name),
       poolMax: 1,
       as: 'owner',
     });
@@ -68,7 +68,7 @@ describe('migration 0024: per-client partner copies folded into one row per code
   });
   after(async () => {
     await orm?.close();
-    await dropDatabase(stack().databaseUrl, name);
+    await dropDatabase(stack().ownerDatabaseUrl, name);
   });
 
   it('refuses copies that differ, naming each code and the settings that differ, and changes nothing', async () => {
