@@ -9,6 +9,9 @@ import type { RouteDef } from '../../../api/route.js';
 import { ID_PREFIXES } from '../../../domain/ids.js';
 import { ROSTER_FIELDS } from '../../../domain/roster-file.js';
 import { reconcileRosterFile } from '../../../usecases/roster-reconciliation.js';
+import { openPolicyRenewal } from '../../../usecases/renewals.js';
+import { TenantScope } from '../../../data/scope.js';
+import { createLogger } from '../../../infra/logger.js';
 import {
   makeClient,
   makeInsurerClient,
@@ -98,6 +101,13 @@ export async function seedTenant(api: HttpClient, label: string): Promise<Seeded
     product: [reference.productId],
   };
   ids.reconciliation = [await reconcileRoster(policy.id, [uhid, policyNumber, `Q-${tag}`, name, dob])];
+  // The policy's renewal draft (D17), as an operator's `renewal:start` opens it: its routes answer the owner.
+  await openPolicyRenewal(
+    { temporal: stack().temporal, config: stack().config, logger: createLogger('silent') },
+    TenantScope.of(stack().serviceOrm.em.fork(), client.clientId),
+    policy.id,
+    null,
+  );
   // A census batch whose one row names the employee (its row answers carry B's values); the row is
   // refused at planning (the employee is covered already), so the batch completes and writes nothing else.
   const census = await api.post('/v1/policy/endorsements/batches', {
