@@ -5,7 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
 import YAML from 'yaml';
-import { loadReferenceData } from '../../admin/load.js';
+import { loadPartners, loadReferenceData } from '../../admin/load.js';
 import { loadFileSchema } from '../../admin/load-schema.js';
 import { makeClient, type TestClient } from '../support/factories.js';
 import {
@@ -42,8 +42,11 @@ describe('every request the README and the docs show, against an API with the de
 
   before(async () => {
     demo = await makeClient({ name: 'Docs demo client' });
-    const data = loadFileSchema.parse(YAML.parse(readFileSync(path.join(ROOT, 'data', 'demo.yaml'), 'utf8')));
-    await loadReferenceData(stack().orm.em.fork(), demo.clientId, data);
+    const read = (name: string) =>
+      loadFileSchema.parse(YAML.parse(readFileSync(path.join(ROOT, 'data', name), 'utf8')));
+    // As npm start loads them: the platform's partners, then the demo client's policies naming them.
+    await loadPartners(stack().orm.em.fork(), read('partners.yaml'));
+    await loadReferenceData(stack().orm.em.fork(), demo.clientId, read('demo.yaml'));
     base = (await stack().startApi()).url;
   });
 
