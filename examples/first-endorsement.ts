@@ -87,7 +87,7 @@ export async function firstEndorsement(c: Credentials): Promise<FirstEndorsement
   ).payload.employee_id;
 
   // 4. The ADDITION, from today to the policy's end; the Idempotency-Key makes a retry safe.
-  const endorsementId = ok(
+  const created = ok(
     await api.POST('/v1/policy/endorsements', {
       params: { header: { 'Idempotency-Key': `add-${c.employeeCode}-${policy.id}` } },
       body: {
@@ -100,7 +100,10 @@ export async function firstEndorsement(c: Credentials): Promise<FirstEndorsement
       },
     }),
     'createEndorsement',
-  ).payload.endorsement_id;
+  ).payload;
+  // The route answers a dry run's forecast too (`dry_run`); this request is not one.
+  if (!('endorsement_id' in created)) throw new Error('createEndorsement: expected the new endorsement id');
+  const endorsementId = created.endorsement_id;
 
   // 5. The insurer decides: read the endorsement until it is final.
   const deadline = Date.now() + (c.waitMs ?? 60_000);
