@@ -54,6 +54,11 @@ interface RouteBase<PS, QS, BS> {
   /** What a success answers, for the API reference and the contract test. */
   response?: RouteResponse;
   /**
+   * Other media types a success may answer in, chosen by the request's `Accept` (the handler writes
+   * them itself; without one of them accepted, the JSON payload): documented beside the payload.
+   */
+  alsoAnswers?: readonly RawResponse[];
+  /**
    * The errors this route answers besides the ones every route shares (see api/openapi/errors.ts),
    * built with the same helpers the handler throws, so the reference cannot name another title.
    */

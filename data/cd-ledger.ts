@@ -208,3 +208,73 @@ export async function ledgerForStatement(
   );
   return { opening: totals!.opening, closing: totals!.closing, postings };
 }
+
+/** One balance-moving entry of a monthly premium statement, with what the client needs to read it. */
+export interface StatementPostingRow {
+  id: string;
+  kind: CdEntryKind;
+  amount: string;
+  balance_after: string;
+  endorsement_id: string | null;
+  endorsement_type: string | null;
+  coverage_start_date: string | null;
+  coverage_end_date: string | null;
+  /** A DELETION's member's cover end before it: their ADDITION's end on the policy, else the policy's. */
+  cover_end_before: string | null;
+  member_name: string | null;
+  /** `SELF` for the employee, else the dependent's relationship. */
+  member_relationship: string | null;
+  reference: string | null;
+  created_at: string;
+  /** The day it was posted, in India (D13). */
+  posted_on: string;
+}
+
+/**
+ * A policy's CD account over one month (dates in India, D13), as GET /cd-ledger presents the balance
+ * (balance_after, the opening-balance entry a posting like any other): the balance before the first
+ * day, every entry that moved the balance in the month in posting order (holds and releases move
+ * only the held sum, so they are not postings), and the balance after the last. Undefined when the
+ * policy is not the client's. Reads only: a posting made between the two queries is dated today, never
+ * before the month, so the opening read first stays the balance the postings start from.
+ */
+export async function ledgerForMonth(
+  scope: TenantScope,
+  policyId: string,
+  month: { from: string; to: string },
+): Promise<{ policyNumber: string; opening: string; postings: StatementPostingRow[] } | undefined> {
+  const day = "(l.created_at at time zone 'Asia/Kolkata')::date";
+  const [policy] = await scope.sql<{ policy_number: string; opening: string }>(
+    `select p.policy_number,
+            coalesce((select l.balance_after from cd_ledger_entries l
+                       where l.client_id = p.client_id and l.policy_id = p.id and ${day} < ?::date
+                       order by l.seq desc limit 1), 0)::text as opening
+       from policies p where p.client_id = ? and p.id = ?`,
+    [month.from, scope.clientId, policyId],
+  );
+  if (!policy) return undefined;
+  const postings = await scope.sql<StatementPostingRow>(
+    `select l.id, l.kind, l.amount::text as amount, l.balance_after::text as balance_after, l.endorsement_id,
+            e.type as endorsement_type, e.coverage_start_date::text as coverage_start_date,
+            e.coverage_end_date::text as coverage_end_date,
+            case when e.type = 'ENDORSEMENT_TYPE_DELETION' then coalesce(
+              (select max(a.coverage_end_date) from endorsements a
+                where a.client_id = e.client_id and a.policy_id = e.policy_id and a.employee_id = e.employee_id
+                  and a.dependent_id is not distinct from e.dependent_id and a.id <> e.id
+                  and a.type = 'ENDORSEMENT_TYPE_ADDITION' and a.status = 'ENDORSEMENT_STATUS_APPROVED'),
+              p.end_date)::text end as cover_end_before,
+            coalesce(d.name, m.name) as member_name,
+            case when e.id is null then null else coalesce(d.relationship, 'SELF') end as member_relationship,
+            l.reference, ${isoSql('l.created_at')} as created_at, ${day}::text as posted_on
+       from cd_ledger_entries l
+       join policies p on p.client_id = l.client_id and p.id = l.policy_id
+       left join endorsements e on e.client_id = l.client_id and e.id = l.endorsement_id
+       left join employees m on m.client_id = e.client_id and m.id = e.employee_id
+       left join dependents d on d.client_id = e.client_id and d.id = e.dependent_id
+      where l.client_id = ? and l.policy_id = ? and l.kind not in ('hold', 'release')
+        and ${day} between ?::date and ?::date
+      order by l.seq`,
+    [scope.clientId, policyId, month.from, month.to],
+  );
+  return { policyNumber: policy.policy_number, opening: policy.opening, postings };
+}

@@ -171,6 +171,28 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/policy/{policy_id}/statements/{month}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The policy's monthly premium statement (D17)
+     * @description The CD balance at the start of the month (days in India, D13), every posting of the month in order (debits for approved endorsements, credits for refunds, top-ups, adjustments; holds move no balance) with its endorsement, members and pro-rata days, and the closing balance: opening plus postings, equal to the CD ledger to the paisa. JSON by default; `Accept: text/csv` or `Accept: application/pdf` answers the same statement as a file.
+     *
+     *     **Scopes** (any one of): `policy.get`, `policy.all`
+     */
+    get: operations['getPolicyPremiumStatement'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/policy/{policy_id}/renewal': {
     parameters: {
       query?: never;
@@ -1109,6 +1131,67 @@ export interface components {
       reference: string | null;
       /** @example 2026-11-23T10:15:00.000Z */
       created_at: string;
+    };
+    PremiumStatementPayload: {
+      statement: {
+        policy_id: string;
+        policy_number: string;
+        /** @example 2026-11 */
+        month: string;
+        /**
+         * @description The CD balance before the first day of the month, INR
+         * @example 7300
+         */
+        opening_balance: number;
+        postings: components['schemas']['PremiumStatementPosting'][];
+        /**
+         * @description The opening balance plus every posting: the CD balance after the last day, INR
+         * @example 7300
+         */
+        closing_balance: number;
+      };
+      /** @example Premium statement fetched successfully */
+      message: string;
+      /** @enum {boolean} */
+      success: true;
+    };
+    PremiumStatementPosting: {
+      /** @example cdl_5f0c2e8a4b7d4c1e9a3b6d2f8e1c7a90 */
+      id: string;
+      /**
+       * @description top_up, debit, credit or adjustment (holds move no balance)
+       * @enum {string}
+       */
+      kind: 'top_up' | 'hold' | 'release' | 'debit' | 'credit' | 'adjustment';
+      /**
+       * @description INR, signed: what the posting moved (a debit is negative)
+       * @example 7300
+       */
+      amount: number;
+      /**
+       * @description The CD balance after this posting (running), INR
+       * @example 7300
+       */
+      balance: number;
+      /**
+       * Format: date
+       * @description The day it was posted, in India (D13)
+       * @example 2026-04-01
+       */
+      posted_on: string;
+      endorsement_id: string | null;
+      /** @example ENDORSEMENT_TYPE_ADDITION */
+      endorsement_type: string | null;
+      /** @description The person the posting's endorsement covers: SELF for the employee */
+      members: {
+        name: string;
+        /** @example SELF */
+        relationship: string;
+      }[];
+      /** @description The days the premium was pro-rated for: the covered days of an ADDITION or MODIFICATION, the unused days after the last covered day of a DELETION; null without an endorsement */
+      pro_rata_days: number | null;
+      /** @description A top-up's or adjustment's reference */
+      reference: string | null;
     };
     /** @description A policy term's renewal (D17). */
     PolicyRenewal: {
@@ -2884,6 +2967,128 @@ export interface operations {
           'application/json': {
             payload: components['schemas']['ListCdLedgerPayload'];
           };
+        };
+      };
+      /** @description Validation Failed */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            type: 'VALIDATION_ERROR';
+            /** @enum {string} */
+            title: 'Validation Failed';
+          };
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            type: 'UNAUTHORIZED';
+            /** @enum {string} */
+            title: 'Unauthorized';
+          };
+        };
+      };
+      /** @description Insufficient Scope */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            type: 'FORBIDDEN';
+            /** @enum {string} */
+            title: 'Insufficient Scope';
+          };
+        };
+      };
+      /** @description Policy Not Found */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            type: 'NOT_FOUND';
+            /** @enum {string} */
+            title: 'Policy Not Found';
+          };
+        };
+      };
+      /** @description An unexpected error occurred */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            type: 'E5000';
+            /** @enum {string} */
+            title: 'An unexpected error occurred';
+          };
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            type: 'SERVICE_UNAVAILABLE';
+            /** @enum {string} */
+            title: 'Service Unavailable';
+          };
+        };
+      };
+    };
+  };
+  getPolicyPremiumStatement: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The policy id, as List policies answers it */
+        policy_id: string;
+        /** @description The month, as YYYY-MM (days in India, D13) */
+        month: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success: the payload wrapped as `{payload}`; `text/csv`: the statement as CSV: a header, the opening row, one row per posting, the closing row; `application/pdf`: the statement as a PDF */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            payload: components['schemas']['PremiumStatementPayload'];
+          };
+          'text/csv': string;
+          'application/pdf': string;
         };
       };
       /** @description Validation Failed */

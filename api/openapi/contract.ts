@@ -40,6 +40,8 @@ export interface SuccessContract {
   /** The payload schema itself (the component the document names), for JSON payload routes. */
   payload?: z.ZodType;
   description: string;
+  /** Other media types the success may answer in (by `Accept`), each with its body schema. */
+  alternatives: { contentType: string; body: z.ZodType }[];
 }
 
 export interface RouteContract {
@@ -103,18 +105,22 @@ export function routeContract(def: RouteDef): RouteContract {
 
 function successOf(def: RouteDef): SuccessContract | null {
   if (!def.response) return null;
+  const alternatives = (def.alsoAnswers ?? []).map((a) => ({ contentType: a.contentType, body: a.schema }));
   if (isRawResponse(def.response)) {
     return {
       contentType: def.response.contentType,
       body: def.response.schema,
       description: def.response.description,
+      alternatives,
     };
   }
+  const others = (def.alsoAnswers ?? []).map((a) => `\`${a.contentType}\`: ${a.description}`);
   return {
     contentType: 'application/json',
     body: envelope(def.response),
     payload: def.response,
-    description: 'Success: the payload wrapped as `{payload}`',
+    description: ['Success: the payload wrapped as `{payload}`', ...others].join('; '),
+    alternatives,
   };
 }
 
@@ -167,6 +173,11 @@ export function checkAnswer(
   if (status >= 200 && status < 300) {
     if (!contract.success) return null; // the contract test names routes without a response schema
     if (contract.success.contentType !== 'application/json') return null;
+    // An answer in another documented media type (a CSV, a PDF) is bytes the schema cannot read.
+    const type = String(headers['content-type'] ?? '')
+      .split(';')[0]!
+      .trim();
+    if (contract.success.alternatives.some((a) => a.contentType === type)) return null;
     const parsed = contract.success.body.safeParse(body);
     return parsed.success ? null : fail(describe(parsed.error));
   }

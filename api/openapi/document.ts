@@ -167,7 +167,12 @@ function routeConfig(def: RouteDef): RouteConfig {
           ...answerHeaders(contract, 200).map(headerName),
           ...(contract.idempotent ? (['Idempotent-Replayed'] as const) : []),
         ]),
-        content: { [contract.success.contentType]: { schema: contract.success.body } },
+        content: {
+          [contract.success.contentType]: { schema: contract.success.body },
+          ...Object.fromEntries(
+            contract.success.alternatives.map((a) => [a.contentType, { schema: a.body }]),
+          ),
+        },
       };
     }
   }

@@ -11,13 +11,28 @@ import {
   presentPolicyListItem,
 } from '../presenters/policy.js';
 import { route, type Handler } from '../route.js';
-import { cdLedgerQuery, listMembersQuery, listPoliciesQuery, policyParams } from '../schemas/policies.js';
+import {
+  cdLedgerQuery,
+  listMembersQuery,
+  listPoliciesQuery,
+  policyParams,
+  statementParams,
+} from '../schemas/policies.js';
 import type {
   CdLedgerQuery,
   ListMembersQuery,
   ListPoliciesQuery,
   PolicyParams,
+  StatementParams,
 } from '../schemas/policies.js';
+import { z } from 'zod';
+import { monthDays } from '../../domain/premium-statement.js';
+import {
+  premiumStatement,
+  premiumStatementCsv,
+  premiumStatementPdf,
+} from '../../usecases/premium-statement.js';
+import { premiumStatementPayload, presentPremiumStatement } from '../presenters/premium-statement.js';
 import type { Auth } from '../auth/tokens.js';
 import { today } from '../../domain/clock.js';
 
@@ -117,6 +132,61 @@ export const policyRoutes = [
         message: 'CD ledger fetched successfully',
         success: true,
       };
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/policy/:policy_id/statements/:month',
+    operationId: 'getPolicyPremiumStatement',
+    summary: "The policy's monthly premium statement (D17)",
+    description:
+      'The CD balance at the start of the month (days in India, D13), every posting of the month in ' +
+      'order (debits for approved endorsements, credits for refunds, top-ups, adjustments; holds move ' +
+      'no balance) with its endorsement, members and pro-rata days, and the closing balance: opening ' +
+      'plus postings, equal to the CD ledger to the paisa. JSON by default; `Accept: text/csv` or ' +
+      '`Accept: application/pdf` answers the same statement as a file.',
+    scopes: ['policy.get', 'policy.all'],
+    params: statementParams,
+    response: premiumStatementPayload,
+    alsoAnswers: [
+      {
+        contentType: 'text/csv',
+        schema: z.string().meta({ contentMediaType: 'text/csv' }),
+        description: 'the statement as CSV: a header, the opening row, one row per posting, the closing row',
+      },
+      {
+        contentType: 'application/pdf',
+        schema: z.string().meta({ contentMediaType: 'application/pdf' }),
+        description: 'the statement as a PDF',
+      },
+    ],
+    errors: [policyNotFound()],
+    handler: async ({ params, scope, deps, ctx }: Req<StatementParams, undefined>) => {
+      const days = monthDays(params.month)!; // the params schema admitted only calendar months
+      const statement = await premiumStatement(scope, params.policy_id, { label: params.month, ...days });
+      if (!statement) throw policyNotFound();
+      const wanted = ctx.accepts('application/json', 'text/csv', 'application/pdf');
+      if (wanted !== 'text/csv' && wanted !== 'application/pdf') {
+        return {
+          statement: presentPremiumStatement(statement),
+          message: 'Premium statement fetched successfully',
+          success: true,
+        };
+      }
+      const fileName = `premium-statement-${statement.policyNumber.replace(/[^A-Za-z0-9-]/g, '-')}-${params.month}`;
+      ctx.status = 200;
+      if (wanted === 'text/csv') {
+        ctx.body = premiumStatementCsv(statement);
+        ctx.type = 'text/csv';
+        ctx.set('Content-Disposition', `attachment; filename="${fileName}.csv"`);
+      } else {
+        ctx.body = await premiumStatementPdf(statement, deps.clock.now());
+        ctx.type = 'application/pdf';
+        ctx.set('Content-Disposition', `attachment; filename="${fileName}.pdf"`);
+      }
+      ctx.set('Cache-Control', 'private, no-store');
+      ctx.set('X-Content-Type-Options', 'nosniff');
+      return undefined;
     },
   }),
 ];

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { POLICY_STATUSES, type MemberStatus } from '../../domain/enums.js';
+import { monthDays } from '../../domain/premium-statement.js';
 import { oneDirection, pageQueryFields } from '../paging.js';
 
 /** Case-insensitive substring (D5); blank means no search. */
@@ -74,3 +75,12 @@ export const policyParams = z.object({
 });
 
 export type PolicyParams = z.output<typeof policyParams>;
+
+/** A policy and a calendar month (`2026-11`), its days counted in India (D13). */
+export const statementParams = policyParams.extend({
+  month: z
+    .string()
+    .refine((m) => monthDays(m) !== undefined, 'must be a calendar month as YYYY-MM')
+    .meta({ description: 'The month, as YYYY-MM (days in India, D13)', example: '2026-11' }),
+});
+export type StatementParams = z.output<typeof statementParams>;

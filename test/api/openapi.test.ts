@@ -91,6 +91,7 @@ describe('OpenAPI document (GET /openapi.json)', () => {
       'GET /v1/policy/{policy_id}': 'getPolicy',
       'GET /v1/policy/{policy_id}/members': 'listPolicyMembers',
       'GET /v1/policy/{policy_id}/cd-ledger': 'listPolicyCdLedger',
+      'GET /v1/policy/{policy_id}/statements/{month}': 'getPolicyPremiumStatement',
       'GET /v1/policy/{policy_id}/reconciliations': 'listPolicyReconciliations',
       'GET /v1/policy/{policy_id}/reconciliations/{reconciliation_id}': 'getPolicyReconciliation',
       'POST /v1/client/employees': 'createEmployee',
@@ -254,6 +255,7 @@ describe('OpenAPI document (GET /openapi.json)', () => {
         'GET /v1/policy/{policy_id}',
         'GET /v1/policy/{policy_id}/members',
         'GET /v1/policy/{policy_id}/cd-ledger',
+        'GET /v1/policy/{policy_id}/statements/{month}',
         'POST /v1/policy/endorsements',
         'POST /v1/policy/grant',
       ],
@@ -422,6 +424,10 @@ describe('responses validate against the OpenAPI document: one success per route
       ['GET /v1/policy/{policy_id}', () => http.get(`/v1/policy/${policy.id}`, auth)],
       ['GET /v1/policy/{policy_id}/members', () => http.get(`/v1/policy/${policy.id}/members`, auth)],
       ['GET /v1/policy/{policy_id}/cd-ledger', () => http.get(`/v1/policy/${policy.id}/cd-ledger`, auth)],
+      [
+        'GET /v1/policy/{policy_id}/statements/{month}',
+        () => http.get(`/v1/policy/${policy.id}/statements/2026-11`, auth),
+      ],
       ['GET /v1/policy/{policy_id}/renewal', () => http.get(`/v1/policy/${policy.id}/renewal`, auth)],
       [
         'POST /v1/policy/{policy_id}/renewal/confirm',

@@ -67,6 +67,8 @@ const BEYOND_D2: Record<string, readonly Scope[] | 'public'> = {
   'GET /v1/client/employees/{}/dependents': ['employee.get', 'employee.all'], // as Get Employee
   'GET /v1/audit': ['policy.all', 'employee.all'], // reads both kinds of record
   'GET /v1/policy/{}/cd-ledger': ['policy.get', 'policy.all'], // the CD account: as Get Policy
+  // D17: the monthly premium statement is the CD ledger's month, read with its scopes.
+  'GET /v1/policy/{}/statements/{}': ['policy.get', 'policy.all'],
   // Roster reconciliations read like the policy itself (issue 17).
   'GET /v1/policy/{}/reconciliations': ['policy.get', 'policy.all'],
   'GET /v1/policy/{}/reconciliations/{}': ['policy.get', 'policy.all'],
