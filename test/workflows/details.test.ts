@@ -58,7 +58,7 @@ describe('endorsement details for the Web UI', () => {
     expect(md).to.contain(`**to fix:** ${failure.fix}`);
     expect(md).to.contain('**insurer last said:** nothing: it has not received the endorsement');
     expect(md).to.contain(
-      '**operator can:** fix the cause above: the submission is retried by itself · `npm run -s ops -- cancel end_1`',
+      '**operator can:**\n\nfix the cause above: the submission is retried by itself\n\n`npm run -s ops -- cancel end_1`',
     );
     expect(md).to.not.contain('insurer -- approve');
     expect(md).to.not.contain('insurer -- reject');
@@ -66,7 +66,7 @@ describe('endorsement details for the Web UI', () => {
 
   it('a submission still in flight offers only a cancel', () => {
     const md = endorsementDetails(view({ waiting: 'submission', adapter: 'api', received: false }), T0);
-    expect(md).to.contain('**operator can:** `npm run -s ops -- cancel end_1`');
+    expect(md).to.contain('**operator can:**\n\n`npm run -s ops -- cancel end_1`\n\n&nbsp;');
     expect(md).to.not.contain('approve');
   });
 

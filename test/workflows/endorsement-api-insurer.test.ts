@@ -82,7 +82,10 @@ describe('an api insurer end to end', function () {
   });
 
   /** A new client whose reference data comes from the load file, its insurer at `baseUrl`. */
-  async function loadedWorld(baseUrl: string, secretEnv = SECRET_ENV, code = 'APIX') {
+  // Insurers are the platform's (one per code, D12): each world's insurer points at its own server,
+  // so each takes a code of its own.
+  let loads = 0;
+  async function loadedWorld(baseUrl: string, secretEnv = SECRET_ENV, code = `APIX${++loads}`) {
     const client = await makeClient();
     const file = loadFileSchema.parse(YAML.parse(loadFile(baseUrl, secretEnv, code)));
     const loaded = await loadReferenceData(stack().orm.em.fork(), client.clientId, file);
@@ -120,7 +123,7 @@ describe('an api insurer end to end', function () {
     );
     expect(details).to.contain('**insurer last said:** nothing: it has not received the endorsement');
     expect(details).to.contain(
-      '**operator can:** fix the cause above: the submission is retried by itself · `npm run -s ops -- cancel',
+      '**operator can:**\n\nfix the cause above: the submission is retried by itself\n\n`npm run -s ops -- cancel',
     );
     expect(details).to.not.contain('insurer -- approve');
     expect(details).to.not.contain('Verma');
@@ -132,8 +135,12 @@ describe('an api insurer end to end', function () {
     expect(refused.stderr.trim()).to.equal(
       `refused: ${id}: endorsement is SENT_TO_INSURER but the insurer has not received it (its submission has not succeeded; the workflow's details say why); record it anyway only with --force --reason "…"`,
     );
+    const bracketed = await insurerCommand(['approve', id, '[--json]']);
+    expect(bracketed.code).to.equal(2);
+    expect(bracketed.stderr.trim()).to.equal(
+      'optional arguments go without their brackets: type `--json`, not `[--json]`',
+    );
     for (const args of [
-      ['approve', id, '[--json]'],
       ['approve', id, '--forse'],
       ['approve', id, '--uhid', '…'],
     ]) {
@@ -200,8 +207,8 @@ describe('an api insurer end to end', function () {
       endorsement: {
         id,
         type: 'ADDITION',
-        policy_number: 'APIX/GH/2026/0001',
-        employee_id: 'APIX-001',
+        policy_number: world.policy.policyNumber,
+        employee_id: world.employee.employeeCode,
         coverage_start_date: '2026-04-01',
         coverage_end_date: '2027-03-31',
         sum_insured: '300000.00',

@@ -164,12 +164,27 @@ describe('renewal of a policy term (D17)', function () {
       path.join(outbox, `renewal-${w.policy.policyNumber.replace(/[^A-Za-z0-9-]+/g, '-')}-2027-04-01.csv`),
       'utf8',
     );
-    const lines = file.trim().split('\r\n');
-    expect(lines[0]).to.equal(
-      'Reference,Policy Number,Action,Employee Code,Relationship,UHID,Insurer Member ID,Sum Insured,Term Start,Term End,Reason',
-    );
-    expect(lines.filter((l) => l.includes(',RENEW,'))).to.have.length(2);
-    expect(lines.find((l) => l.startsWith(w.members.child.id))).to.match(/,DROP,.*,CHILD_AGED_OUT$/);
+    // Text cells come quoted (infra/spreadsheet-files.ts); none of these holds a comma.
+    const rows = file
+      .trim()
+      .split('\r\n')
+      .map((l) => l.split(',').map((c) => c.replace(/^"(.*)"$/, '$1')));
+    expect(rows[0]).to.deep.equal([
+      'Reference',
+      'Policy Number',
+      'Action',
+      'Employee Code',
+      'Relationship',
+      'UHID',
+      'Insurer Member ID',
+      'Sum Insured',
+      'Term Start',
+      'Term End',
+      'Reason',
+    ]);
+    expect(rows.filter((r) => r[2] === 'RENEW')).to.have.length(2);
+    const child = rows.find((r) => r[0] === w.members.child.id)!;
+    expect([child[2], child.at(-1)]).to.deep.equal(['DROP', 'CHILD_AGED_OUT']);
 
     // The new term's first day: the new policy takes over.
     stack().workerClock.set(onDay('2027-04-01'));
