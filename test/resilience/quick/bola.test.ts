@@ -16,6 +16,7 @@ import {
   idKindOf,
   seedTenant,
   settledSnapshot,
+  ownParam,
   tenantSnapshot,
   type SeededTenant,
 } from '../support/tenants.js';
@@ -96,7 +97,7 @@ async function send(
   value: string,
 ): Promise<HttpResult> {
   const params: Record<string, string> = {};
-  for (const p of info.params) params[p] = own[idKindOf(p) ?? ''] ?? own.employee!;
+  for (const p of info.params) params[p] = ownParam(p, own);
   const query = sampleQuery(info, own);
   const body = sampleBody(info, own);
   if (slot.where === 'path') params[slot.name] = value;

@@ -13,9 +13,9 @@ import {
   type OwnIds,
 } from '../support/routes.js';
 import {
-  idKindOf,
   seedTenant,
   settledSnapshot,
+  ownParam,
   tenantSnapshot,
   tokenFor,
   type SeededTenant,
@@ -76,7 +76,7 @@ describe('resilience: mass assignment on every write route (D6)', () => {
     let requests = 0;
     const writes = routeCatalogue().filter((r) => r.write);
     for (const info of writes) {
-      const params = Object.fromEntries(info.params.map((p) => [p, own[idKindOf(p) ?? ''] ?? own.employee!]));
+      const params = Object.fromEntries(info.params.map((p) => [p, ownParam(p, own)]));
       const path = fillPath(info.def, params) + queryString(sampleQuery(info, own));
       const base = sampleBody(info, own) ?? {};
       for (const target of objectsOf(base)) {

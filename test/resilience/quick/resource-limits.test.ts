@@ -3,7 +3,7 @@ import { residentMiB } from '../support/children.js';
 import { apiProcessWithTenant, type TenantApi } from '../support/api-process.js';
 import { percentiles, report } from '../support/report.js';
 import { fillPath, queryString, routeCatalogue, sampleQuery, type OwnIds } from '../support/routes.js';
-import { idKindOf, tokenFor } from '../support/tenants.js';
+import { ownParam, tokenFor } from '../support/tenants.js';
 
 /**
  * Abuse 14, resource limits, against the API as its own process (api/main.ts) so "no crash" means
@@ -24,10 +24,8 @@ describe('resilience: resource limits on the API process', () => {
   });
 
   const pathOf = (info: ReturnType<typeof routeCatalogue>[number], query: Record<string, string> = {}) =>
-    fillPath(
-      info.def,
-      Object.fromEntries(info.params.map((p) => [p, own[idKindOf(p) ?? ''] ?? own.employee!])),
-    ) + queryString({ ...sampleQuery(info, own), ...query });
+    fillPath(info.def, Object.fromEntries(info.params.map((p) => [p, ownParam(p, own)]))) +
+    queryString({ ...sampleQuery(info, own), ...query });
 
   it('answers limit=10000 with 400 on every route that pages', async () => {
     const paged = routeCatalogue().filter((r) => r.query?.properties && 'limit' in r.query.properties);

@@ -201,6 +201,12 @@ export function idKindOf(field: string): string | null {
   return base in ID_PREFIXES ? base : 'any';
 }
 
+/** A path parameter's value for the tenant's own request: its id of that kind, or a month (statements). */
+export function ownParam(p: string, own: Record<string, string | undefined>): string {
+  if (p === 'month') return new Date().toLocaleDateString('en-CA', { timeZone: 'Asia/Kolkata' }).slice(0, 7);
+  return own[idKindOf(p) ?? ''] ?? own.employee!;
+}
+
 /** The tenant's token a route takes: its insurer principal's on insurer routes (D14), else the client's. */
 export const tokenFor = (tenant: SeededTenant, def: RouteDef): string =>
   def.scopes !== 'public' && 'principal' in def && def.principal === 'insurer'
