@@ -139,32 +139,15 @@ async function loadInsurersAndProducts(
 
 /** The partners the file's policies name without defining them: the platform's rows of those codes. */
 async function namedPartners(system: SystemScope, data: LoadFile, out: LoadResult): Promise<void> {
-  const named = (pick: (p: LoadFile['policies'][number]) => string, defined: Ids) =>
-    [...new Set(data.policies.map(pick))].filter((code) => !defined[code]);
-  Object.assign(
-    out.insurers,
-    await partnerIds(
-      system,
-      'insurer',
-      named((p) => p.insurer, out.insurers),
-    ),
-  );
-  Object.assign(
-    out.products,
-    await partnerIds(
-      system,
-      'product',
-      named((p) => p.product, out.products),
-    ),
-  );
-  Object.assign(
-    out.tpas,
-    await partnerIds(
-      system,
-      'tpa',
-      named((p) => p.tpa, out.tpas),
-    ),
-  );
+  const kinds = [
+    ['insurer', out.insurers, (p) => p.insurer],
+    ['product', out.products, (p) => p.product],
+    ['tpa', out.tpas, (p) => p.tpa],
+  ] as const satisfies readonly [string, Ids, (p: LoadFile['policies'][number]) => string][];
+  for (const [kind, defined, pick] of kinds) {
+    const named = [...new Set(data.policies.map(pick))].filter((code) => !defined[code]);
+    Object.assign(defined, await partnerIds(system, kind, named));
+  }
 }
 
 async function loadPolicies(tx: TenantScope, data: LoadFile, out: LoadResult): Promise<void> {

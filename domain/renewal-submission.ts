@@ -32,11 +32,8 @@ export type RenewalSubmission = InsurerAdapterConfig & {
   dropped: (Omit<RenewalSubmissionMember, 'sumInsured'> & { reason: DropReason })[];
 };
 
-/** D18: a cell a spreadsheet would read as a formula starts with a quote instead. */
-const cell = (value: string | null): string => {
-  const text = value ?? '';
-  return /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
-};
+/** An absent id is an empty cell; formula leads are neutralised by the one writer (infra/spreadsheet-files.ts). */
+const cell = (value: string | null): string => value ?? '';
 
 export const RENEWAL_FILE_HEADER = [
   'Reference',

@@ -9,6 +9,7 @@ import {
   type RenewalCandidate,
 } from '../../domain/renewal.js';
 import { renewalFileTable, type RenewalSubmission } from '../../domain/renewal-submission.js';
+import { writeCsv } from '../../infra/spreadsheet-files.js';
 
 const slabs = [
   { sum_insured: '300000.00', annual_premium: '3650.00' },
@@ -104,7 +105,7 @@ describe('renewal of a policy term (D17)', () => {
     expect(renewalQuoteSchema.safeParse({ slabs: [], extra: 1 }).success).to.equal(false);
   });
 
-  it("writes the renewal file's cells safe for a spreadsheet (D18)", () => {
+  it("the renewal file's table, and its cells safe for a spreadsheet once written (D18)", () => {
     const table = renewalFileTable({
       policyNumber: '=HYPERLINK("x")',
       termStart: '2027-04-01',
@@ -132,9 +133,9 @@ describe('renewal of a policy term (D17)', () => {
     } as unknown as RenewalSubmission);
     expect(table[1]).to.deep.equal([
       'mem_1',
-      `'=HYPERLINK("x")`,
+      '=HYPERLINK("x")',
       'RENEW',
-      "'+E1",
+      '+E1',
       'SELF',
       'U1',
       '',
@@ -145,5 +146,9 @@ describe('renewal of a policy term (D17)', () => {
     ]);
     expect(table[2]![2]).to.equal('DROP');
     expect(table[2]![10]).to.equal('CHILD_AGED_OUT');
+    // Through the one writer, as the file insurer receives it.
+    const written = writeCsv(table).toString('utf8');
+    expect(written).to.contain(`"'=HYPERLINK(""x"")"`).and.to.contain(`"'+E1"`);
+    expect(written).to.not.match(/(^|,)"?[=+@]/m);
   });
 });
