@@ -7,8 +7,8 @@ import { createLogger } from '../infra/logger.js';
 import { ROOT } from '../infra/processes.js';
 
 /**
- * The demo's API insurer on loopback (`npm start` runs it): the settings file
- * (INSURER_SANDBOX_SETTINGS, default data/insurer-sandbox.yaml), its signing secret from the variable
+ * The demo's API insurer on loopback (`npm start` runs it): its rules in data/insurer-sandbox.yaml,
+ * its signing secret from the variable
  * INSURER_SANDBOX_SECRET_ENV names, and the insurer principal it decides with
  * (INSURER_SANDBOX_CLIENT_ID / INSURER_SANDBOX_CLIENT_SECRET). Logs ids and counts, never names.
  */
@@ -21,7 +21,7 @@ const need = (name: string): string => {
 };
 
 async function main(): Promise<void> {
-  const file = process.env.INSURER_SANDBOX_SETTINGS ?? path.join(ROOT, 'data', 'insurer-sandbox.yaml');
+  const file = path.join(ROOT, 'data', 'insurer-sandbox.yaml');
   const settings = sandboxSettingsSchema.parse(YAML.parse(fs.readFileSync(file, 'utf8')));
   const deliver = decisionsClient(
     config.baseUrl,
