@@ -26,18 +26,34 @@ const nodeBuiltins = [
  * Layers import downward only: entry points (api, worker, admin, scripts, activities) → usecases →
  * domain (pure) and data (the only SQL) → db (ORM setup, entities, migrations).
  */
-const layer = (files, forbidden, message, extraPaths = []) => ({
+const layer = (files, forbidden, message, extraPaths = [], extraPatterns = []) => ({
   files,
   rules: {
     'no-restricted-imports': [
       'error',
       {
         paths: extraPaths.map((name) => ({ name, message })),
-        patterns: [{ group: forbidden.map((dir) => `**/${dir}/**`), message }],
+        patterns: [
+          ...(forbidden.length ? [{ group: forbidden.map((dir) => `**/${dir}/**`), message }] : []),
+          ...extraPatterns,
+        ],
       },
     ],
   },
 });
+
+/**
+ * The entry points' rule: reads may go straight to data/ (functions named read…, list…, find…, count…,
+ * ping…, listen…; the scope handles and error classes; types), every write goes through a use case, which
+ * states its idempotency and concurrency story.
+ */
+const readsOnlyFromData = {
+  group: ['**/data/**'],
+  allowImportNamePattern: '^(read[A-Z]|list[A-Z]|listen[A-Z]|find[A-Z]|count[A-Z]|ping[A-Z]|[A-Z])',
+  allowTypeImports: true,
+  message:
+    'entry points read from data/ directly (read…, list…, find…, count…); every write goes through usecases/',
+};
 
 const ENTRY = ['api', 'worker', 'admin', 'scripts', 'activities'];
 
@@ -65,13 +81,24 @@ const layerRules = [
     ['api/**/*.ts'],
     ['worker', 'admin', 'scripts', 'activities'],
     'the API is one entry point; share through usecases/',
+    [],
+    [readsOnlyFromData],
   ),
   layer(
     ['worker/**/*.ts', 'activities/**/*.ts'],
     ['api', 'admin', 'scripts'],
     'the worker is one entry point; share through usecases/',
+    [],
+    [readsOnlyFromData],
   ),
-  layer(['admin/**/*.ts'], ['api', 'worker', 'activities'], 'operator commands share through usecases/'),
+  layer(
+    ['admin/**/*.ts'],
+    ['api', 'worker', 'activities'],
+    'operator commands share through usecases/',
+    [],
+    [readsOnlyFromData],
+  ),
+  layer(['scripts/**/*.ts'], [], 'scripts start the entry points', [], [readsOnlyFromData]),
 ];
 
 export default tseslint.config(

@@ -1,16 +1,8 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import {
-  markEndorsementUnderReview,
-  readInsurerSubmission,
-  transitionEndorsement,
-} from '../data/endorsements.js';
-import {
-  readEndorsementInsurer,
-  recordEndorsementSlaBreach,
-  type InsurerAssignment,
-} from '../data/endorsement-sla.js';
-import { queueWithdrawal, routeToInsurer, type InsurerRoute } from '../data/insurer-cut-off.js';
+import { readInsurerSubmission } from '../data/endorsements.js';
+import { readEndorsementInsurer, type InsurerAssignment } from '../data/endorsement-sla.js';
+import type { InsurerRoute } from '../data/insurer-cut-off.js';
 import type { InsurerIds } from '../data/endorsement-approval.js';
 import { SystemScope } from '../data/scope.js';
 import { today } from '../domain/clock.js';
@@ -21,6 +13,14 @@ import type { InsurerSubmission } from '../adapters/types.js';
 import { applyEndorsementApproval, reconcileUnstartedEndorsements } from '../usecases/endorsements.js';
 import { reconcileUnstartedCensusBatches } from '../usecases/census.js';
 import { retryExitsAfterSettling } from '../usecases/exits.js';
+import {
+  announceSlaBreach,
+  beginReview,
+  moveEndorsement,
+  queueFileWithdrawal,
+  routeAfterReview,
+  type StepOutcome,
+} from '../usecases/workflow-steps.js';
 import {
   holdEndorsementFunds,
   releaseEndorsementHold,
@@ -91,28 +91,24 @@ export function createEndorsementActivities(deps: ActivityDeps) {
     await retryExitsAfterSettling(deps, system(), id);
   }
 
-  /**
-   * A guarded status change with its audit entry and webhook event, in one statement (see
-   * transitionEndorsement). Nothing moved: already there is done (a retry of an attempt that
-   * committed), anything else is a conflict.
-   */
+  /** A step that did not happen, as the workflow must see it: gone, or a conflict. */
+  function stepFailed(id: string, outcome: Exclude<StepOutcome, { kind: 'done' }>, to: string): never {
+    if (outcome.kind === 'gone') throw gone(id);
+    throw ApplicationFailure.create({
+      type: ENDORSEMENT_STATE_CONFLICT,
+      message: `endorsement ${id} is ${outcome.status}, cannot move to ${to}`,
+    });
+  }
+
+  /** A guarded status change with its audit entry and webhook event (usecases/workflow-steps.ts). */
   async function transition(
     id: string,
     to: EndorsementStatus,
     action: string,
     rejectionReason: string | null = null,
   ): Promise<void> {
-    const row = await transitionEndorsement(system(), id, to, action, rejectionReason);
-    if (row?.moved) {
-      await deliver(row.deliveries);
-      return;
-    }
-    if (row?.status === to) return;
-    if (!row?.status) throw gone(id);
-    throw ApplicationFailure.create({
-      type: ENDORSEMENT_STATE_CONFLICT,
-      message: `endorsement ${id} is ${row.status}, cannot move to ${to}`,
-    });
+    const outcome = await moveEndorsement(deps, system(), id, to, action, rejectionReason);
+    if (outcome.kind !== 'done') stepFailed(id, outcome, to);
   }
 
   async function loadSubmission(id: string): Promise<InsurerSubmission> {
@@ -130,8 +126,7 @@ export function createEndorsementActivities(deps: ActivityDeps) {
      * endorsement stands (an unstarted one may still be discarded). A retry records nothing new.
      */
     async reviewEndorsement(id: string, cdHold = false): Promise<void> {
-      const row = await markEndorsementUnderReview(system(), id);
-      if (row) await deliver(row.deliveries);
+      const row = await beginReview(deps, system(), id);
       if (!row) throw gone(id);
       if (row.status !== 'ENDORSEMENT_STATUS_PENDING') return;
       const rejection = reviewRejection(row, cdHold);
@@ -159,11 +154,9 @@ export function createEndorsementActivities(deps: ActivityDeps) {
      * activity either way, so the other insurers' endorsements take no extra step.
      */
     async routeAfterReview(id: string): Promise<InsurerRoute> {
-      const route = await routeToInsurer(system(), id);
-      if (!route) throw gone(id);
-      if (route.adapter !== 'file')
-        await transition(id, 'ENDORSEMENT_STATUS_SENT_TO_INSURER', 'sent_to_insurer');
-      return route;
+      const outcome = await routeAfterReview(deps, system(), id);
+      if (outcome.kind === 'routed') return outcome.route;
+      return stepFailed(id, outcome, 'ENDORSEMENT_STATUS_SENT_TO_INSURER');
     },
 
     async markSentToInsurer(id: string): Promise<void> {
@@ -183,7 +176,7 @@ export function createEndorsementActivities(deps: ActivityDeps) {
      * whose file withdraws it. Idempotent (the first mark stays).
      */
     async queueFileWithdrawal(id: string): Promise<void> {
-      if (await queueWithdrawal(system(), id))
+      if (await queueFileWithdrawal(system(), id))
         note('endorsement queued for withdrawal by the next cut-off', { endorsementId: id });
     },
 
@@ -243,10 +236,8 @@ export function createEndorsementActivities(deps: ActivityDeps) {
 
     /** D14: announces the SLA breach (`endorsement.sla_breached`); a retry announces nothing new. */
     async recordSlaBreach(id: string, slaDueAt: string): Promise<void> {
-      const row = await recordEndorsementSlaBreach(system(), id, slaDueAt);
-      if (!row) throw gone(id);
+      if (!(await announceSlaBreach(deps, system(), id, slaDueAt))) throw gone(id);
       note('endorsement past the insurer SLA', { endorsementId: id });
-      await deliver(row.deliveries);
     },
 
     /**

@@ -1,13 +1,14 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { today } from '../domain/clock.js';
-import { endorsementStatusById } from '../data/endorsements.js';
-import { readGrantSettlement, transitionGrant, type StoredGrantItem } from '../data/grants.js';
+import { readEndorsementStatusById } from '../data/endorsements.js';
+import { readGrantSettlement, type StoredGrantItem } from '../data/grants.js';
 import { SystemScope } from '../data/scope.js';
 import type { EndorsementStatus, GrantStatus } from '../domain/enums.js';
 import { FINAL_GRANT_STATUSES, grantOutcome } from '../domain/grants.js';
 import { startDeliveries } from '../usecases/webhook-deliveries.js';
 import { workflowInput } from '../usecases/endorsements.js';
 import { makeGrantItem, reconcileUnstartedGrants, takeOverGrant } from '../usecases/grants.js';
+import { moveGrant } from '../usecases/workflow-steps.js';
 import { GRANT_GONE, GRANT_STATE_CONFLICT, type GrantItem } from '../workflows/grant/contract.js';
 import type { ActivityDeps } from './deps.js';
 
@@ -28,20 +29,16 @@ export function createGrantActivities(deps: ActivityDeps) {
   const deliver = (deliveryIds: readonly string[]) => startDeliveries(deps, deps.orm.em, deliveryIds);
 
   /**
-   * A guarded status change with its audit entry and webhook event, in one statement (see
-   * transitionGrant). Nothing moved: already there is done, anything else is a conflict.
+   * A guarded status change with its audit entry and webhook event (usecases/workflow-steps.ts):
+   * already there is done, gone and any other status fail the activity.
    */
   async function transition(id: string, from: readonly GrantStatus[], to: GrantStatus): Promise<void> {
-    const row = await transitionGrant(system(), id, from, to);
-    if (row?.moved) {
-      await deliver(row.deliveries);
-      return;
-    }
-    if (row?.status === to) return;
-    if (!row?.status) throw gone(id);
+    const outcome = await moveGrant(deps, system(), id, from, to);
+    if (outcome.kind === 'done') return;
+    if (outcome.kind === 'gone') throw gone(id);
     throw ApplicationFailure.create({
       type: GRANT_STATE_CONFLICT,
-      message: `grant ${id} is ${row.status}, cannot move to ${to}`,
+      message: `grant ${id} is ${outcome.status}, cannot move to ${to}`,
     });
   }
 
@@ -93,7 +90,7 @@ export function createGrantActivities(deps: ActivityDeps) {
     async grantEndorsementStatus(
       endorsementId: string,
     ): Promise<{ status: EndorsementStatus; open: boolean }> {
-      const row = await endorsementStatusById(system(), endorsementId);
+      const row = await readEndorsementStatusById(system(), endorsementId);
       if (!row) throw gone(endorsementId);
       return row;
     },

@@ -1,10 +1,14 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { InsurerDeliveryError } from '../adapters/file/transport.js';
-import { releaseCutOffClaim } from '../data/insurer-cut-off.js';
 import { SystemScope } from '../data/scope.js';
 import type { FileFormat } from '../domain/insurer-file.js';
-import { fileInsurerSettings, markCutOffSent, NotAFileInsurer } from '../usecases/insurer-cut-off.js';
+import {
+  fileInsurerSettings,
+  markCutOffSent,
+  NotAFileInsurer,
+  releaseUndeliveredCutOff,
+} from '../usecases/insurer-cut-off.js';
 import {
   deliverPlannedFile,
   planCutOff,
@@ -110,7 +114,7 @@ export function createInsurerCutOffActivities(deps: ActivityDeps) {
       endorsementIds: string[];
       withdrawalIds?: string[];
     }): Promise<number> {
-      return releaseCutOffClaim(system(), { ...q, cutOff: new Date(q.cutOff) });
+      return releaseUndeliveredCutOff(system(), { ...q, cutOff: new Date(q.cutOff) });
     },
   };
 }

@@ -9,7 +9,7 @@ import {
   topUpCd,
   wakeFundedEndorsements,
 } from '../usecases/cd-account.js';
-import { AdminError } from './clients.js';
+import { OperatorRefusal } from '../domain/operator-refusal.js';
 
 /**
  * `cd:topup POLICY_ID AMOUNT --reference REF`: credits the policy's CD account (rupees, paise
@@ -24,17 +24,17 @@ export async function topUp(
   amountText: string | undefined,
   reference: string | undefined,
 ) {
-  if (!policyId || !amountText) throw new AdminError('POLICY_ID and AMOUNT are required');
-  if (!reference?.trim()) throw new AdminError('--reference is required (it makes the top-up idempotent)');
+  if (!policyId || !amountText) throw new OperatorRefusal('POLICY_ID and AMOUNT are required');
+  if (!reference?.trim()) throw new OperatorRefusal('--reference is required (it makes the top-up idempotent)');
   let amount: bigint;
   try {
     amount = parseRupees(amountText);
   } catch (err) {
-    throw new AdminError((err as Error).message);
+    throw new OperatorRefusal((err as Error).message);
   }
   const result = await topUpCd(SystemScope.of(em), policyId, amount, reference.trim()).catch(
     (err: unknown) => {
-      throw err instanceof CdTopUpRefused ? new AdminError(err.message) : err;
+      throw err instanceof CdTopUpRefused ? new OperatorRefusal(err.message) : err;
     },
   );
   const { funded, deliveries: _deliveries, ...answer } = result;
@@ -64,17 +64,17 @@ export async function setThreshold(
   policyId: string | undefined,
   amountText: string | undefined,
 ) {
-  if (!policyId || !amountText) throw new AdminError('POLICY_ID and AMOUNT (or default) are required');
+  if (!policyId || !amountText) throw new OperatorRefusal('POLICY_ID and AMOUNT (or default) are required');
   let amount: bigint | null = null;
   if (amountText !== 'default') {
     try {
       amount = /^0+(\.0{1,2})?$/.test(amountText.trim()) ? 0n : parseRupees(amountText);
     } catch (err) {
-      throw new AdminError((err as Error).message);
+      throw new OperatorRefusal((err as Error).message);
     }
   }
   const result = await setPolicyCdThreshold(SystemScope.of(em), policyId, amount).catch((err: unknown) => {
-    throw err instanceof CdTopUpRefused ? new AdminError(err.message) : err;
+    throw err instanceof CdTopUpRefused ? new OperatorRefusal(err.message) : err;
   });
   const { deliveries: _deliveries, ...answer } = result;
   return answer;

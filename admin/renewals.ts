@@ -13,35 +13,35 @@ import {
   RenewalRefused,
   startPolicyRenewal,
 } from '../usecases/renewals.js';
-import { AdminError } from './clients.js';
+import { OperatorRefusal } from '../domain/operator-refusal.js';
 
-const asAdminError = (err: unknown): never => {
-  throw err instanceof RenewalRefused ? new AdminError(err.message) : err;
+const asOperatorRefusal = (err: unknown): never => {
+  throw err instanceof RenewalRefused ? new OperatorRefusal(err.message) : err;
 };
 
 /** The insurer's quote file (JSON, or YAML for any other extension), validated. */
 async function readQuote(file: string) {
   const text = await fs.readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
-    throw new AdminError(`cannot read ${file} (${err.code})`);
+    throw new OperatorRefusal(`cannot read ${file} (${err.code})`);
   });
   let value: unknown;
   try {
     value = file.endsWith('.json') ? JSON.parse(text) : YAML.parse(text);
   } catch (err) {
-    throw new AdminError(
+    throw new OperatorRefusal(
       `${file} is not valid ${file.endsWith('.json') ? 'JSON' : 'YAML'}: ${(err as Error).message}`,
     );
   }
   try {
     return parseRenewalQuote(value);
   } catch (err) {
-    return asAdminError(err);
+    return asOperatorRefusal(err);
   }
 }
 
 async function policyScope(em: EntityManager, policyId: string): Promise<TenantScope> {
   const clientId = await findPolicyClient(SystemScope.of(em), policyId);
-  if (!clientId) throw new AdminError(`policy ${policyId} not found`);
+  if (!clientId) throw new OperatorRefusal(`policy ${policyId} not found`);
   return TenantScope.of(em, clientId);
 }
 
@@ -52,16 +52,16 @@ async function policyScope(em: EntityManager, policyId: string): Promise<TenantS
  * renewal:quote) and the same workflow.
  */
 export async function startRenewal(em: EntityManager, config: Config, policyId?: string, quoteFile?: string) {
-  if (!policyId) throw new AdminError('POLICY_ID is required');
+  if (!policyId) throw new OperatorRefusal('POLICY_ID is required');
   const quote = quoteFile ? await readQuote(quoteFile) : null;
   const scope = await policyScope(em, policyId);
   if (!config.TEMPORAL_ADDRESS)
-    throw new AdminError('TEMPORAL_ADDRESS is not set (the renewal runs as a workflow)');
+    throw new OperatorRefusal('TEMPORAL_ADDRESS is not set (the renewal runs as a workflow)');
   const temporal = createTemporalClient(config);
   try {
     const deps = { temporal, config, clock: systemClock, logger: createLogger('warn') };
     const { renewal, workflow_id } = await startPolicyRenewal(deps, scope, policyId, quote).catch(
-      asAdminError,
+      asOperatorRefusal,
     );
     return {
       renewal_id: renewal.id,
@@ -78,10 +78,10 @@ export async function startRenewal(em: EntityManager, config: Config, policyId?:
 
 /** `renewal:quote POLICY_ID FILE`: the insurer's quote for an open renewal still DRAFT (replaces one before). */
 export async function quoteRenewal(em: EntityManager, policyId?: string, quoteFile?: string) {
-  if (!policyId || !quoteFile) throw new AdminError('POLICY_ID and FILE are required');
+  if (!policyId || !quoteFile) throw new OperatorRefusal('POLICY_ID and FILE are required');
   const quote = await readQuote(quoteFile);
   const renewal = await quotePolicyRenewal(await policyScope(em, policyId), policyId, quote).catch(
-    asAdminError,
+    asOperatorRefusal,
   );
   return {
     renewal_id: renewal.id,

@@ -12,7 +12,7 @@ import {
   readEndorsementsAcrossClients,
   type OperatorEndorsement,
 } from '../data/stuck-endorsements.js';
-import { AdminError } from './clients.js';
+import { OperatorRefusal } from '../domain/operator-refusal.js';
 import { TenantScope } from '../data/scope.js';
 import { cancelThroughWorkflow } from '../usecases/endorsements.js';
 import { readOverdueExits } from '../data/exits.js';
@@ -187,12 +187,12 @@ export async function cancelAsOperator(
 ): Promise<CancelResult> {
   const read = () => readEndorsementAcrossClients(SystemScope.of(em), endorsementId);
   const row = await read();
-  if (!row) throw new AdminError(`unknown endorsement: ${endorsementId}`);
+  if (!row) throw new OperatorRefusal(`unknown endorsement: ${endorsementId}`);
   if (row.status === 'ENDORSEMENT_STATUS_CANCELLED') {
     return { endorsement_id: row.id, status: row.status, message: 'already cancelled' };
   }
   if (!OPEN_ENDORSEMENT_STATUSES.includes(row.status)) {
-    throw new AdminError(`cannot cancel: the endorsement is ${row.status}`);
+    throw new OperatorRefusal(`cannot cancel: the endorsement is ${row.status}`);
   }
   await cancelThroughWorkflow(deps, TenantScope.of(em, row.client_id), {
     id: row.id,
@@ -203,7 +203,7 @@ export async function cancelAsOperator(
   });
   const after = (await read())!;
   if (after.status !== 'ENDORSEMENT_STATUS_CANCELLED') {
-    throw new AdminError(`cannot cancel: the insurer's decision came first (${after.status})`);
+    throw new OperatorRefusal(`cannot cancel: the insurer's decision came first (${after.status})`);
   }
   return { endorsement_id: after.id, status: after.status, message: 'cancelled' };
 }

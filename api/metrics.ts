@@ -4,8 +4,8 @@ import type { Orm } from '../db/orm.js';
 import { ENDORSEMENT_STATUSES, ENDORSEMENT_TYPES } from '../domain/enums.js';
 import {
   countEndorsementsByTypeAndStatus,
-  decisionTimesBetween,
-  decisionWatermarks,
+  readDecisionTimesBetween,
+  readDecisionWatermarks,
   type EndorsementCount,
 } from '../data/metrics.js';
 import { SystemScope } from '../data/scope.js';
@@ -153,8 +153,8 @@ function registerEndorsementMetrics(registry: Registry, source: MetricsSource, f
   let previous: Promise<unknown> = Promise.resolve();
   const observeNewDecisions = async () => {
     const uptimeMs = Math.round(performance.now() - createdAt);
-    const mark = await decisionWatermarks(system, lagMs, uptimeMs);
-    const rows = await decisionTimesBetween(system, since ?? mark.start, mark.until);
+    const mark = await readDecisionWatermarks(system, lagMs, uptimeMs);
+    const rows = await readDecisionTimesBetween(system, since ?? mark.start, mark.until);
     since = mark.until;
     for (const row of rows) decisions.observe({ type: row.type, status: row.status }, row.seconds);
   };

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { createClient } from '../admin/clients.js';
+import { createClient } from '../usecases/clients.js';
 import { newId } from '../domain/ids.js';
 import { SCOPES } from '../domain/scopes.js';
 

@@ -301,7 +301,7 @@ export interface BatchRowPageRow {
 }
 
 /** A batch's rows in file order (D5 keyset on the row number). */
-export function censusRowPage(
+export function readCensusRowPage(
   scope: TenantScope,
   codec: CursorCodec,
   batchId: string,

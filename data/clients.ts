@@ -118,7 +118,7 @@ export async function readSecretVersion(scope: SystemScope, clientId: string): P
 }
 
 /** Sends `payload` on the rotation channel (a listener's own ping, to learn it has caught up). */
-export async function notifySecretChannel(scope: SystemScope, payload: string): Promise<void> {
+export async function pingSecretChannel(scope: SystemScope, payload: string): Promise<void> {
   await scope.sql('select pg_notify(?, ?)', [SECRET_ROTATED_CHANNEL, payload]);
 }
 

@@ -201,7 +201,7 @@ export async function listUnstartedEndorsements(
 }
 
 /** An endorsement's stored status, by id (a workflow's own endorsement); undefined when gone. */
-export async function endorsementStatusById(
+export async function readEndorsementStatusById(
   system: SystemScope,
   id: string,
 ): Promise<{ status: EndorsementStatus; open: boolean } | undefined> {

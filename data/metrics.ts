@@ -18,7 +18,7 @@ export const countEndorsementsByTypeAndStatus = (system: SystemScope) =>
   system.sql<EndorsementCount>('select type, status, count(*) as n from endorsements group by type, status');
 
 /** Two watermarks in PostgreSQL's clock (which stamps decided_at): now minus each lag. */
-export async function decisionWatermarks(
+export async function readDecisionWatermarks(
   system: SystemScope,
   lagMs: number,
   uptimeMs: number,
@@ -31,7 +31,7 @@ export async function decisionWatermarks(
 }
 
 /** Create-to-decision times of the endorsements decided in (since, until]. */
-export const decisionTimesBetween = (system: SystemScope, since: Date, until: Date) =>
+export const readDecisionTimesBetween = (system: SystemScope, since: Date, until: Date) =>
   system.sql<DecisionTime>(
     `select type, status, extract(epoch from decided_at - created_at)::float8 as seconds
        from endorsements where decided_at > ? and decided_at <= ?`,

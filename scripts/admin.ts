@@ -1,32 +1,32 @@
 import fs from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import YAML from 'yaml';
+import { OperatorRefusal } from '../domain/operator-refusal.js';
 import {
-  AdminError,
   createClient,
   listClients,
   parseScopes,
   revokeClient,
   rotateSecret,
   setExitMode,
-} from '../admin/clients.js';
+} from '../usecases/clients.js';
 import {
   addWebhook,
   listDeliveries,
   listWebhooks,
   removeWebhook,
   resealWebhookSecrets,
-} from '../admin/webhooks.js';
+} from '../usecases/webhook-endpoints.js';
 import {
   createInsurerClient,
   listInsurerClients,
   revokeInsurerClient,
   rotateInsurerClient,
-} from '../admin/insurer-clients.js';
+} from '../usecases/insurer-principals.js';
 import { setThreshold, topUp } from '../admin/cd-account.js';
-import { loadPartners, loadReferenceData } from '../admin/load.js';
+import { loadPartners, loadReferenceData } from '../usecases/reference-load.js';
 import { quoteRenewal, startRenewal } from '../admin/renewals.js';
-import { loadFileSchema } from '../admin/load-schema.js';
+import { loadFileSchema } from '../domain/schemas/reference-load.js';
 import { describeIssues } from '../domain/schemas/issues.js';
 import { ConfigError, ownerMigration, requireDatabaseUrls } from '../config/index.js';
 import { initOrm, loginsOf, migrateDatabase } from '../db/orm.js';
@@ -84,7 +84,7 @@ async function main(argv: string[]): Promise<unknown> {
   // A negative amount would read as an option; name it for what it is.
   const negative =
     argv[0] === 'cd:topup' || argv[0] === 'cd:threshold' ? argv.find((a) => /^-\d/.test(a)) : undefined;
-  if (negative) throw new AdminError(`amount must be positive: ${negative}`);
+  if (negative) throw new OperatorRefusal(`amount must be positive: ${negative}`);
   const { positionals, values } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -111,37 +111,37 @@ async function main(argv: string[]): Promise<unknown> {
     const em = orm.em.fork();
     switch (command) {
       case 'client:create':
-        if (!values.name) throw new AdminError('--name is required');
+        if (!values.name) throw new OperatorRefusal('--name is required');
         return await createClient(em, values.name, parseScopes(values.scopes));
       case 'client:list':
         return await listClients(em);
       case 'client:rotate':
       case 'client:rotate-secret': // its first name, kept for operators' scripts
-        if (!arg) throw new AdminError('CLIENT_ID is required');
+        if (!arg) throw new OperatorRefusal('CLIENT_ID is required');
         return await rotateSecret(em, arg, values.reinstate);
       case 'client:revoke':
-        if (!arg) throw new AdminError('CLIENT_ID is required');
+        if (!arg) throw new OperatorRefusal('CLIENT_ID is required');
         return await revokeClient(em, arg);
       case 'client:exit-mode':
-        if (!arg) throw new AdminError('CLIENT_ID is required');
+        if (!arg) throw new OperatorRefusal('CLIENT_ID is required');
         return await setExitMode(em, arg, arg2);
       case 'insurer-client:create':
-        if (!arg) throw new AdminError('INSURER_CODE is required');
-        if (values.client) throw new AdminError('--client is gone: an insurer serves every client');
+        if (!arg) throw new OperatorRefusal('INSURER_CODE is required');
+        if (values.client) throw new OperatorRefusal('--client is gone: an insurer serves every client');
         return await createInsurerClient(em, arg);
       case 'insurer-client:list':
         return await listInsurerClients(em, arg);
       case 'insurer-client:rotate':
-        if (!arg) throw new AdminError('INSURER_CLIENT_ID is required');
+        if (!arg) throw new OperatorRefusal('INSURER_CLIENT_ID is required');
         return await rotateInsurerClient(em, arg);
       case 'insurer-client:revoke':
-        if (!arg) throw new AdminError('INSURER_CLIENT_ID is required');
+        if (!arg) throw new OperatorRefusal('INSURER_CLIENT_ID is required');
         return await revokeInsurerClient(em, arg);
       case 'load': {
-        if (!arg) throw new AdminError('FILE is required');
+        if (!arg) throw new OperatorRefusal('FILE is required');
         const text = await fs.readFile(arg, 'utf8');
         const parsed = loadFileSchema.safeParse(arg.endsWith('.json') ? JSON.parse(text) : YAML.parse(text));
-        if (!parsed.success) throw new AdminError(`invalid file: ${describeIssues(parsed.error.issues)}`);
+        if (!parsed.success) throw new OperatorRefusal(`invalid file: ${describeIssues(parsed.error.issues)}`);
         const loaded = values.client
           ? await loadReferenceData(em, values.client, parsed.data)
           : await loadPartners(em, parsed.data);
@@ -149,18 +149,18 @@ async function main(argv: string[]): Promise<unknown> {
         return { ...loaded, cut_off_schedules: await syncCutOffSchedules(config, em) };
       }
       case 'webhook:add':
-        if (!arg || !arg2) throw new AdminError('CLIENT_ID and URL are required');
+        if (!arg || !arg2) throw new OperatorRefusal('CLIENT_ID and URL are required');
         return await addWebhook(em, config, { clientId: arg, url: arg2, events: values.events });
       case 'webhook:list':
-        if (!arg) throw new AdminError('CLIENT_ID is required');
+        if (!arg) throw new OperatorRefusal('CLIENT_ID is required');
         return await listWebhooks(em, arg);
       case 'webhook:reseal':
         return await resealWebhookSecrets(em, config);
       case 'webhook:remove':
-        if (!arg) throw new AdminError('WEBHOOK_ID is required');
+        if (!arg) throw new OperatorRefusal('WEBHOOK_ID is required');
         return await removeWebhook(em, arg);
       case 'webhook:deliveries':
-        if (!arg) throw new AdminError('CLIENT_ID is required');
+        if (!arg) throw new OperatorRefusal('CLIENT_ID is required');
         return await listDeliveries(em, arg, values.event);
       case 'cd:topup':
         return await topUp(em, config, arg, arg2, values.reference);
@@ -173,7 +173,7 @@ async function main(argv: string[]): Promise<unknown> {
       case 'migrate':
         return { migrated: true };
       default:
-        throw new AdminError(USAGE);
+        throw new OperatorRefusal(USAGE);
     }
   } finally {
     await orm.close();
@@ -188,9 +188,9 @@ main(process.argv.slice(2)).then(
   },
   (err: unknown) => {
     // Driver errors carry the SQL (with parameter values); only the database's own reason is printed.
-    const known = err instanceof AdminError || err instanceof ConfigError;
+    const known = err instanceof OperatorRefusal || err instanceof ConfigError;
     const message = known ? err.message : `failed: ${(err as Error).message.split(' - ').pop()}`;
     process.stderr.write(json ? `${JSON.stringify({ error: message })}\n` : `${message}\n`);
-    process.exitCode = err instanceof AdminError ? 2 : 1;
+    process.exitCode = err instanceof OperatorRefusal ? 2 : 1;
   },
 );

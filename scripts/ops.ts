@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { AdminError } from '../admin/clients.js';
+import { OperatorRefusal } from '../domain/operator-refusal.js';
 import {
   cancelAsOperator,
   findOverdueExits,
@@ -227,7 +227,7 @@ main(process.argv.slice(2)).then(
   (out) => process.stdout.write(`${out}\n`),
   (err: unknown) => {
     const message = err instanceof Error ? err.message : String(err);
-    const known = err instanceof UsageError || err instanceof AdminError || err instanceof ConfigError;
+    const known = err instanceof UsageError || err instanceof OperatorRefusal || err instanceof ConfigError;
     process.stderr.write(`${known ? message : `failed: ${message}`}\n`);
     process.exitCode = err instanceof UsageError ? 2 : 1;
   },

@@ -5,6 +5,7 @@ import {
   adaptersOfInsurerCode,
   listFileInsurers,
   markCutOffDelivered,
+  releaseCutOffClaim,
   type CutOffMark,
 } from '../data/insurer-cut-off.js';
 import { SystemScope } from '../data/scope.js';
@@ -101,4 +102,15 @@ export async function flushInsurer(
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
   }
   return deps.temporal.workflow.getHandle<(i: CutOffInput) => Promise<CutOffResult>>(workflowId).result();
+}
+
+/**
+ * Gives back a cut-off's claim on endorsements (and withdrawals) whose file could not be delivered
+ * for good (our settings are wrong), so the next cut-off after the fix carries them. Idempotent.
+ */
+export async function releaseUndeliveredCutOff(
+  system: SystemScope,
+  q: { cutOff: Date; endorsementIds: readonly string[]; withdrawalIds?: readonly string[] },
+): Promise<number> {
+  return releaseCutOffClaim(system, q);
 }

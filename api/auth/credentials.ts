@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import {
   listenForSecretRotations,
-  notifySecretChannel,
+  pingSecretChannel,
   readSecretVersion,
   SECRET_ROTATED_CHANNEL,
 } from '../../data/clients.js';
@@ -174,7 +174,7 @@ export function createCredentialStore(orm: Orm, options: CredentialStoreOptions 
       }, SYNC_TIMEOUT_MS);
     });
     try {
-      await notifySecretChannel(system, key);
+      await pingSecretChannel(system, key);
       await arrived;
     } finally {
       clearTimeout(timer);

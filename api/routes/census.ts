@@ -5,7 +5,7 @@ import { censusViewOf } from '../../domain/census-visibility.js';
 import { looksLikeId } from '../../domain/ids.js';
 import { UploadLimitExceeded } from '../../domain/upload-limits.js';
 import { ENDORSEMENT_READ_SCOPES, ENDORSEMENT_SCOPES, hasAnyScope, type Scope } from '../../domain/scopes.js';
-import { readCensusBatch, censusRowPage } from '../../data/census.js';
+import { readCensusBatch, readCensusRowPage } from '../../data/census.js';
 import { commitCensus, planCensus, type CensusPlan } from '../../usecases/census.js';
 import { TooManyCensusRows, type CensusInput } from '../../usecases/census-file.js';
 import { WorkflowNotStarted } from '../../usecases/endorsements.js';
@@ -228,7 +228,7 @@ export const censusRoutes = [
       const id = params.batch_id;
       const batch = looksLikeId('batch', id) ? await readCensusBatch(scope, id) : undefined;
       if (!batch) throw batchNotFound();
-      const page = await withCursorErrors(censusRowPage(scope, cursorsFor(deps.config), id, query));
+      const page = await withCursorErrors(readCensusRowPage(scope, cursorsFor(deps.config), id, query));
       return {
         batch: presentBatch(batch, censusViewOf(auth.scopes)),
         rows: page.rows.map((r) => presentBatchRow(r, censusViewOf(auth.scopes))),

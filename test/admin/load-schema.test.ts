@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { loadFileSchema } from '../../admin/load-schema.js';
+import { loadFileSchema } from '../../domain/schemas/reference-load.js';
 import { storedAdapterConfig } from '../../domain/insurer-adapter-settings.js';
 import { describeIssues } from '../../domain/schemas/issues.js';
 

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import jwt from 'jsonwebtoken';
-import { revokeClient, rotateSecret } from '../../admin/clients.js';
+import { revokeClient, rotateSecret } from '../../usecases/clients.js';
 import { createCredentialStore, LISTENER_NAME } from '../../api/auth/credentials.js';
 import { loadConfig } from '../../config/index.js';
 import { makeClient, sql, type TestClient } from '../support/factories.js';

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { setExitMode } from '../../admin/clients.js';
+import { setExitMode } from '../../usecases/clients.js';
 import { makeEmployee, makeMember, makePolicy, sql } from '../support/factories.js';
 import { census, censusCsv, CSV, newJoiner, type Census, type CensusRowIn } from '../support/census.js';
 import { checkCdLedgersAfterEachTest } from '../support/cd-ledger-check.js';

@@ -1,4 +1,4 @@
-import { rotateSecret } from '../../admin/clients.js';
+import { rotateSecret } from '../../usecases/clients.js';
 import { createTokenService } from '../../api/auth/tokens.js';
 import { expect } from 'chai';
 import { fixedClock } from '../../domain/clock.js';

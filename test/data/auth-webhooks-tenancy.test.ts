@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { addWebhook } from '../../admin/webhooks.js';
+import { addWebhook } from '../../usecases/webhook-endpoints.js';
 import { claimIdempotencyKey, readIdempotencyRecord, storeIdempotentAnswer } from '../../data/idempotency.js';
 import { MissingTenant, TenantScope } from '../../data/scope.js';
 import { listActiveEndpoints } from '../../data/webhooks.js';

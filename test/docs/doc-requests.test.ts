@@ -5,8 +5,8 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
 import YAML from 'yaml';
-import { loadPartners, loadReferenceData } from '../../admin/load.js';
-import { loadFileSchema } from '../../admin/load-schema.js';
+import { loadPartners, loadReferenceData } from '../../usecases/reference-load.js';
+import { loadFileSchema } from '../../domain/schemas/reference-load.js';
 import { makeClient, type TestClient } from '../support/factories.js';
 import {
   CURL_RECORDER,

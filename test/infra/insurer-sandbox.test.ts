@@ -4,9 +4,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import YAML from 'yaml';
-import { createInsurerClient } from '../../admin/insurer-clients.js';
-import { loadReferenceData } from '../../admin/load.js';
-import { loadFileSchema } from '../../admin/load-schema.js';
+import { createInsurerClient } from '../../usecases/insurer-principals.js';
+import { loadReferenceData } from '../../usecases/reference-load.js';
+import { loadFileSchema } from '../../domain/schemas/reference-load.js';
 import { signWebhook } from '../../domain/webhook-signature.js';
 import {
   decisionsClient,

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { addWebhook } from '../../admin/webhooks.js';
+import { addWebhook } from '../../usecases/webhook-endpoints.js';
 import type { UrlPolicy } from '../../domain/webhook-url.js';
 import { checkWebhookUrl } from '../../usecases/webhook-address.js';
 import { postSigned } from '../../usecases/webhook-send.js';

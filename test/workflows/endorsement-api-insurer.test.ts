@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import YAML from 'yaml';
-import { loadReferenceData } from '../../admin/load.js';
-import { loadFileSchema } from '../../admin/load-schema.js';
+import { loadReferenceData } from '../../usecases/reference-load.js';
+import { loadFileSchema } from '../../domain/schemas/reference-load.js';
 import { makeClient } from '../support/factories.js';
 import { startInsurerServer, type InsurerServer } from '../support/insurer-server.js';
 import { stack } from '../support/stack.js';

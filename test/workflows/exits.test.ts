@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { setExitMode } from '../../admin/clients.js';
+import { setExitMode } from '../../usecases/clients.js';
 import { findOverdueExits } from '../../admin/stuck.js';
 import { systemClock, today } from '../../domain/clock.js';
 import { addDays } from '../../domain/dates.js';

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { addWebhook } from '../../admin/webhooks.js';
+import { addWebhook } from '../../usecases/webhook-endpoints.js';
 import {
   EndorsementSlaBreached,
   EndorsementStuck,

@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { addWebhook } from '../../admin/webhooks.js';
+import { addWebhook } from '../../usecases/webhook-endpoints.js';
 import { createSimulatedAdapter } from '../../adapters/simulated.js';
 import { SystemScope } from '../../data/scope.js';
 import { topUpCd, wakeFundedEndorsements } from '../../usecases/cd-account.js';

@@ -1,7 +1,7 @@
 import { createHmac, generateKeyPairSync } from 'node:crypto';
 import { expect } from 'chai';
 import jwt from 'jsonwebtoken';
-import { rotateSecret } from '../../../admin/clients.js';
+import { rotateSecret } from '../../../usecases/clients.js';
 import { fixedClock } from '../../../domain/clock.js';
 import { claims, tokenService, unauthorizedBody, unsignedToken } from '../../api/auth-fixtures.js';
 import { makeClient, type TestClient } from '../../support/factories.js';

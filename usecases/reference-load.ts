@@ -11,8 +11,8 @@ import { MissingTenant, SystemScope, TenantScope } from '../data/scope.js';
 import { createOrFindEmployee } from '../data/employees.js';
 import { newId } from '../domain/ids.js';
 import { newEmployeeFromRequest, storedGender } from '../domain/schemas/employees.js';
-import { AdminError } from './clients.js';
-import type { LoadFile } from './load-schema.js';
+import { OperatorRefusal } from '../domain/operator-refusal.js';
+import type { LoadFile } from '../domain/schemas/reference-load.js';
 
 export interface LoadResult {
   insurers: Record<string, string>;
@@ -28,7 +28,7 @@ type Ids = Record<string, string>;
 const need = (map: Ids, code: string, what: string) => {
   const id = map[code];
   if (!id) {
-    throw new AdminError(
+    throw new OperatorRefusal(
       `${what} "${code}" is not defined in the file nor loaded as a partner (admin load PARTNERS_FILE)`,
     );
   }
@@ -39,7 +39,7 @@ function clientScope(em: EntityManager, clientId: string): TenantScope {
   try {
     return TenantScope.of(em, clientId);
   } catch (err) {
-    throw err instanceof MissingTenant ? new AdminError(`no client ${clientId}`) : err;
+    throw err instanceof MissingTenant ? new OperatorRefusal(`no client ${clientId}`) : err;
   }
 }
 
@@ -51,7 +51,7 @@ function clientScope(em: EntityManager, clientId: string): TenantScope {
  */
 export async function loadPartners(em: EntityManager, data: LoadFile): Promise<LoadResult> {
   if (data.policies.length > 0 || data.employees.length > 0) {
-    throw new AdminError('policies and employees belong to a client: add --client CLIENT_ID');
+    throw new OperatorRefusal('policies and employees belong to a client: add --client CLIENT_ID');
   }
   return SystemScope.of(em).transaction(async (system) => {
     const out: LoadResult = { insurers: {}, tpas: {}, products: {}, policies: {}, employees: {} };
@@ -76,7 +76,7 @@ export async function loadReferenceData(
   clientScope(em, clientId);
   return SystemScope.of(em).transaction(async (system) => {
     const tx = TenantScope.of(system.em, clientId);
-    if (!(await clientIsKnown(tx))) throw new AdminError(`no client ${clientId}`);
+    if (!(await clientIsKnown(tx))) throw new OperatorRefusal(`no client ${clientId}`);
     const out: LoadResult = { insurers: {}, tpas: {}, products: {}, policies: {}, employees: {} };
     await loadInsurersAndProducts(system, data, out, false);
     await namedPartners(system, data, out);
@@ -96,7 +96,7 @@ async function loadInsurersAndProducts(
   const write = async (kind: PartnerKind, row: Parameters<typeof writePartner>[2]) => {
     const { id, differs } = await writePartner(system, kind, row, update);
     if (differs.length > 0) {
-      throw new AdminError(
+      throw new OperatorRefusal(
         `${kind} "${row.code}" is loaded with other values (${differs.join(', ')}); a client's file may ` +
           'repeat a partner only unchanged: change it for every client with a partners load',
       );

@@ -10,7 +10,7 @@ import { SystemScope } from '../data/scope.js';
 import { hashSecret, newClientSecret } from '../domain/credentials.js';
 import { newId } from '../domain/ids.js';
 import { INSURER_SCOPES } from '../domain/scopes.js';
-import { AdminError } from './clients.js';
+import { OperatorRefusal } from '../domain/operator-refusal.js';
 
 /**
  * D14: credentials for an insurer (one platform row per code, D12), for the insurer routes: it sees
@@ -21,7 +21,7 @@ import { AdminError } from './clients.js';
 export async function createInsurerClient(em: EntityManager, code: string) {
   const system = SystemScope.of(em);
   const insurer = await findInsurerByCode(system, code);
-  if (!insurer) throw new AdminError(`no insurer ${code}`);
+  if (!insurer) throw new OperatorRefusal(`no insurer ${code}`);
   const id = newId('insurerPrincipal');
   const secret = newClientSecret();
   await insertInsurerPrincipal(system, {
@@ -51,7 +51,7 @@ export async function listInsurerClients(em: EntityManager, code?: string) {
 export async function rotateInsurerClient(em: EntityManager, principalId: string) {
   const secret = newClientSecret();
   const rotated = await rotateInsurerPrincipal(SystemScope.of(em), principalId, await hashSecret(secret));
-  if (!rotated) throw new AdminError(`no insurer client ${principalId} (or it is revoked)`);
+  if (!rotated) throw new OperatorRefusal(`no insurer client ${principalId} (or it is revoked)`);
   return {
     client_id: principalId,
     client_secret: secret,
@@ -63,6 +63,6 @@ export async function rotateInsurerClient(em: EntityManager, principalId: string
 /** D18: revokes a principal for good: its secret issues no token and its tokens are refused (401) from now. */
 export async function revokeInsurerClient(em: EntityManager, principalId: string) {
   const revoked = await revokeInsurerPrincipal(SystemScope.of(em), principalId);
-  if (!revoked) throw new AdminError(`no insurer client ${principalId}`);
+  if (!revoked) throw new OperatorRefusal(`no insurer client ${principalId}`);
   return { client_id: principalId, insurer_code: revoked.insurerCode, revoked_at: revoked.revokedAt };
 }

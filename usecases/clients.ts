@@ -1,3 +1,4 @@
+import { OperatorRefusal } from '../domain/operator-refusal.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import {
   insertClient,
@@ -12,15 +13,13 @@ import { hashSecret, newClientSecret } from '../domain/credentials.js';
 import { newId } from '../domain/ids.js';
 import { normaliseScope, SCOPES, type ClientScope } from '../domain/scopes.js';
 
-export class AdminError extends Error {}
-
 /** A client's scopes: only SCOPES (an insurer's `insurer.decisions` is never a client's). */
 export function parseScopes(list: string | undefined): ClientScope[] {
   if (!list) return [...SCOPES];
   return list.split(',').map((name) => {
     const scope = normaliseScope(name);
     if (!scope || !(SCOPES as readonly string[]).includes(scope)) {
-      throw new AdminError(`unknown scope "${name}"; known: ${SCOPES.join(', ')}`);
+      throw new OperatorRefusal(`unknown scope "${name}"; known: ${SCOPES.join(', ')}`);
     }
     return scope as ClientScope;
   });
@@ -44,9 +43,9 @@ export async function rotateSecret(em: EntityManager, clientId: string, reinstat
   const clientSecret = newClientSecret();
   const hash = await hashSecret(clientSecret);
   const outcome = await rotateClientSecret(SystemScope.of(em), clientId, hash, reinstate);
-  if (outcome === 'unknown') throw new AdminError(`no client ${clientId}`);
+  if (outcome === 'unknown') throw new OperatorRefusal(`no client ${clientId}`);
   if (outcome === 'revoked') {
-    throw new AdminError(
+    throw new OperatorRefusal(
       `client ${clientId} is revoked; client:rotate ${clientId} --reinstate issues a new secret and lifts the revocation`,
     );
   }
@@ -56,7 +55,7 @@ export async function rotateSecret(em: EntityManager, clientId: string, reinstat
 /** D18 `client:revoke`: its secret and every token already issued stop at once (data/clients.ts). */
 export async function revokeClient(em: EntityManager, clientId: string) {
   const revokedAt = await revokeClientRow(SystemScope.of(em), clientId);
-  if (!revokedAt) throw new AdminError(`no client ${clientId}`);
+  if (!revokedAt) throw new OperatorRefusal(`no client ${clientId}`);
   return { client_id: clientId, revoked_at: revokedAt };
 }
 
@@ -68,9 +67,9 @@ export async function listClients(em: EntityManager) {
 /** D16: whether a leaver's DELETIONs are created at once (`automatic`) or proposed for the client to confirm. */
 export async function setExitMode(em: EntityManager, clientId: string, mode: string | undefined) {
   if (!EXIT_MODES.includes(mode as ExitMode))
-    throw new AdminError(`MODE must be one of ${EXIT_MODES.join(', ')}`);
+    throw new OperatorRefusal(`MODE must be one of ${EXIT_MODES.join(', ')}`);
   if (!(await setClientExitMode(SystemScope.of(em), clientId, mode as ExitMode))) {
-    throw new AdminError(`no client ${clientId}`);
+    throw new OperatorRefusal(`no client ${clientId}`);
   }
   return { client_id: clientId, exit_mode: mode };
 }

@@ -15,8 +15,8 @@ import { EVENT_TYPES, type EventType } from '../domain/events.js';
 import { looksLikeId, newId } from '../domain/ids.js';
 import { newWebhookSecret } from '../domain/webhook-signature.js';
 import { urlPolicy, WebhookUrlRefused } from '../domain/webhook-url.js';
-import { checkWebhookUrl, type Resolver } from '../usecases/webhook-address.js';
-import { AdminError } from './clients.js';
+import { checkWebhookUrl, type Resolver } from './webhook-address.js';
+import { OperatorRefusal } from '../domain/operator-refusal.js';
 
 /** A client's receivers are few; more is a mistake (or a loop) rather than a need. */
 export const MAX_ACTIVE_ENDPOINTS = 10;
@@ -26,7 +26,7 @@ export function parseEvents(list: string | undefined): EventType[] {
   const names = [...new Set(list.split(',').map((n) => n.trim()))];
   for (const name of names) {
     if (!(EVENT_TYPES as readonly string[]).includes(name)) {
-      throw new AdminError(`unknown event "${name}"; known: ${EVENT_TYPES.join(', ')}`);
+      throw new OperatorRefusal(`unknown event "${name}"; known: ${EVENT_TYPES.join(', ')}`);
     }
   }
   return names as EventType[];
@@ -37,7 +37,7 @@ function tenant(em: EntityManager, clientId: string): TenantScope {
   try {
     return TenantScope.of(em, clientId);
   } catch (err) {
-    throw err instanceof MissingTenant ? new AdminError(`no client ${clientId}`) : err;
+    throw err instanceof MissingTenant ? new OperatorRefusal(`no client ${clientId}`) : err;
   }
 }
 
@@ -58,15 +58,15 @@ export async function addWebhook(
   try {
     url = await checkWebhookUrl(input.url, urlPolicy(config), resolve);
   } catch (err) {
-    throw err instanceof WebhookUrlRefused ? new AdminError(`refused: ${err.message}`) : err;
+    throw err instanceof WebhookUrlRefused ? new OperatorRefusal(`refused: ${err.message}`) : err;
   }
   const id = newId('webhook');
   const secret = newWebhookSecret();
   return tenant(em, input.clientId).transaction(async (tx) => {
     const active = await lockActiveEndpointCount(tx);
-    if (active === null) throw new AdminError(`no client ${input.clientId}`);
+    if (active === null) throw new OperatorRefusal(`no client ${input.clientId}`);
     if (active >= MAX_ACTIVE_ENDPOINTS) {
-      throw new AdminError(`the client already has ${MAX_ACTIVE_ENDPOINTS} webhooks; remove one first`);
+      throw new OperatorRefusal(`the client already has ${MAX_ACTIVE_ENDPOINTS} webhooks; remove one first`);
     }
     const sealedSecret = sealSecret(secret, webhookSecretKeys(config));
     const createdAt = await insertWebhookEndpoint(tx, { id, url: url.href, events, sealedSecret });
@@ -115,7 +115,7 @@ export async function resealWebhookSecrets(em: EntityManager, config: Config) {
  */
 export async function removeWebhook(em: EntityManager, webhookId: string) {
   const row = await removeWebhookEndpoint(SystemScope.of(em), webhookId);
-  if (!row) throw new AdminError(`no active webhook ${webhookId}`);
+  if (!row) throw new OperatorRefusal(`no active webhook ${webhookId}`);
   return { webhook_id: row.id, removed: true, cancelled_deliveries: row.cancelled };
 }
 

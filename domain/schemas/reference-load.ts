@@ -1,14 +1,14 @@
-import type { EligibilityRules } from '../domain/dependent-eligibility.js';
+import type { EligibilityRules } from '../dependent-eligibility.js';
 import { z } from 'zod';
-import { COVERAGE_TYPES, POLICY_STATUSES, POLICY_TYPES } from '../domain/enums.js';
+import { COVERAGE_TYPES, POLICY_STATUSES, POLICY_TYPES } from '../enums.js';
 import {
   apiAdapterSettings,
   fileAdapterSettings,
   manualAdapterSettings,
   simulatedAdapterSettings,
-} from '../domain/insurer-adapter-settings.js';
-import { calendarDate, requiredText } from '../domain/schemas/common.js';
-import { createDependentBody, createEmployeeBody } from '../domain/schemas/employees.js';
+} from '../insurer-adapter-settings.js';
+import { calendarDate, requiredText } from './common.js';
+import { createDependentBody, createEmployeeBody } from './employees.js';
 
 const money = z
   .union([z.number().nonnegative(), z.string().regex(/^\d+(\.\d{1,2})?$/)])
