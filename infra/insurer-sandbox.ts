@@ -38,6 +38,16 @@ export const sandboxSettingsSchema = z.strictObject({
     .string()
     .regex(/^[A-Z0-9-]{1,12}$/, 'must be 1-12 of A-Z, 0-9 and -')
     .default('UHID-'),
+  /**
+   * The demo's file insurer (CARE) played by the same rules (infra/insurer-file-sandbox.ts): its
+   * code, and the prefix of the UHIDs its response files carry.
+   */
+  file_insurer: z
+    .strictObject({
+      code: z.string().regex(/^[A-Z0-9_-]{1,20}$/, 'must be an insurer code such as CARE'),
+      uhid_prefix: z.string().regex(/^[A-Z0-9-]{1,12}$/, 'must be 1-12 of A-Z, 0-9 and -'),
+    })
+    .optional(),
 });
 export type SandboxSettings = z.infer<typeof sandboxSettingsSchema>;
 

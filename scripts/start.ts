@@ -12,6 +12,8 @@ import { countClients } from '../data/clients.js';
 import { SystemScope } from '../data/scope.js';
 import { initOrm, loginsOf, migrateDatabase } from '../db/orm.js';
 import { SCOPES } from '../domain/scopes.js';
+import { sandboxSettingsSchema } from '../infra/insurer-sandbox.js';
+import { fileInsurerSettings } from '../usecases/insurer-cut-off.js';
 import { removeLocalStackState, runningLocalStack, writeLocalStackState } from '../infra/local-stack.js';
 import { pipePretty } from '../infra/pretty-logs.js';
 import { startEmbeddedPostgres, type RunningPostgres } from '../infra/postgres.js';
@@ -144,6 +146,31 @@ async function sandboxCredentials(logins: DatabaseLogins): Promise<SandboxCreden
   }
 }
 
+/**
+ * The demo's file insurer the sandbox plays (`file_insurer` in data/insurer-sandbox.yaml): its code
+ * and template when the database has it as a `file` insurer on the local transport (its folders are
+ * then under DATA_DIR); otherwise null, and no file insurer sandbox runs.
+ */
+async function fileSandboxInsurer(
+  logins: DatabaseLogins,
+): Promise<{ code: string; template: string } | null> {
+  const rules = sandboxSettingsSchema.parse(
+    YAML.parse(await fs.readFile(path.join(ROOT, 'data', 'insurer-sandbox.yaml'), 'utf8')),
+  );
+  if (!rules.file_insurer) return null;
+  const orm = await initOrm({
+    ...requireDatabaseUrls(loadConfig({ ...process.env, ...logins })),
+    poolMax: 2,
+  });
+  try {
+    const settings = await fileInsurerSettings(orm.em.fork(), rules.file_insurer.code).catch(() => null);
+    if (settings?.transport.type !== 'local') return null;
+    return { code: rules.file_insurer.code, template: settings.template };
+  } finally {
+    await orm.close();
+  }
+}
+
 const NAME_WIDTH = 6;
 
 /** A child whose JSON log lines reach this terminal readable, behind its name (infra/pretty-logs.ts). */
@@ -199,6 +226,7 @@ async function main(): Promise<void> {
   }
   const creds = await demoCredentials(logins);
   const sandbox = await sandboxCredentials(logins);
+  const fileSandbox = await fileSandboxInsurer(logins);
   const env = {
     ...process.env,
     // The local all-in-one delivers webhooks to receivers on this machine; `npm run api` / `worker`
@@ -225,6 +253,12 @@ async function main(): Promise<void> {
       INSURER_SANDBOX_CLIENT_SECRET: sandbox.client_secret,
     });
   }
+  if (fileSandbox) {
+    launch(fileSandbox.code.toLowerCase().slice(0, NAME_WIDTH), 'scripts/insurer-file-sandbox.ts', {
+      ...env,
+      INSURER_FILE_SANDBOX_TEMPLATE: fileSandbox.template,
+    });
+  }
   // Operator commands in another terminal find this stack through DATA_DIR (infra/local-stack.ts).
   writeLocalStackState(config.dataDir, {
     databaseUrl: logins.DATABASE_URL!,
@@ -245,6 +279,7 @@ async function main(): Promise<void> {
       `Temporal UI    ${temporal?.uiUrl ?? '(external cluster)'}`,
       `Codec server   ${codecEndpoint.replace(/\/[^/]+$/, '')} (token: CODEC_SERVER_TOKEN in ${config.dataDir}/local-keys.json)`,
       `Insurer (api)  ${sandbox ? `http://127.0.0.1:${config.INSURER_SANDBOX_PORT}/digit: DIGIT's sandbox decides each endorsement in seconds (data/insurer-sandbox.yaml)` : '(no DIGIT in this database: no sandbox)'}`,
+      `Insurer (file) ${fileSandbox ? `${fileSandbox.code}'s sandbox answers each cut-off file in ${config.dataDir}/insurers/${fileSandbox.code}/outbox with a response file in its inbox (cut-off now: npm run -s insurer -- flush ${fileSandbox.code})` : '(no local file insurer in this database: no sandbox)'}`,
       `Demo client    client_id=${creds.client_id}`,
       `               client_secret=${creds.client_secret}`,
       `Try            curl -s -X POST ${config.baseUrl}/v1/auth/token -H 'content-type: application/json' \\`,

@@ -12,6 +12,7 @@ import {
   CURL_RECORDER,
   differsFromShown,
   docFiles,
+  NPM_START_SECTION,
   requestBlocks,
   runnableScript,
   type DocBlock,
@@ -27,9 +28,19 @@ interface Answer {
   body: string;
 }
 
-/** Every file's blocks, read once at load so each file gets its own test. */
-const files = docFiles(ROOT)
-  .map((file) => ({ file, blocks: requestBlocks(file, readFileSync(path.join(ROOT, file), 'utf8')) }))
+/**
+ * Every file's blocks, read once at load so each file gets its own test; but the README's walkthrough
+ * that needs a running `npm start`, which test/infra/start.test.ts runs there.
+ */
+const allBlocks = docFiles(ROOT).map((file) => ({
+  file,
+  blocks: requestBlocks(file, readFileSync(path.join(ROOT, file), 'utf8')),
+}));
+const npmStartBlocks = allBlocks
+  .filter((f) => f.file === 'README.md')
+  .flatMap((f) => f.blocks.filter((b) => b.section === NPM_START_SECTION));
+const files = allBlocks
+  .map((f) => ({ file: f.file, blocks: f.blocks.filter((b) => !npmStartBlocks.includes(b)) }))
   .filter((f) => f.blocks.length > 0);
 const readme = files.find((f) => f.file === 'README.md');
 /** The README's token step: every other file's requests run after it, as its readers' do. */
@@ -53,6 +64,10 @@ describe('every request the README and the docs show, against an API with the de
   it('the README shows a token step and requests to run', () => {
     expect(tokenStep, 'README.md: no ```sh block asking POST /v1/auth/token').to.not.equal(undefined);
     expect(files.reduce((n, f) => n + f.blocks.length, 0)).to.be.greaterThan(3);
+  });
+
+  it(`leaves only the README's "${NPM_START_SECTION}" to the npm start test, which runs its requests`, () => {
+    expect(npmStartBlocks, 'README.md: the npm start walkthrough has no request').to.not.have.length(0);
   });
 
   for (const { file, blocks } of files) {

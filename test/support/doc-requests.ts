@@ -13,7 +13,16 @@ export interface DocBlock {
   script: string;
   /** The answer the doc shows for the block's last request, parsed. */
   shownAnswer: unknown;
+  /** The heading the block is under (without its `#`s), '' before the first. */
+  section: string;
 }
+
+/**
+ * The README's walkthrough that needs a running `npm start` (its operator commands find that stack,
+ * its insurers are the sandboxes npm start runs): test/infra/start.test.ts runs every ```sh block of
+ * it, curl or not, against a real `npm start`; the docs test leaves the section to it.
+ */
+export const NPM_START_SECTION = 'The demo: a grant over every policy';
 
 /** Assignments a reader fills from `npm start`'s output; the test sets them itself. */
 export const READER_VARIABLES = ['BASE', 'CLIENT_ID', 'CLIENT_SECRET'] as const;
@@ -34,9 +43,15 @@ export function docFiles(root: string): string[] {
 }
 
 export function requestBlocks(file: string, text: string): DocBlock[] {
+  return shellBlocks(file, text).filter((b) => /(^|[\s($])curl\s/m.test(b.script));
+}
+
+/** Every ```sh (or bash) block of the file, with its section and the answer shown after it. */
+export function shellBlocks(file: string, text: string): DocBlock[] {
   const lines = text.split('\n');
   const blocks: DocBlock[] = [];
   let i = 0;
+  let section = '';
   const fenceEnd = (from: number) => {
     let j = from + 1;
     while (j < lines.length && !lines[j]!.startsWith('```')) j++;
@@ -45,12 +60,14 @@ export function requestBlocks(file: string, text: string): DocBlock[] {
   while (i < lines.length) {
     const fence = lines[i]!.match(/^```(\w*)/);
     if (!fence) {
+      const heading = lines[i]!.match(/^#+\s+(.*)$/);
+      if (heading) section = heading[1]!.trim();
       i++;
       continue;
     }
     const end = fenceEnd(i);
     const body = lines.slice(i + 1, end).join('\n');
-    if ((fence[1] === 'sh' || fence[1] === 'bash') && /(^|[\s($])curl\s/m.test(body)) {
+    if (fence[1] === 'sh' || fence[1] === 'bash') {
       let next = end + 1;
       while (next < lines.length && lines[next]!.trim() === '') next++;
       let shownAnswer: unknown;
@@ -63,7 +80,7 @@ export function requestBlocks(file: string, text: string): DocBlock[] {
           throw new Error(`${file}:${next + 1}: the answer shown is not JSON (${(err as Error).message})`);
         }
       }
-      blocks.push({ file, line: i + 1, script: body, shownAnswer });
+      blocks.push({ file, line: i + 1, script: body, shownAnswer, section });
     }
     i = end + 1;
   }
