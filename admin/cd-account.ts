@@ -25,7 +25,8 @@ export async function topUp(
   reference: string | undefined,
 ) {
   if (!policyId || !amountText) throw new OperatorRefusal('POLICY_ID and AMOUNT are required');
-  if (!reference?.trim()) throw new OperatorRefusal('--reference is required (it makes the top-up idempotent)');
+  if (!reference?.trim())
+    throw new OperatorRefusal('--reference is required (it makes the top-up idempotent)');
   let amount: bigint;
   try {
     amount = parseRupees(amountText);

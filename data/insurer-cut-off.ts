@@ -1,5 +1,5 @@
 import type { InsurerAdapterName } from '../domain/enums.js';
-import { endorsementEventDataSql } from './outbox.js';
+import { endorsementEventDataSql, outboxSql } from './outbox.js';
 import type { SystemScope } from './scope.js';
 
 /** Where an endorsement goes after review (D14): its insurer's adapter, and whether it now waits. */
@@ -93,7 +93,7 @@ export async function markCutOffDelivered(
   const withdrawalIds = q.withdrawalIds ?? [];
   if (q.endorsementIds.length + withdrawalIds.length === 0)
     return { moved: [], already: [], deliveries: [], withdrawn: [] };
-  const type = 'endorsement.status_changed';
+  const outbox = outboxSql('change', 'endorsement.status_changed');
   const [row] = await system.sql<CutOffMark>(
     `with before as (
        select id, status from endorsements
@@ -124,25 +124,16 @@ export async function markCutOffDelivered(
      withdrawal_audited as (
        insert into audit_events (client_id, entity, entity_id, action, changed_fields)
        select client_id, 'endorsement', id, 'withdrawal_sent', '{withdrawal_sent_at}'::text[] from withdrawn),
-     events as (
-       insert into webhook_events (id, client_id, type, dedupe_key, payload)
-       select 'evt_' || substr(replace(gen_random_uuid()::text, '-', ''), 1, 22), m.client_id, ?::text,
-              ?::text || ':' || m.id || ':' || m.status, ${endorsementEventDataSql('m')}
-         from moved m
-       on conflict (dedupe_key) do nothing
-       returning id, client_id, type),
-     deliveries as (
-       insert into webhook_deliveries (id, event_id, endpoint_id, client_id)
-       select 'dlv_' || replace(gen_random_uuid()::text, '-', ''), e.id, w.id, e.client_id
-         from events e
-         join webhook_endpoints w on w.client_id = e.client_id and w.active and e.type = any (w.events)
-       returning id)
+     change as (
+       select m.client_id, m.id as entity_id, m.status as to_status, ${endorsementEventDataSql('m')} as data
+         from moved m),
+     ${outbox.sql}
      select array(select id from moved order by id) as moved,
             array(select id from before where status = 'ENDORSEMENT_STATUS_SENT_TO_INSURER' order by id)
               as already,
-            array(select id from deliveries) as deliveries,
+            array(select id from outbox_deliveries) as deliveries,
             array(select id from withdrawals order by id) as withdrawn`,
-    [JSON.stringify(q.endorsementIds), q.cutOff, JSON.stringify(withdrawalIds), q.cutOff, type, type],
+    [JSON.stringify(q.endorsementIds), q.cutOff, JSON.stringify(withdrawalIds), q.cutOff, ...outbox.params],
   );
   return row ?? { moved: [], already: [], deliveries: [], withdrawn: [] };
 }

@@ -1,11 +1,10 @@
 import type { EventType } from '../domain/events.js';
-import { newId } from '../domain/ids.js';
 
 /**
  * The transactional outbox, as CTEs to append to the `with` of the statement that makes the change
- * (so the change, its event and its deliveries commit together). Reads at most one change from the
- * CTE named `source`, with columns (client_id, entity_id, to_status, data jsonb); `data` holds ids
- * and statuses only. The event is keyed by (type, entity, new status): a retried activity that
+ * (so the change, its event and its deliveries commit together). One event per row of the CTE named
+ * `source`, with columns (client_id, entity_id, to_status, data jsonb); `data` holds ids and
+ * statuses only. The event is keyed by (type, entity, new status): a retried activity that
  * writes the same change again records nothing. One pending delivery per active endpoint of the
  * client subscribed to the type. The new deliveries are readable as `outbox_deliveries(id)`.
  * Splice `params` at the fragment's place among the statement's parameters.
@@ -14,7 +13,8 @@ export function outboxSql(source: string, type: EventType): { sql: string; param
   return {
     sql: `outbox_event as (
        insert into webhook_events (id, client_id, type, dedupe_key, payload)
-       select ?, s.client_id, ?::text, ?::text || ':' || s.entity_id || ':' || s.to_status, s.data
+       select 'evt_' || substr(replace(gen_random_uuid()::text, '-', ''), 1, 22), s.client_id, ?::text,
+              ?::text || ':' || s.entity_id || ':' || s.to_status, s.data
          from ${source} s
        on conflict (dedupe_key) do nothing
        returning id, client_id, type),
@@ -24,7 +24,7 @@ export function outboxSql(source: string, type: EventType): { sql: string; param
          from outbox_event e
          join webhook_endpoints w on w.client_id = e.client_id and w.active and e.type = any (w.events)
        returning id)`,
-    params: [newId('event'), type, type],
+    params: [type, type],
   };
 }
 

@@ -141,7 +141,8 @@ async function main(argv: string[]): Promise<unknown> {
         if (!arg) throw new OperatorRefusal('FILE is required');
         const text = await fs.readFile(arg, 'utf8');
         const parsed = loadFileSchema.safeParse(arg.endsWith('.json') ? JSON.parse(text) : YAML.parse(text));
-        if (!parsed.success) throw new OperatorRefusal(`invalid file: ${describeIssues(parsed.error.issues)}`);
+        if (!parsed.success)
+          throw new OperatorRefusal(`invalid file: ${describeIssues(parsed.error.issues)}`);
         const loaded = values.client
           ? await loadReferenceData(em, values.client, parsed.data)
           : await loadPartners(em, parsed.data);

@@ -4,7 +4,12 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { createActivities } from '../../activities/index.js';
-import { addWebhook, listWebhooks, removeWebhook, resealWebhookSecrets } from '../../usecases/webhook-endpoints.js';
+import {
+  addWebhook,
+  listWebhooks,
+  removeWebhook,
+  resealWebhookSecrets,
+} from '../../usecases/webhook-endpoints.js';
 import { createLogger } from '../../infra/logger.js';
 import { systemClock } from '../../domain/clock.js';
 import { outboxSql } from '../../data/outbox.js';
