@@ -17,7 +17,8 @@ import { EndorsementRefused, type EndorsementRequest } from '../domain/endorseme
 import { samePerson } from '../domain/census-dependents.js';
 import type { Gender, Relationship } from '../domain/enums.js';
 import type { EndorsementType } from '../domain/enums.js';
-import { createEndorsement, startEndorsementWorkflow, type StartDeps } from './endorsements.js';
+import { createEndorsement, startEndorsementWorkflow } from './endorsements.js';
+import { type StartDeps } from './workflow-start.js';
 
 export interface RowRange {
   from: number;

@@ -1,4 +1,3 @@
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { insertCensusBatch, readCensusSnapshot, discardCensusBatch, type StagedRow } from '../data/census.js';
 import { TenantScope, type SystemScope } from '../data/scope.js';
 import { listUnstartedCensusBatches, markCensusBatchWorkflowStarted } from '../data/census-batch-starts.js';
@@ -16,9 +15,7 @@ import { emailKey } from '../domain/employees.js';
 import { newId } from '../domain/ids.js';
 import { CENSUS_BATCH_WORKFLOW, censusBatchStartOptions } from '../workflows/census-batch/contract.js';
 import { readCensus, type CensusInput } from './census-file.js';
-import { WorkflowNotStarted, type StartDeps } from './endorsements.js';
-
-const START_DEADLINE_MS = 4_000;
+import { startRecordWorkflow, storeThenStart, type StartDeps } from './workflow-start.js';
 
 /** A census's plan: every row's, the totals, and what a commit stages. */
 export interface CensusPlan {
@@ -99,11 +96,10 @@ export async function planCensus(scope: TenantScope, input: CensusInput, today: 
 }
 
 /**
- * Stores a planned census as a RUNNING batch, then starts its workflow and records the start. A
- * start that fails removes the batch (WorkflowNotStarted), so the client never holds a batch id
- * without a workflow, unless the reconciler got to it first (it then stands and is answered). A
- * crash between the insert and the start is healed by the endorsement reconciler
- * (reconcileUnstartedCensusBatches). The start is idempotent (workflow id from the batch id).
+ * Stores a planned census as a RUNNING batch, then starts its workflow and records the start; a
+ * failed start discards the batch (storeThenStart), so the client never holds a batch id without a
+ * workflow. A crash between the insert and the start is healed by reconcileUnstartedCensusBatches.
+ * The start is idempotent (workflow id from the batch id).
  */
 export async function commitCensus(
   deps: StartDeps,
@@ -111,18 +107,20 @@ export async function commitCensus(
   plan: CensusPlan,
   actor: { tokenId: string | null },
 ): Promise<string> {
-  const batchId = newId('batch');
-  await insertCensusBatch(
-    scope,
-    { id: batchId, totals: plan.totals, actorTokenId: actor.tokenId },
-    plan.staged,
+  return storeThenStart(
+    async () => {
+      const batchId = newId('batch');
+      await insertCensusBatch(
+        scope,
+        { id: batchId, totals: plan.totals, actorTokenId: actor.tokenId },
+        plan.staged,
+      );
+      return batchId;
+    },
+    (batchId) =>
+      startCensusWorkflow(deps, scope, { batchId, clientId: scope.clientId, rows: plan.rows.length }),
+    (batchId) => discardCensusBatch(scope, batchId),
   );
-  try {
-    await startCensusWorkflow(deps, scope, { batchId, clientId: scope.clientId, rows: plan.rows.length });
-  } catch (err) {
-    if (await discardCensusBatch(scope, batchId)) throw new WorkflowNotStarted(err);
-  }
-  return batchId;
 }
 
 /** Starts the batch's workflow (or finds it started) and records that; safe to repeat. */
@@ -131,17 +129,12 @@ async function startCensusWorkflow(
   scope: TenantScope,
   input: { batchId: string; clientId: string; rows: number },
 ): Promise<void> {
-  try {
-    await deps.temporal.withDeadline(Date.now() + START_DEADLINE_MS, () =>
-      deps.temporal.workflow.start(
-        CENSUS_BATCH_WORKFLOW,
-        censusBatchStartOptions(input, deps.config.TEMPORAL_TASK_QUEUE),
-      ),
-    );
-  } catch (err) {
-    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-  }
-  await markCensusBatchWorkflowStarted(scope, input.batchId);
+  await startRecordWorkflow(
+    deps,
+    CENSUS_BATCH_WORKFLOW,
+    censusBatchStartOptions(input, deps.config.TEMPORAL_TASK_QUEUE),
+    () => markCensusBatchWorkflowStarted(scope, input.batchId),
+  );
 }
 
 /**

@@ -5,7 +5,8 @@ import { addDays } from '../domain/dates.js';
 import { AGE_OUT_NOTICE_DAYS, agesOutAtRenewal, type AgeOutCandidate } from '../domain/dependent-age-out.js';
 import { NO_ACTOR } from '../domain/employees.js';
 import { EndorsementRefused } from '../domain/endorsements.js';
-import { acceptEndorsement, WorkflowNotStarted, type StartDeps } from './endorsements.js';
+import { acceptEndorsement } from './endorsements.js';
+import { WorkflowNotStarted, type StartDeps } from './workflow-start.js';
 
 /**
  * D16's daily age-out pass over every tenant: each covered child over its policy's age limit on the

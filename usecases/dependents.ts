@@ -12,7 +12,8 @@ import {
 } from '../domain/dependent-endorsements.js';
 import { EndorsementRefused } from '../domain/endorsements.js';
 import type { Actor, NewDependent } from '../domain/employees.js';
-import { acceptEndorsement, WorkflowNotStarted, type StartDeps } from './endorsements.js';
+import { acceptEndorsement } from './endorsements.js';
+import { WorkflowNotStarted, type StartDeps } from './workflow-start.js';
 
 /** One policy the dependent joins: its ADDITION, or why none was started. */
 export interface DependentJoin {

@@ -3,9 +3,9 @@ import {
   WorkflowExecutionAlreadyStartedError,
   WorkflowNotFoundError,
   WorkflowUpdateFailedError,
-  type Client,
 } from '@temporalio/client';
 import type { Config } from '../config/index.js';
+import { startRecordWorkflow, storeThenStart, type StartDeps } from './workflow-start.js';
 import { today, type Clock } from '../domain/clock.js';
 import * as approval from '../data/endorsement-approval.js';
 import {
@@ -41,25 +41,8 @@ import {
   type EndorsementWorkflowInput,
 } from '../workflows/endorsement/contract.js';
 
-/** Bounds on how long a request waits for Temporal before answering 503 (the client retries). */
-const START_DEADLINE_MS = 4_000;
+/** How long a cancel waits for the workflow's answer before answering 503 (the client retries). */
 const CANCEL_DEADLINE_MS = 10_000;
-
-/**
- * An accepted create whose workflow could not be started, and whose row was therefore removed:
- * the client holds nothing. `cause` is the start's error (the caller answers 503 when Temporal
- * was unreachable).
- */
-export class WorkflowNotStarted extends Error {
-  constructor(cause: unknown) {
-    super('the workflow could not be started; the request was undone', { cause });
-  }
-}
-
-export interface StartDeps {
-  temporal: Client;
-  config: Config;
-}
 
 /**
  * D7's create: one read (employee, candidate policies, cover on `today`, open endorsements), the pure
@@ -154,34 +137,23 @@ export function workflowInput(e: CreatedEndorsement, config: Config): Endorsemen
   };
 }
 
-/**
- * Starts the endorsement's workflow and records that it runs. Idempotent: the workflow id is the
- * endorsement's, a start while it runs returns it, a start after it closed is refused and counts
- * as started. The API, the cancel path and the reconciler all start through here.
- */
+/** Starts the endorsement's workflow and records that it runs (idempotent: usecases/workflow-start.ts). */
 export async function startEndorsementWorkflow(
   deps: StartDeps,
   scope: TenantScope,
   e: CreatedEndorsement,
 ): Promise<void> {
-  try {
-    await deps.temporal.withDeadline(Date.now() + START_DEADLINE_MS, () =>
-      deps.temporal.workflow.start(
-        ENDORSEMENT_WORKFLOW,
-        endorsementStartOptions(workflowInput(e, deps.config), deps.config.TEMPORAL_TASK_QUEUE),
-      ),
-    );
-  } catch (err) {
-    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-  }
-  await markEndorsementWorkflowStarted(scope, e.id);
+  await startRecordWorkflow(
+    deps,
+    ENDORSEMENT_WORKFLOW,
+    endorsementStartOptions(workflowInput(e, deps.config), deps.config.TEMPORAL_TASK_QUEUE),
+    () => markEndorsementWorkflowStarted(scope, e.id),
+  );
 }
 
 /**
- * Stores the endorsement, then starts its workflow. If the start fails the row is removed (only
- * while nobody has started it) and WorkflowNotStarted is thrown, so the client never holds an id
- * without a workflow; if the workflow or the reconciler got to it first, it stands and is returned.
- * A crash between the two is healed by the reconciler.
+ * Stores the endorsement, then starts its workflow; a failed start discards it (storeThenStart), so
+ * the client never holds an id without a workflow.
  */
 export async function acceptEndorsement(
   deps: StartDeps & { clock: Clock },
@@ -189,13 +161,11 @@ export async function acceptEndorsement(
   req: EndorsementRequest,
   actor: { tokenId: string | null },
 ): Promise<CreatedEndorsement> {
-  const created = await createEndorsement(scope, req, actor, today(deps.clock));
-  try {
-    await startEndorsementWorkflow(deps, scope, created);
-  } catch (err) {
-    if (await discardUnstartedEndorsement(scope, created.id)) throw new WorkflowNotStarted(err);
-  }
-  return created;
+  return storeThenStart(
+    () => createEndorsement(scope, req, actor, today(deps.clock)),
+    (created) => startEndorsementWorkflow(deps, scope, created),
+    (created) => discardUnstartedEndorsement(scope, created.id),
+  );
 }
 
 /**

@@ -11,7 +11,8 @@ import { TenantScope, type SystemScope } from '../data/scope.js';
 import { today, type Clock } from '../domain/clock.js';
 import { EndorsementRefused } from '../domain/endorsements.js';
 import { NO_ACTOR, type Actor } from '../domain/employees.js';
-import { acceptEndorsement, WorkflowNotStarted, type StartDeps } from './endorsements.js';
+import { acceptEndorsement } from './endorsements.js';
+import { WorkflowNotStarted, type StartDeps } from './workflow-start.js';
 
 /**
  * D16: the exits of employees just set inactive with a leaving date. In the client's `automatic`

@@ -1,4 +1,3 @@
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { linkEndorsementToGrant } from '../data/endorsements.js';
 import {
   discardUnstartedGrant,
@@ -26,10 +25,10 @@ import {
   type GrantRequest,
 } from '../domain/grants.js';
 import { GRANT_WORKFLOW, grantStartOptions } from '../workflows/grant/contract.js';
-import { createEndorsement, WorkflowNotStarted, type StartDeps } from './endorsements.js';
+import { createEndorsement } from './endorsements.js';
+import { startRecordWorkflow, storeThenStart, type StartDeps } from './workflow-start.js';
 
 /** How long a request waits for Temporal before answering 503 (the client retries). */
-const START_DEADLINE_MS = 4_000;
 
 /**
  * D9's create: one read (employee and candidate policies), the pure checks, one write storing the
@@ -46,36 +45,26 @@ export async function createGrant(
   return { id, clientId: scope.clientId, employeeId: req.employeeId };
 }
 
-/**
- * Starts the grant's workflow and records that it runs. Idempotent as for endorsements: the
- * workflow id is the grant's, a start while it runs returns it, a start after it closed is refused
- * and counts as started. The API and the grant reconciler both start through here.
- */
+/** Starts the grant's workflow and records that it runs (idempotent: usecases/workflow-start.ts). */
 export async function startGrantWorkflow(
   deps: StartDeps,
   scope: TenantScope,
   g: CreatedGrant,
 ): Promise<void> {
-  try {
-    await deps.temporal.withDeadline(Date.now() + START_DEADLINE_MS, () =>
-      deps.temporal.workflow.start(
-        GRANT_WORKFLOW,
-        grantStartOptions(
-          { grantId: g.id, clientId: g.clientId, employeeId: g.employeeId },
-          deps.config.TEMPORAL_TASK_QUEUE,
-        ),
-      ),
-    );
-  } catch (err) {
-    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-  }
-  await markGrantWorkflowStarted(scope, g.id);
+  await startRecordWorkflow(
+    deps,
+    GRANT_WORKFLOW,
+    grantStartOptions(
+      { grantId: g.id, clientId: g.clientId, employeeId: g.employeeId },
+      deps.config.TEMPORAL_TASK_QUEUE,
+    ),
+    () => markGrantWorkflowStarted(scope, g.id),
+  );
 }
 
 /**
- * Stores the grant, then starts its workflow. If the start fails the row is removed (only while
- * nobody has started it) and WorkflowNotStarted is thrown, so the client never holds a request id
- * without a workflow; if the workflow or the reconciler got to it first, it stands and is returned.
+ * Stores the grant, then starts its workflow; a failed start discards it (storeThenStart), so the
+ * client never holds a request id without a workflow.
  */
 export async function acceptGrant(
   deps: StartDeps,
@@ -83,13 +72,11 @@ export async function acceptGrant(
   req: GrantRequest,
   actor: { tokenId: string | null },
 ): Promise<CreatedGrant> {
-  const created = await createGrant(scope, req, actor);
-  try {
-    await startGrantWorkflow(deps, scope, created);
-  } catch (err) {
-    if (await discardUnstartedGrant(scope, created.id)) throw new WorkflowNotStarted(err);
-  }
-  return created;
+  return storeThenStart(
+    () => createGrant(scope, req, actor),
+    (created) => startGrantWorkflow(deps, scope, created),
+    (created) => discardUnstartedGrant(scope, created.id),
+  );
 }
 
 /** Starts the workflow of every grant (any tenant) still without one after the grace period. */

@@ -8,7 +8,7 @@ import { ENDORSEMENT_READ_SCOPES, ENDORSEMENT_SCOPES, hasAnyScope, type Scope } 
 import { readCensusBatch, readCensusRowPage } from '../../data/census.js';
 import { commitCensus, planCensus, type CensusPlan } from '../../usecases/census.js';
 import { TooManyCensusRows, type CensusInput } from '../../usecases/census-file.js';
-import { WorkflowNotStarted } from '../../usecases/endorsements.js';
+import { WorkflowNotStarted } from '../../usecases/workflow-start.js';
 import { censusTemplateCsv, censusTemplateXlsx } from '../../usecases/census-template.js';
 import type { Auth } from '../auth/tokens.js';
 import type { AppDeps } from '../deps.js';

@@ -9,12 +9,8 @@ import {
   ENDORSEMENT_SCOPES,
   hasAnyScope,
 } from '../../domain/scopes.js';
-import {
-  acceptEndorsement,
-  cancelThroughWorkflow,
-  priceEndorsement,
-  WorkflowNotStarted,
-} from '../../usecases/endorsements.js';
+import { acceptEndorsement, cancelThroughWorkflow, priceEndorsement } from '../../usecases/endorsements.js';
+import { WorkflowNotStarted } from '../../usecases/workflow-start.js';
 import { today } from '../../domain/clock.js';
 import { endorsementWorkflowId } from '../../workflows/endorsement/contract.js';
 import type { Auth } from '../auth/tokens.js';

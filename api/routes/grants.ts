@@ -8,7 +8,7 @@ import { notFound, serviceUnavailable } from '../errors.js';
 import { isUnavailable } from '../middleware/errors.js';
 import { grantAcceptedPayload, grantPayload, presentGrant } from '../presenters/grant.js';
 import { route, type Handler } from '../route.js';
-import { WorkflowNotStarted } from '../../usecases/endorsements.js';
+import { WorkflowNotStarted } from '../../usecases/workflow-start.js';
 import { acceptGrant } from '../../usecases/grants.js';
 import {
   grantBody,
