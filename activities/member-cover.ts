@@ -18,7 +18,7 @@ export function createMemberCoverActivities(deps: ActivityDeps) {
       const day = today(deps.clock);
       const ended = await endLapsedCover(system, day);
       if (ended > 0) deps.logger.info({ ended }, 'ended lapsed member cover');
-      const { announced, deliveries } = await announceOverdueExits(system, day);
+      const { announced, deliveries } = await announceOverdueExits(deps, system, day);
       if (announced.length > 0) deps.logger.info({ announced: announced.length }, 'announced overdue exits');
       await startDeliveries(deps, deps.orm.em, deliveries);
       return { ended, overdueExits: announced.length };

@@ -7,7 +7,7 @@ import { verifyWebhook } from '../domain/webhook-signature.js';
 
 /**
  * An insurer's API for the local demo: it speaks the `api` adapter's real protocol (signed JSON POSTs
- * of submissions and withdrawals, adapters/api-insurer/request.ts) and decides as an insurer would,
+ * of submissions, withdrawals and renewals, adapters/api-insurer/request.ts) and decides as an insurer would,
  * through `POST /v1/insurer/decisions` with an insurer principal's token, by the rules in its
  * settings. `npm start` runs it for the demo's `api` insurer; a real insurer replaces it by
  * changing that insurer's `base_url` and signing secret (docs/insurers).
@@ -60,6 +60,17 @@ export interface OwedDecision {
   rejection_reason?: string;
 }
 
+/** A renewal the sandbox received (D17): a receipt only, the service decides nothing on it. Ids only. */
+export interface ReceivedRenewal {
+  id: string;
+  policy_number: string;
+  term_start: string;
+  term_end: string;
+  /** The UHIDs carried to the next term, and those dropped from it. */
+  carried: (string | null)[];
+  dropped: (string | null)[];
+}
+
 export interface SandboxOptions {
   settings: SandboxSettings;
   /** The shared signing secret (the insurer's `signing_secret_env` on the worker). */
@@ -71,17 +82,32 @@ export interface SandboxOptions {
   host?: string;
   port?: number;
   now?: () => number;
+  /** Told of each renewal received (its first receipt; a retry with the same id is answered alike). */
+  onRenewal?(renewal: ReceivedRenewal): void;
 }
 
 export interface RunningSandbox {
   url: string;
   /** Decisions not yet delivered. */
   owed(): OwedDecision[];
+  /** Renewals received since the start, in order, one per renewal id. */
+  renewals(): ReceivedRenewal[];
   close(): Promise<void>;
 }
 
 const MAX_BODY_BYTES = 256 * 1024;
 const RETRY_MS = 5_000;
+
+const uhids = z.array(z.object({ uhid: z.string().nullable() }).transform((m) => m.uhid)).max(100_000);
+const renewalSchema = z.object({
+  id: z.string().min(1).max(64),
+  kind: z.literal('renewal'),
+  policy_number: z.string().min(1).max(64),
+  term_start: z.string(),
+  term_end: z.string(),
+  carried: uhids,
+  dropped: uhids,
+});
 
 const submissionSchema = z.object({
   id: z.string().min(1).max(64),
@@ -96,6 +122,7 @@ export async function startInsurerSandbox(opts: SandboxOptions): Promise<Running
     ? new RegExp(opts.settings.reject_names_matching, 'i')
     : null;
   const save = () => writeState(opts.stateFile, [...owed.values()]);
+  const renewals = new Map<string, ReceivedRenewal>();
   let timer: NodeJS.Timeout | null = null;
   let closed = false;
 
@@ -154,12 +181,35 @@ export async function startInsurerSandbox(opts: SandboxOptions): Promise<Running
     req.on('end', () => {
       const raw = Buffer.concat(chunks).toString('utf8');
       const path = (req.url ?? '').split('?')[0]!;
-      if (req.method !== 'POST' || !path.startsWith(`${base}/endorsements`)) {
+      const renewal = path === `${base}/renewals`;
+      if (req.method !== 'POST' || !(renewal || path.startsWith(`${base}/endorsements`))) {
         return answer(404, { detail: 'no such route' });
       }
       const signature = String(req.headers.signature ?? '');
       if (!verifyWebhook(opts.secret, raw, signature, Math.floor(now() / 1000)).ok) {
         return answer(401, { detail: 'bad signature' });
+      }
+      if (renewal) {
+        // D17: the renewal's receipt; the new term takes effect on its date without an answer of ours.
+        let received: ReceivedRenewal;
+        try {
+          const r = renewalSchema.parse(JSON.parse(raw));
+          received = {
+            id: r.id,
+            policy_number: r.policy_number,
+            term_start: r.term_start,
+            term_end: r.term_end,
+            carried: r.carried,
+            dropped: r.dropped,
+          };
+        } catch {
+          return answer(400, { detail: 'not a renewal' });
+        }
+        if (!renewals.has(received.id)) {
+          renewals.set(received.id, received);
+          opts.onRenewal?.(received);
+        }
+        return answer(202, { received: true });
       }
       let parsed: z.infer<typeof submissionSchema>;
       try {
@@ -197,6 +247,7 @@ export async function startInsurerSandbox(opts: SandboxOptions): Promise<Running
   return {
     url: `http://${opts.host ?? '127.0.0.1'}:${port}${base}`,
     owed: () => [...owed.values()],
+    renewals: () => [...renewals.values()],
     close: () =>
       new Promise<void>((resolve) => {
         closed = true;

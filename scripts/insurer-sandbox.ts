@@ -37,6 +37,11 @@ async function main(): Promise<void> {
       await deliver(decisions);
       logger.info({ decided: decisions.map((d) => [d.endorsement_id, d.decision]) }, 'decisions delivered');
     },
+    onRenewal: (r) =>
+      logger.info(
+        { renewal: r.id, term_start: r.term_start, carried: r.carried.length, dropped: r.dropped.length },
+        'renewal received',
+      ),
   });
   logger.info({ url: sandbox.url }, 'insurer sandbox listening');
   const stop = () => void sandbox.close().then(() => process.exit(0));

@@ -1,3 +1,4 @@
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import {
   announceOverdueExit,
   exitModeOf,
@@ -11,6 +12,7 @@ import { TenantScope, type SystemScope } from '../data/scope.js';
 import { today, type Clock } from '../domain/clock.js';
 import { EndorsementRefused } from '../domain/endorsements.js';
 import { NO_ACTOR, type Actor } from '../domain/employees.js';
+import { endorsementWorkflowId, exitWaitingSignal } from '../workflows/endorsement/contract.js';
 import { acceptEndorsement } from './endorsements.js';
 import { WorkflowNotStarted, type StartDeps } from './workflow-start.js';
 
@@ -86,9 +88,18 @@ export async function retryExitsAfterSettling(
 /**
  * D16: every exit still pending after its leaving date is announced (`employee.exit_overdue`,
  * once per exit and leaving date, see announceOverdueExit), whatever the client's exit mode: the
- * leaver is still covered and paid for. Returns the exits announced now and the deliveries to start.
+ * leaver is still covered and paid for. Each open endorsement in the exit's way is told too, so the
+ * Web UI's page of its workflow names the waiting exit and its day (exitWaitingSignal). Returns the
+ * exits announced now and the deliveries to start.
+ *
+ * Idempotency: the announcement is recorded once per leaving date; the signal is sent on every
+ * pass for every overdue exit still blocked (the workflow keeps one line per leaver and policy, so a
+ * repeat changes nothing), which also makes up a signal lost to a retry after the announcement
+ * committed. A blocker that finished meanwhile has no workflow to tell: skipped (its settling retries
+ * the exit itself). A failure to reach Temporal fails the activity, which retries the whole pass.
  */
 export async function announceOverdueExits(
+  deps: { temporal: Client },
   system: SystemScope,
   today: string,
 ): Promise<{ announced: OverdueExit[]; deliveries: string[] }> {
@@ -98,6 +109,19 @@ export async function announceOverdueExits(
     const outcome = await announceOverdueExit(system, exit);
     if (outcome.recorded) announced.push(exit);
     deliveries.push(...outcome.deliveries);
+    for (const endorsementId of exit.blockedBy) await tellBlocker(deps.temporal, endorsementId, exit);
   }
   return { announced, deliveries };
+}
+
+async function tellBlocker(temporal: Client, endorsementId: string, exit: OverdueExit): Promise<void> {
+  try {
+    await temporal.workflow.getHandle(endorsementWorkflowId(endorsementId)).signal(exitWaitingSignal, {
+      employeeId: exit.employeeId,
+      policyId: exit.policyId,
+      dateOfLeaving: exit.dateOfLeaving,
+    });
+  } catch (err) {
+    if (!(err instanceof WorkflowNotFoundError)) throw err;
+  }
 }

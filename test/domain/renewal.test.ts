@@ -44,6 +44,8 @@ describe('renewal of a policy term (D17)', () => {
       endDate: '2029-02-27',
     });
     expect(opensOn('2027-03-31', 90)).to.equal('2026-12-31');
+    // RENEWAL_LEAD_DAYS=30: 30 days before the end is the first day, 31 days before is not yet.
+    expect(opensOn('2027-03-31', 30)).to.equal('2027-03-01');
     expect(autoConfirmsOn('2027-03-31', 30)).to.equal('2027-03-01');
     expect(new Date(startOfBusinessDay('2027-04-01')).toISOString()).to.equal('2027-03-31T18:30:00.000Z');
   });

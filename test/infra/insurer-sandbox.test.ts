@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import YAML from 'yaml';
+import { createApiAdapter } from '../../adapters/api-insurer/adapter.js';
 import { createInsurerClient } from '../../usecases/insurer-principals.js';
 import { loadReferenceData } from '../../usecases/reference-load.js';
 import { loadFileSchema } from '../../domain/schemas/reference-load.js';
@@ -156,6 +157,81 @@ describe('the insurer API sandbox (npm start runs it for the demo api insurer)',
     expect(forged.status).to.equal(401);
     expect(await forged.json()).to.deep.equal({ detail: 'bad signature' });
     expect(sandbox.owed()).to.deep.equal([]);
+  });
+
+  it("receives a renewal through the api adapter's signed request: a receipt by UHID, nothing to decide (D17)", async () => {
+    const sandbox = await start(0);
+    const adapter = createApiAdapter({ secret: (name) => (name === SECRET_ENV ? SECRET : undefined) });
+    const member = { employeeCode: 'SBX-001', insurerMemberId: null };
+    const renewal = {
+      adapter: 'api' as const,
+      adapterSettings: {
+        base_url: sandbox.url,
+        signing_secret_env: SECRET_ENV,
+        timeout_ms: 5_000,
+        sla_days: 14,
+      },
+      renewalId: 'rnw_sandbox',
+      clientId: 'cli_1',
+      policyId: 'pol_1',
+      policyNumber: `${CODE}/GH/2026/0001`,
+      insurerCode: CODE,
+      termStart: '2027-04-01',
+      termEnd: '2028-03-31',
+      slabs: [{ sum_insured: '300000.00', annual_premium: '3650.00' }],
+      premium: '3650.00',
+      carried: [
+        {
+          ...member,
+          reference: 'mem_1',
+          relationship: 'SELF' as const,
+          uhid: 'SBX-1',
+          sumInsured: '300000.00',
+        },
+      ],
+      dropped: [
+        {
+          ...member,
+          reference: 'mem_2',
+          relationship: 'CHILD' as const,
+          uhid: 'SBX-2',
+          reason: 'CHILD_AGED_OUT' as const,
+        },
+      ],
+    };
+    await adapter.submitRenewal!(renewal);
+    // A retry (same renewal id) is answered alike and recorded once.
+    await adapter.submitRenewal!(renewal);
+    expect(sandbox.renewals()).to.deep.equal([
+      {
+        id: 'rnw_sandbox',
+        policy_number: `${CODE}/GH/2026/0001`,
+        term_start: '2027-04-01',
+        term_end: '2028-03-31',
+        carried: ['SBX-1'],
+        dropped: ['SBX-2'],
+      },
+    ]);
+    expect(sandbox.owed(), 'a renewal is no endorsement: nothing to decide').to.deep.equal([]);
+
+    const body = JSON.stringify({ id: 'rnw_forged', kind: 'renewal' });
+    const forged = await fetch(`${sandbox.url}/renewals`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Signature: signWebhook('x'.repeat(64), body, 1) },
+      body,
+    });
+    expect(forged.status).to.equal(401);
+    const malformed = await fetch(`${sandbox.url}/renewals`, {
+      method: 'POST',
+      headers: {
+        'Content-Type': 'application/json',
+        Signature: signWebhook(SECRET, body, Math.floor(Date.now() / 1000)),
+      },
+      body,
+    });
+    expect(malformed.status).to.equal(400);
+    expect(await malformed.json()).to.deep.equal({ detail: 'not a renewal' });
+    expect(sandbox.renewals().map((r) => r.id)).to.deep.equal(['rnw_sandbox']);
   });
 
   it('keeps a decision it owes across a restart and delivers it afterwards', async () => {

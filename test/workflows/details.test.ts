@@ -116,6 +116,25 @@ describe('endorsement details for the Web UI', () => {
     expect(recording).to.not.contain('ops -- cancel');
   });
 
+  it('names each overdue exit waiting on it (employee id, leaving date, overdue since), while open', () => {
+    const exitsWaiting = [
+      { employeeId: 'emp_7', policyId: 'pol_1', dateOfLeaving: '2026-12-31' },
+      { employeeId: 'emp_8', policyId: 'pol_1', dateOfLeaving: '2027-02-28' },
+    ];
+    const md = endorsementDetails(view({ exitsWaiting }), T0);
+    const lines = md.split('\n\n');
+    expect(lines.slice(1, 4)).to.deep.equal([
+      '**waiting for:** the decision of insurer CARE since 2026-11-23 10:00 UTC',
+      '**exit waiting on it:** employee `emp_7` left on 2026-12-31, exit overdue since 2027-01-01 (policy `pol_1`): the DELETION is created once this endorsement settles',
+      '**exit waiting on it:** employee `emp_8` left on 2027-02-28, exit overdue since 2027-03-01 (policy `pol_1`): the DELETION is created once this endorsement settles',
+    ]);
+    const closed = endorsementDetails(
+      view({ status: 'ENDORSEMENT_STATUS_APPROVED', waiting: null, exitsWaiting }),
+      T0,
+    );
+    expect(closed).to.not.contain('exit waiting');
+  });
+
   it('has nothing to wait for once closed', () => {
     const md = endorsementDetails(view({ status: 'ENDORSEMENT_STATUS_APPROVED', waiting: null }), T0);
     expect(md).to.contain('APPROVED');

@@ -16,6 +16,7 @@ import {
   memberRows,
   waitFor,
   waitForStatus,
+  workflowHandle,
   type World,
 } from './endorsement-support.js';
 
@@ -187,6 +188,12 @@ describe('exits blocked by an open endorsement (D16)', function () {
       .result() as Promise<CoverEndResult>;
   }
 
+  /** The Markdown the Web UI shows as an endorsement workflow's current details. */
+  const currentDetails = (endorsementId: string) =>
+    workflowHandle(endorsementId)
+      .query<{ currentDetails?: string }>('__temporal_workflow_metadata')
+      .then((m) => m.currentDetails ?? '');
+
   const overdueEvents = (world: World) =>
     sql(
       `select payload from webhook_events where client_id = ? and type = 'employee.exit_overdue' order by created_at`,
@@ -243,6 +250,7 @@ describe('exits blocked by an open endorsement (D16)', function () {
     stack().workerClock.set(noonIst(LEAVING));
     await coverPass();
     expect(await overdueEvents(world), 'not before the leaving date has passed').to.deep.equal([]);
+    expect(await currentDetails(world.spouseAddition)).not.to.contain('exit waiting on it');
 
     stack().workerClock.set(noonIst('2027-01-02'));
     const first = await coverPass();
@@ -276,6 +284,29 @@ describe('exits blocked by an open endorsement (D16)', function () {
       },
     ]);
     expect(await deletionsOf(world.employee.id)).to.deep.equal([]);
+
+    // The Web UI's page of the blocking endorsement's workflow says the exit waits on it, and since
+    // which day: one line, though two passes told it; ids and dates only.
+    const details = await waitFor(
+      () => currentDetails(world.spouseAddition),
+      (d) => d.includes('**exit waiting on it:**'),
+      'the details to name the waiting exit',
+    );
+    expect(details.split('\n\n').filter((line) => line.startsWith('**exit waiting on it:**'))).to.deep.equal([
+      `**exit waiting on it:** employee \`${world.employee.id}\` left on ${LEAVING}, exit overdue since 2027-01-01 (policy \`${world.policy.id}\`): the DELETION is created once this endorsement settles`,
+    ]);
+    expect(details).to.contain('**waiting for:** the decision of');
+    expect(details).not.to.contain(world.employee.name);
+
+    // Once it settles, the exit goes ahead (its DELETION is created) and the line is gone.
+    await decide(world.spouseAddition, { decision: 'APPROVED' });
+    await waitForStatus(world.spouseAddition, 'ENDORSEMENT_STATUS_APPROVED');
+    await waitFor(
+      () => deletionsOf(world.employee.id),
+      (rows) => rows.length > 0,
+      'the DELETION after the blocker settled',
+    );
+    expect(await currentDetails(world.spouseAddition)).not.to.contain('exit waiting on it');
   });
 
   it('npm run ops -- stuck --exits lists a leaver whose leaving date has passed, with the blocking endorsement', async () => {

@@ -87,6 +87,21 @@ export const submissionFailingSignal = defineSignal<[SubmissionFailure]>('submis
 export const submissionFailureQuery = defineQuery<SubmissionFailure | null>('submissionFailure');
 
 /**
+ * D16: a leaver's exit is overdue (the leaving date has passed) and waits on this endorsement, which
+ * keeps the leaver's DELETION from being created (one open endorsement per employee and policy). Sent
+ * by the daily cover pass to each blocking endorsement's workflow; the workflow's details name the
+ * employee and the day (ids and a date only). Details only: the commands never depend on it, so the
+ * signal changes no history's command sequence. A repeat (the next day's pass) replaces the same line.
+ */
+export interface ExitWaiting {
+  employeeId: string;
+  policyId: string;
+  /** The leaving date (YYYY-MM-DD): the exit is overdue from the day after. */
+  dateOfLeaving: string;
+}
+export const exitWaitingSignal = defineSignal<[ExitWaiting]>('exitWaiting');
+
+/**
  * D14: a file insurer's cut-off delivered the file carrying this endorsement and moved it to
  * SENT_TO_INSURER (in the batch's bulk statement); the workflow mirrors the status and waits for the
  * insurer's decision. Ids only; a repeat or a late one (after a cancel) changes nothing.

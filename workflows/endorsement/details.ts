@@ -1,3 +1,4 @@
+import { addDays } from '../../domain/dates.js';
 import type { EndorsementStatus } from '../../domain/enums.js';
 import type { SubmissionFailure } from '../../domain/insurer-failures.js';
 
@@ -79,6 +80,8 @@ export interface EndorsementView {
   received: boolean;
   /** The last failed submit attempt while the insurer does not have it. */
   failure: SubmissionFailure | null;
+  /** Leavers' exits overdue and waiting on this endorsement to settle (D16); ids and dates only. */
+  exitsWaiting?: readonly { employeeId: string; policyId: string; dateOfLeaving: string }[];
 }
 
 const insurerName = (v: EndorsementView) => (v.insurerCode ? `insurer ${v.insurerCode}` : 'the insurer');
@@ -114,6 +117,12 @@ export function endorsementDetails(v: EndorsementView, now: number): string {
   const reason = WAITING[v.waiting];
   const since = v.since !== null ? ` since ${utc(v.since)}` : '';
   const lines = [head, `**waiting for:** ${reason.what(v)}${since}`];
+  // D16: a leaver's DELETION cannot be created while this one is open; it is created once it settles.
+  for (const exit of v.exitsWaiting ?? []) {
+    lines.push(
+      `**exit waiting on it:** employee \`${exit.employeeId}\` left on ${exit.dateOfLeaving}, exit overdue since ${addDays(exit.dateOfLeaving, 1)} (policy \`${exit.policyId}\`): the DELETION is created once this endorsement settles`,
+    );
+  }
   const times = [
     ...(v.stuckAt !== null
       ? [`**${v.stuckAt <= now || v.stuck ? 'stuck since' : 'stuck at'}:** ${utc(v.stuckAt)}`]

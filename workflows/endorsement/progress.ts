@@ -1,7 +1,18 @@
-import { setCurrentDetails } from '@temporalio/workflow';
+import { setCurrentDetails, setHandler } from '@temporalio/workflow';
+import { isCalendarDate } from '../../domain/dates.js';
 import { submissionFailure, type SubmissionFailure } from '../../domain/insurer-failures.js';
-import { isOpenStatus, type EndorsementState, type EndorsementWorkflowInput } from './contract.js';
+import {
+  exitWaitingSignal,
+  isOpenStatus,
+  type EndorsementState,
+  type EndorsementWorkflowInput,
+  type ExitWaiting,
+} from './contract.js';
 import { duration, endorsementDetails, type EndorsementView, type WaitingReason } from './details.js';
+
+/** At most this many overdue exits are shown (one a leaver and policy; a signal carries anything). */
+const MAX_EXITS_SHOWN = 20;
+const ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** Workflow time (deterministic: the time of the current workflow task, from history). */
 // eslint-disable-next-line no-restricted-globals -- workflow time, not the host clock
@@ -17,11 +28,18 @@ export class EndorsementProgress {
   private readonly view: Omit<EndorsementView, 'status' | 'stuck' | 'received' | 'failure'>;
   /** The last failed submit attempt the activity reported; null once the insurer has it. */
   private failure: SubmissionFailure | null = null;
+  /** Overdue exits waiting on this endorsement (D16), by employee and policy. */
+  private readonly exits = new Map<string, ExitWaiting>();
 
+  /**
+   * Also registers the handlers of the signals that change the details alone (no command depends on
+   * them, so registering them here leaves every recorded history's commands as they were).
+   */
   constructor(
     input: EndorsementWorkflowInput,
     private readonly state: EndorsementState,
   ) {
+    setHandler(exitWaitingSignal, (exit) => this.exitWaiting(exit));
     this.view = {
       endorsementId: input.endorsementId,
       type: input.type,
@@ -73,6 +91,22 @@ export class EndorsementProgress {
     this.show();
   }
 
+  /**
+   * The daily cover pass says a leaver's exit is overdue and waits on this endorsement (re-bounded
+   * here: a signal carries anything). Shown while the endorsement is open; the same leaver and policy
+   * again replaces its line, so the pass may send it every day.
+   */
+  exitWaiting(report: Partial<ExitWaiting> | undefined): void {
+    const { employeeId, policyId, dateOfLeaving } = report ?? {};
+    if (typeof employeeId !== 'string' || !ID.test(employeeId)) return;
+    if (typeof policyId !== 'string' || !ID.test(policyId)) return;
+    if (typeof dateOfLeaving !== 'string' || !isCalendarDate(dateOfLeaving)) return;
+    const key = `${employeeId}/${policyId}`;
+    if (!this.exits.has(key) && this.exits.size >= MAX_EXITS_SHOWN) return;
+    this.exits.set(key, { employeeId, policyId, dateOfLeaving });
+    this.show();
+  }
+
   /** What the details show as the submission's last error (null: none, or the insurer has it). */
   get submissionFailure(): SubmissionFailure | null {
     return this.state.received ? null : this.failure;
@@ -99,6 +133,7 @@ export class EndorsementProgress {
       stuck: this.state.stuck,
       received: this.state.received === true,
       failure: this.submissionFailure,
+      exitsWaiting: [...this.exits.values()],
     };
     setCurrentDetails(endorsementDetails(view, workflowNow()));
   }
