@@ -3,6 +3,7 @@ import { isIPv4, isIPv6 } from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
 import { DEFAULT_SLA_DAYS } from '../domain/insurer-decisions.js';
+import { DEFAULT_REINSTATEMENT_WINDOW_DAYS } from '../domain/reinstatement.js';
 import { DEFAULT_RENEWAL_AUTO_CONFIRM_DAYS, DEFAULT_RENEWAL_LEAD_DAYS } from '../domain/renewal.js';
 
 /** At least 256 bits of key material (D3): a shorter HMAC key is refused, not padded. */
@@ -148,6 +149,13 @@ export const configSchema = z.object({
     .min(0)
     .max(365)
     .default(DEFAULT_RENEWAL_AUTO_CONFIRM_DAYS),
+  /** D17: a REINSTATEMENT is accepted up to this many days after the DELETION's last covered day. */
+  REINSTATEMENT_WINDOW_DAYS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(366)
+    .default(DEFAULT_REINSTATEMENT_WINDOW_DAYS),
   /** GET /metrics on its own port and address; with METRICS_TOKEN set it needs `Authorization: Bearer <token>`. */
   METRICS_ENABLED: bool.default(true),
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9400),

@@ -151,6 +151,34 @@ export async function endMemberCover(tx: TenantScope, e: LockedEndorsement): Pro
   );
 }
 
+/**
+ * REINSTATEMENT (D17): the rows the DELETION ended (the employee's, and the dependents' whose cover
+ * ended with it: every row of the family on the policy ending on the day before the restored period)
+ * run again to the restored end, active, each with an audit entry `policy_member` / `reinstate`.
+ * The rows themselves come back, so their start date, UHID and insurer member id are the original
+ * ones and the cover shows no gap. A person active on the policy through another row keeps that one
+ * (policy_members_one_active). Idempotent: once restored a row no longer ends on that day, so a retry
+ * restores nothing.
+ */
+export async function restoreMemberCover(tx: TenantScope, e: LockedEndorsement): Promise<void> {
+  await tx.sql(
+    `with restored as (
+       update policy_members pm
+          set coverage_end_date = ?::date, status = 'active', updated_at = now()
+        where pm.client_id = ? and pm.policy_id = ? and pm.employee_id = ?
+          and pm.coverage_end_date = ?::date - 1 and pm.status in ('active', 'inactive')
+          and not exists (select 1 from policy_members o
+                           where o.policy_id = pm.policy_id and o.employee_id = pm.employee_id
+                             and coalesce(o.dependent_id, '') = coalesce(pm.dependent_id, '')
+                             and o.status = 'active' and o.id <> pm.id)
+        returning pm.id, pm.client_id)
+     insert into audit_events (client_id, entity, entity_id, action, changed_fields, actor_token_id)
+     select client_id, 'policy_member', id, 'reinstate', '{status,coverage_end_date}'::text[], null
+       from restored`,
+    [e.coverage_end_date, tx.clientId, e.policy_id, e.employee_id, e.coverage_start_date],
+  );
+}
+
 /** MODIFICATION: the new sum insured on the family's active rows; remaining moves by the difference. */
 export async function changeMemberSumInsured(tx: TenantScope, e: LockedEndorsement): Promise<void> {
   await tx.sql(

@@ -1,4 +1,5 @@
 import type { CandidatePolicy, EndorsementDecision, EndorsementRequest } from '../domain/endorsements.js';
+import type { ReinstatementCandidate } from '../domain/reinstatement.js';
 import { OPEN_ENDORSEMENT_STATUSES, type EndorsementStatus, type EndorsementType } from '../domain/enums.js';
 import { newId } from '../domain/ids.js';
 import {
@@ -79,6 +80,65 @@ export async function readEndorsementCandidates(
   );
 }
 
+/**
+ * D17's one read before a REINSTATEMENT: the employee, the most recently approved DELETION of the
+ * employee's own cover (not a dependent's own) on an ACTIVE policy of the client (the requested one
+ * only with policy_id), the cover that DELETION ended (the employee's row ending on its last day) and
+ * that cover's end before it (the ADDITION that enrolled the row, else the policy's end), whether the
+ * employee is covered on the policy on `today` again, and any open endorsement there. No row: no such
+ * employee.
+ */
+export async function readReinstatementCandidate(
+  scope: TenantScope,
+  req: Pick<EndorsementRequest, 'employeeId' | 'policyId'>,
+  today: string,
+): Promise<ReinstatementCandidate | undefined> {
+  const policyParam = req.policyId ? [req.policyId] : [];
+  const [row] = await scope.sql<ReinstatementCandidate>(
+    `select emp.employee_code,
+            ${req.policyId ? "exists(select 1 from policies fp where fp.client_id = emp.client_id and fp.id = ? and fp.status = 'POLICY_STATUS_ACTIVE')" : 'null::boolean'} as policy_found,
+            p.id as policy_id, p.policy_number, p.status as policy_status,
+            p.start_date::text as start_date, p.end_date::text as end_date, p.slabs,
+            p.default_sum_insured::text as default_sum_insured,
+            (select i.code from insurers i where i.id = p.insurer_id) as insurer_code,
+            d.id as deletion_id, d.coverage_end_date::text as deletion_end,
+            d.sum_insured::text as deletion_sum_insured,
+            m.coverage_start_date::text as cover_start,
+            coalesce((select a.coverage_end_date from endorsements a
+                       where a.client_id = emp.client_id and a.id = m.endorsement_id and a.policy_id = p.id
+                         and a.type = 'ENDORSEMENT_TYPE_ADDITION'), p.end_date)::text as cover_end_before,
+            coalesce(exists(select 1 from policy_members x
+                             where x.client_id = emp.client_id and x.policy_id = p.id and x.employee_id = emp.id
+                               and x.dependent_id is null and ${activeOnSql('x')}), false) as employee_active,
+            (select o.id from endorsements o
+              where o.client_id = emp.client_id and o.employee_id = emp.id and o.policy_id = p.id
+                and o.status in ${OPEN_STATUS_SQL}) as open_endorsement_id
+       from employees emp
+       left join lateral (
+         select dl.id, dl.policy_id, dl.coverage_end_date, dl.sum_insured
+           from endorsements dl
+           join policies dp on dp.client_id = dl.client_id and dp.id = dl.policy_id
+                           and dp.status = 'POLICY_STATUS_ACTIVE'
+          where dl.client_id = emp.client_id and dl.employee_id = emp.id and dl.dependent_id is null
+            and dl.type = 'ENDORSEMENT_TYPE_DELETION' and dl.status = 'ENDORSEMENT_STATUS_APPROVED'
+            ${req.policyId ? 'and dl.policy_id = ?' : ''}
+          order by dl.decided_at desc nulls last, dl.created_at desc, dl.id desc
+          limit 1) d on true
+       left join policies p on p.client_id = emp.client_id and p.id = d.policy_id
+       left join lateral (
+         select pm.coverage_start_date, pm.endorsement_id
+           from policy_members pm
+          where pm.client_id = emp.client_id and pm.policy_id = d.policy_id and pm.employee_id = emp.id
+            and pm.dependent_id is null and pm.coverage_end_date = d.coverage_end_date
+            and pm.status in ('active', 'inactive')
+          order by pm.created_at desc
+          limit 1) m on true
+      where emp.client_id = ? and emp.id = ?`,
+    [...policyParam, today, ...policyParam, scope.clientId, req.employeeId],
+  );
+  return row;
+}
+
 /** Field names only, never values (the audit trail holds no personal data). */
 const CREATE_AUDIT_FIELDS =
   "'{type,status,coverage_start_date,coverage_end_date,sum_insured,premium_impact}'::text[]";
@@ -118,8 +178,8 @@ export async function insertEndorsement(
       req.employeeId,
       req.dependentId ?? null,
       req.type,
-      req.coverageStartDate,
-      req.coverageEndDate,
+      decision.coverageStartDate ?? req.coverageStartDate,
+      decision.coverageEndDate ?? req.coverageEndDate,
       decision.premiumImpact,
       decision.sumInsured,
       actor.batchId ?? null,

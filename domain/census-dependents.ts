@@ -5,7 +5,7 @@ import { refusalError } from './census-refusal.js';
 import { eligibilityBreaches, eligibilityRules, type ExistingDependent } from './dependent-eligibility.js';
 import { decideDependentEndorsement, type DependentCandidate } from './dependent-endorsements.js';
 import { coveredRelationships, EndorsementRefused } from './endorsements.js';
-import type { EndorsementType, Relationship } from './enums.js';
+import type { CensusEndorsementType, Relationship } from './enums.js';
 
 /** The census's relationships (HR's words) as the service's. */
 export const RELATIONSHIP_OF: Record<Exclude<CensusRelationship, 'self'>, Relationship> = {
@@ -194,7 +194,7 @@ function breachErrors(
 /** D16's own decision (dependent-endorsements.ts), for one life, as the row's planned endorsement. */
 function endorse(
   ctx: DependentRowContext,
-  type: EndorsementType,
+  type: CensusEndorsementType,
   c: DependentCandidate,
   dates: { start: string; end: string },
 ): DependentRowPlan {

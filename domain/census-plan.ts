@@ -17,7 +17,7 @@ import {
   type CandidatePolicy,
   type EndorsementRequest,
 } from './endorsements.js';
-import type { EndorsementType } from './enums.js';
+import type { CensusEndorsementType } from './enums.js';
 import { formatPaise, toPaise } from './premium.js';
 import { forecastHold } from './cd-account.js';
 
@@ -57,12 +57,12 @@ export interface PlanTotals {
   employees_created: number;
   employees_updated: number;
   exits: number;
-  endorsements: Record<EndorsementType, number>;
+  endorsements: Record<CensusEndorsementType, number>;
   premium: string;
   cd: PolicyCdImpact[];
 }
 
-const TYPES: Record<CensusRow['action'], EndorsementType> = {
+const TYPES: Record<CensusRow['action'], CensusEndorsementType> = {
   add: 'ENDORSEMENT_TYPE_ADDITION',
   delete: 'ENDORSEMENT_TYPE_DELETION',
   modify: 'ENDORSEMENT_TYPE_MODIFICATION',
@@ -314,7 +314,7 @@ export class CensusPlanner {
   /** The dates of the row's endorsement: from the effective date to the end of cover (or policy). */
   private request(
     row: CensusRow,
-    type: EndorsementType,
+    type: CensusEndorsementType,
     p: CandidatePolicy,
     employeeId: string,
   ): EndorsementRequest {
@@ -393,7 +393,7 @@ export function forecastCensusCd(plans: readonly RowPlan[], policies: readonly P
 
 /** Endorsements by type, net premium and each policy's CD impact against its available balance. */
 export function planTotals(plans: readonly RowPlan[], policies: readonly PlanPolicy[]): PlanTotals {
-  const endorsements: Record<EndorsementType, number> = {
+  const endorsements: Record<CensusEndorsementType, number> = {
     ENDORSEMENT_TYPE_ADDITION: 0,
     ENDORSEMENT_TYPE_DELETION: 0,
     ENDORSEMENT_TYPE_MODIFICATION: 0,

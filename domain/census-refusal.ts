@@ -24,6 +24,9 @@ export function refusalError(err: EndorsementRefused, type: EndorsementType): Ro
     NOT_COVERED: 'the employee is not covered by this policy',
     DEPENDENT_NOT_FOUND: 'no such dependent of this employee',
     INELIGIBLE: err.detail || 'the dependent is not eligible on this policy',
+    // A census row never asks for a REINSTATEMENT; listed so every refusal has its words.
+    NOT_REINSTATABLE: err.detail,
+    REINSTATEMENT_WINDOW_CLOSED: err.detail,
   };
   const onField =
     err.code === 'POLICY_NOT_FOUND'

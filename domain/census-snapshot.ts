@@ -2,7 +2,7 @@ import type { EligibilityRules } from './dependent-eligibility.js';
 import type {
   CoverageType,
   EmployeeStatus,
-  EndorsementType,
+  CensusEndorsementType,
   ExitMode,
   Gender,
   Relationship,
@@ -75,7 +75,7 @@ export interface CensusSnapshot {
 
 /** What committing one row would do; the same for the dry run and the commit of the same file. */
 export interface PlannedEndorsement {
-  type: EndorsementType;
+  type: CensusEndorsementType;
   policy_id: string;
   coverage_start_date: string;
   coverage_end_date: string;

@@ -36,7 +36,11 @@ export type RefusalCode =
   | 'INELIGIBLE'
   | 'IN_PROGRESS'
   | 'ALREADY_COVERED'
-  | 'NOT_COVERED';
+  | 'NOT_COVERED'
+  /** D17: no approved DELETION whose ended cover a REINSTATEMENT could restore. */
+  | 'NOT_REINSTATABLE'
+  /** D17: the DELETION's cover ended longer ago than the reinstatement window. */
+  | 'REINSTATEMENT_WINDOW_CLOSED';
 
 export class EndorsementRefused extends Error {
   constructor(
@@ -122,9 +126,16 @@ export interface EndorsementDecision {
   premiumImpact: string;
   /**
    * The days the premium is pro-rated for: the covered days (both ends included) of an ADDITION or
-   * a MODIFICATION, the unused days after the last covered day of a DELETION.
+   * a MODIFICATION, the unused days after the last covered day of a DELETION, the restored days (both
+   * ends included) of a REINSTATEMENT.
    */
   proRataDays: number;
+  /**
+   * The period a REINSTATEMENT restores (D17), which the decision implies and the request does not
+   * name; the request's dates otherwise.
+   */
+  coverageStartDate?: string;
+  coverageEndDate?: string;
 }
 
 /**
@@ -283,13 +294,14 @@ export interface ReviewSubject {
 }
 
 /**
- * D7 automated review: the employee is ACTIVE (for an addition) and, for runs started before the CD
+ * D7 automated review: the employee is ACTIVE (for an addition, and a reinstatement, D17) and, for runs started before the CD
  * account's holds (`cdHold` false), the policy's CD balance covers the premium; with holds an
  * endorsement the balance cannot cover waits for funds instead. Returns the rejection reason
  * (starting `Review:`), or null when the review passes.
  */
 export function reviewRejection(e: ReviewSubject, cdHold = false): string | null {
-  if (e.type === 'ENDORSEMENT_TYPE_ADDITION' && e.employee_status !== 'ACTIVE') {
+  const enrols = e.type === 'ENDORSEMENT_TYPE_ADDITION' || e.type === 'ENDORSEMENT_TYPE_REINSTATEMENT';
+  if (enrols && e.employee_status !== 'ACTIVE') {
     return `Review: the employee is not active (${e.employee_status})`;
   }
   if (!cdHold && toPaise(e.premium_impact) > 0n && !amountAtLeast(e.cd_balance, e.premium_impact)) {

@@ -42,8 +42,17 @@ export const ENDORSEMENT_TYPES = [
   'ENDORSEMENT_TYPE_ADDITION',
   'ENDORSEMENT_TYPE_DELETION',
   'ENDORSEMENT_TYPE_MODIFICATION',
+  /** D17: a deleted member's cover restored without a gap, within the reinstatement window. */
+  'ENDORSEMENT_TYPE_REINSTATEMENT',
 ] as const;
 export type EndorsementType = (typeof ENDORSEMENT_TYPES)[number];
+/** The types a census row creates (D16): a REINSTATEMENT is asked for one by one, never by census. */
+export const CENSUS_ENDORSEMENT_TYPES = [
+  'ENDORSEMENT_TYPE_ADDITION',
+  'ENDORSEMENT_TYPE_DELETION',
+  'ENDORSEMENT_TYPE_MODIFICATION',
+] as const satisfies readonly EndorsementType[];
+export type CensusEndorsementType = (typeof CENSUS_ENDORSEMENT_TYPES)[number];
 
 export const ENDORSEMENT_STATUSES = [
   'ENDORSEMENT_STATUS_PENDING',

@@ -42,7 +42,14 @@ export const fileTemplateSchema = z.strictObject({
   genders: z.strictObject({ MALE: word, FEMALE: word, OTHER: word }),
   relationships: z.strictObject({ SELF: word, SPOUSE: word, CHILD: word, PARENT: word, PARENT_IN_LAW: word }),
   /** CANCELLATION: the row that withdraws an endorsement the insurer already received (D7). */
-  actions: z.strictObject({ ADDITION: word, DELETION: word, CORRECTION: word, CANCELLATION: word }),
+  actions: z.strictObject({
+    ADDITION: word,
+    DELETION: word,
+    CORRECTION: word,
+    /** D17: a deleted member's cover restored without a gap (the effective date: the day after its end). */
+    REINSTATEMENT: word,
+    CANCELLATION: word,
+  }),
   /** The layout of the insurer's response file (domain/insurer-response-file.ts). */
   response: responseLayoutSchema,
   /** The layout of the insurer's roster of covered members (domain/roster-file.ts). */
@@ -104,6 +111,7 @@ const ACTION: Record<EndorsementType, keyof FileTemplate['actions']> = {
   ENDORSEMENT_TYPE_ADDITION: 'ADDITION',
   ENDORSEMENT_TYPE_DELETION: 'DELETION',
   ENDORSEMENT_TYPE_MODIFICATION: 'CORRECTION',
+  ENDORSEMENT_TYPE_REINSTATEMENT: 'REINSTATEMENT',
 };
 
 type Listed = {

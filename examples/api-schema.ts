@@ -1832,7 +1832,11 @@ export interface components {
       dry_run: true;
       endorsement: {
         /** @enum {string} */
-        type: 'ENDORSEMENT_TYPE_ADDITION' | 'ENDORSEMENT_TYPE_DELETION' | 'ENDORSEMENT_TYPE_MODIFICATION';
+        type:
+          | 'ENDORSEMENT_TYPE_ADDITION'
+          | 'ENDORSEMENT_TYPE_DELETION'
+          | 'ENDORSEMENT_TYPE_MODIFICATION'
+          | 'ENDORSEMENT_TYPE_REINSTATEMENT';
         employee_id: string;
         dependent_id: string | null;
         /**
@@ -1857,11 +1861,11 @@ export interface components {
          */
         sum_insured: number;
         /**
-         * @description INR, pro-rata by days (D7): an ADDITION or increase positive, a DELETION a negative refund
+         * @description INR, pro-rata by days (D7): an ADDITION, a REINSTATEMENT or an increase positive, a DELETION a negative refund
          * @example 7300
          */
         premium_impact: number;
-        /** @description The days priced: the covered days (both ends included) of an ADDITION or MODIFICATION, the unused days after a DELETION */
+        /** @description The days priced: the covered days (both ends included) of an ADDITION or MODIFICATION, the unused days after a DELETION, the restored days of a REINSTATEMENT */
         pro_rata_days: number;
       };
       /** @description A forecast of the CD account at review; null for a token without a scope that reads the CD account (policy.get, policy.all) */
@@ -1906,7 +1910,11 @@ export interface components {
       /** @description D16: the one dependent this endorsement adds or removes; null when it is the employee (with the covered family) */
       dependent_id: string | null;
       /** @enum {string} */
-      type: 'ENDORSEMENT_TYPE_ADDITION' | 'ENDORSEMENT_TYPE_DELETION' | 'ENDORSEMENT_TYPE_MODIFICATION';
+      type:
+        | 'ENDORSEMENT_TYPE_ADDITION'
+        | 'ENDORSEMENT_TYPE_DELETION'
+        | 'ENDORSEMENT_TYPE_MODIFICATION'
+        | 'ENDORSEMENT_TYPE_REINSTATEMENT';
       /** @enum {string} */
       status:
         | 'ENDORSEMENT_STATUS_PENDING'
@@ -2097,7 +2105,11 @@ export interface components {
        */
       endorsement_id: string;
       /** @enum {string} */
-      type: 'ENDORSEMENT_TYPE_ADDITION' | 'ENDORSEMENT_TYPE_DELETION' | 'ENDORSEMENT_TYPE_MODIFICATION';
+      type:
+        | 'ENDORSEMENT_TYPE_ADDITION'
+        | 'ENDORSEMENT_TYPE_DELETION'
+        | 'ENDORSEMENT_TYPE_MODIFICATION'
+        | 'ENDORSEMENT_TYPE_REINSTATEMENT';
       /** @enum {string} */
       status:
         | 'ENDORSEMENT_STATUS_PENDING'
@@ -5369,22 +5381,24 @@ export interface operations {
             | 'ADDITION'
             | 'DELETION'
             | 'MODIFICATION'
+            | 'REINSTATEMENT'
             | 'ENDORSEMENT_TYPE_ADDITION'
             | 'ENDORSEMENT_TYPE_DELETION'
-            | 'ENDORSEMENT_TYPE_MODIFICATION';
+            | 'ENDORSEMENT_TYPE_MODIFICATION'
+            | 'ENDORSEMENT_TYPE_REINSTATEMENT';
           /**
            * Format: date
-           * @description For an ADDITION, MISSING_ADDITION_DETAILS when absent
+           * @description Required but for a REINSTATEMENT (for an ADDITION, MISSING_ADDITION_DETAILS when absent); a REINSTATEMENT names no dates: its cover resumes the day after the DELETION's last covered day
            */
-          coverage_start_date: string;
+          coverage_start_date?: string;
           /**
            * Format: date
-           * @description For an ADDITION, MISSING_ADDITION_DETAILS when absent
+           * @description Required but for a REINSTATEMENT (for an ADDITION, MISSING_ADDITION_DETAILS when absent); a REINSTATEMENT names no dates: its cover runs to the deleted cover's original end
            */
-          coverage_end_date: string;
-          /** @description D16: a dependent (`dep_…`) of the employee: an ADDITION enrols only that person beside the covered employee (one life at the employee's sum insured, the policy's eligibility rules applied); a DELETION ends only that person's cover */
+          coverage_end_date?: string;
+          /** @description D16: a dependent (`dep_…`) of the employee: an ADDITION enrols only that person beside the covered employee (one life at the employee's sum insured, the policy's eligibility rules applied); a DELETION ends only that person's cover. Not accepted with a REINSTATEMENT */
           dependent_id?: string | null;
-          /** @description INR, one of the policy's slabs; default the policy's default. ADDITION and MODIFICATION only */
+          /** @description INR, one of the policy's slabs; default the policy's default. ADDITION and MODIFICATION only (a DELETION ignores it, a REINSTATEMENT refuses it: the member's sum insured comes back) */
           sum_insured?: number;
         };
       };
@@ -5475,7 +5489,7 @@ export interface operations {
           };
         };
       };
-      /** @description Request In Progress; Endorsement In Progress; Employee Already Covered; Employee Not Covered */
+      /** @description Request In Progress; Endorsement In Progress; Employee Already Covered; Employee Not Covered; Nothing To Reinstate; Reinstatement Window Closed */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5490,7 +5504,9 @@ export interface operations {
               | 'Request In Progress'
               | 'Endorsement In Progress'
               | 'Employee Already Covered'
-              | 'Employee Not Covered';
+              | 'Employee Not Covered'
+              | 'Nothing To Reinstate'
+              | 'Reinstatement Window Closed';
           };
         };
       };

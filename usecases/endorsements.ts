@@ -14,7 +14,9 @@ import {
   listUnstartedEndorsements,
   markEndorsementWorkflowStarted,
   readEndorsementCandidates,
+  readReinstatementCandidate,
 } from '../data/endorsements.js';
+import { decideReinstatement, DEFAULT_REINSTATEMENT_WINDOW_DAYS } from '../domain/reinstatement.js';
 import { readDependentCandidates } from '../data/dependent-endorsements.js';
 import { decideDependentEndorsement } from '../domain/dependent-endorsements.js';
 import { endLapsedCoverOf } from '../data/member-cover.js';
@@ -55,8 +57,9 @@ export async function createEndorsement(
   req: EndorsementRequest,
   actor: { tokenId: string | null; batchId?: string },
   today: string,
+  rules: EndorsementRules = DEFAULT_RULES,
 ): Promise<CreatedEndorsement> {
-  const { candidates, decision } = await decide(scope, req, today);
+  const { candidates, decision } = await decide(scope, req, today, rules);
   const stored = await insertEndorsement(scope, req, decision, actor);
   if (!stored.inserted) throw endorsementInProgress(stored.openId);
   const chosen = candidates.find((c) => c.id === decision.policyId);
@@ -93,8 +96,9 @@ export async function priceEndorsement(
   scope: TenantScope,
   req: EndorsementRequest,
   today: string,
+  rules: EndorsementRules = DEFAULT_RULES,
 ): Promise<PricedEndorsement> {
-  const { candidates, decision } = await decide(scope, req, today);
+  const { candidates, decision } = await decide(scope, req, today, rules);
   const account = await readCdAccount(scope, decision.policyId);
   const chosen = candidates.find((c) => c.id === decision.policyId);
   return {
@@ -108,12 +112,38 @@ type Codes = Pick<CandidatePolicy, 'policy_number' | 'insurer_code' | 'employee_
   id: string | null;
 };
 
-/** The employee's own endorsement (D7) or a dependent's (D16): its read and its pure decision. */
+/** The configurable rules a create decides by (config: REINSTATEMENT_WINDOW_DAYS). */
+export interface EndorsementRules {
+  reinstatementWindowDays: number;
+}
+const DEFAULT_RULES: EndorsementRules = { reinstatementWindowDays: DEFAULT_REINSTATEMENT_WINDOW_DAYS };
+
+/** The rules of the service's configuration. */
+export const endorsementRules = (config: Pick<Config, 'REINSTATEMENT_WINDOW_DAYS'>): EndorsementRules => ({
+  reinstatementWindowDays: config.REINSTATEMENT_WINDOW_DAYS,
+});
+
+/**
+ * The employee's own endorsement (D7), a dependent's (D16) or a reinstatement (D17): its read and
+ * its pure decision.
+ */
 async function decide(
   scope: TenantScope,
   req: EndorsementRequest,
   today: string,
+  rules: EndorsementRules,
 ): Promise<{ candidates: Codes[]; decision: EndorsementDecision }> {
+  if (req.type === 'ENDORSEMENT_TYPE_REINSTATEMENT') {
+    const row = await readReinstatementCandidate(scope, req, today);
+    const decision = decideReinstatement(row, req, today, rules.reinstatementWindowDays);
+    const codes = {
+      id: decision.policyId,
+      policy_number: row!.policy_number!,
+      insurer_code: row!.insurer_code,
+      employee_code: row!.employee_code,
+    };
+    return { candidates: [codes], decision };
+  }
   const { dependentId } = req;
   if (dependentId) {
     const candidates = await readDependentCandidates(scope, { ...req, dependentId }, today);
@@ -162,7 +192,7 @@ export async function acceptEndorsement(
   actor: { tokenId: string | null },
 ): Promise<CreatedEndorsement> {
   return storeThenStart(
-    () => createEndorsement(scope, req, actor, today(deps.clock)),
+    () => createEndorsement(scope, req, actor, today(deps.clock), endorsementRules(deps.config)),
     (created) => startEndorsementWorkflow(deps, scope, created),
     (created) => discardUnstartedEndorsement(scope, created.id),
   );
@@ -250,6 +280,7 @@ export async function applyEndorsementApproval(
     // once), so an ADDITION after it enrols anew and a MODIFICATION leaves ended rows alone.
     await endLapsedCoverOf(tenant, e.policy_id, e.employee_id, today);
     if (e.type === 'ENDORSEMENT_TYPE_ADDITION') await approval.enrolMembers(tenant, e, ids);
+    else if (e.type === 'ENDORSEMENT_TYPE_REINSTATEMENT') await approval.restoreMemberCover(tenant, e);
     else if (e.type === 'ENDORSEMENT_TYPE_MODIFICATION') await approval.changeMemberSumInsured(tenant, e);
     const deliveries = await approval.markEndorsementApproved(tenant, e, ids);
     const funded = await settleApprovedEndorsement(tenant, e);

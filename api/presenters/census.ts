@@ -4,7 +4,7 @@ import { CENSUS_BATCH_STATUSES, CENSUS_ROW_OUTCOMES } from '../../domain/census-
 import type { PlanTotals, RowPlan } from '../../domain/census-plan.js';
 import { CENSUS_FIELDS } from '../../domain/census.js';
 import { visibleRowPlan, visibleTotals, type CensusView } from '../../domain/census-visibility.js';
-import { ENDORSEMENT_TYPES, EXIT_MODES } from '../../domain/enums.js';
+import { CENSUS_ENDORSEMENT_TYPES, EXIT_MODES } from '../../domain/enums.js';
 import type { PlannedEndorsement } from '../../domain/census-plan.js';
 import { dateOut, idOut, moneyOut, outcome, pagingOut } from '../schemas/responses.js';
 
@@ -21,7 +21,7 @@ const rowErrorSchema = z
 
 const plannedEndorsementSchema = z
   .object({
-    type: z.enum(ENDORSEMENT_TYPES),
+    type: z.enum(CENSUS_ENDORSEMENT_TYPES),
     policy_id: idOut('pol_8c1d2e3f4a5b6c7d8e9f0a'),
     coverage_start_date: dateOut,
     coverage_end_date: dateOut,
@@ -94,7 +94,7 @@ const totalsSchema = z
     employees_created: z.number().int(),
     employees_updated: z.number().int(),
     exits: z.number().int(),
-    endorsements: z.object(Object.fromEntries(ENDORSEMENT_TYPES.map((t) => [t, z.number().int()]))),
+    endorsements: z.object(Object.fromEntries(CENSUS_ENDORSEMENT_TYPES.map((t) => [t, z.number().int()]))),
     premium: moneyOut.meta({ description: 'Net premium impact of the ok rows (INR)' }),
     cd: z
       .array(

@@ -83,11 +83,11 @@ export const endorsementDryRunPayload = z
       sum_insured: moneyOut,
       premium_impact: moneyOut.meta({
         description:
-          'INR, pro-rata by days (D7): an ADDITION or increase positive, a DELETION a negative refund',
+          'INR, pro-rata by days (D7): an ADDITION, a REINSTATEMENT or an increase positive, a DELETION a negative refund',
       }),
       pro_rata_days: z.number().int().meta({
         description:
-          'The days priced: the covered days (both ends included) of an ADDITION or MODIFICATION, the unused days after a DELETION',
+          'The days priced: the covered days (both ends included) of an ADDITION or MODIFICATION, the unused days after a DELETION, the restored days of a REINSTATEMENT',
       }),
     }),
     cd: z
@@ -126,8 +126,8 @@ export function presentDryRun(
       dependent_id: req.dependentId ?? null,
       policy_id: decision.policyId,
       policy_number: priced.policyNumber,
-      coverage_start_date: req.coverageStartDate,
-      coverage_end_date: req.coverageEndDate,
+      coverage_start_date: decision.coverageStartDate ?? req.coverageStartDate,
+      coverage_end_date: decision.coverageEndDate ?? req.coverageEndDate,
       sum_insured: Number(decision.sumInsured),
       premium_impact: Number(decision.premiumImpact),
       pro_rata_days: decision.proRataDays,

@@ -9,7 +9,12 @@ import {
   ENDORSEMENT_SCOPES,
   hasAnyScope,
 } from '../../domain/scopes.js';
-import { acceptEndorsement, cancelThroughWorkflow, priceEndorsement } from '../../usecases/endorsements.js';
+import {
+  acceptEndorsement,
+  cancelThroughWorkflow,
+  endorsementRules,
+  priceEndorsement,
+} from '../../usecases/endorsements.js';
 import { WorkflowNotStarted } from '../../usecases/workflow-start.js';
 import { today } from '../../domain/clock.js';
 import { endorsementWorkflowId } from '../../workflows/endorsement/contract.js';
@@ -58,7 +63,7 @@ type CreateQuery = z.output<typeof createQuery>;
 async function dryRun(deps: AppDeps, scope: TenantScope, auth: Auth, body: CreateEndorsementBody) {
   const req = parseEndorsementRequest(body);
   try {
-    const priced = await priceEndorsement(scope, req, today(deps.clock));
+    const priced = await priceEndorsement(scope, req, today(deps.clock), endorsementRules(deps.config));
     return presentDryRun(req, priced, hasAnyScope(auth.scopes, CD_READ_SCOPES));
   } catch (err) {
     if (err instanceof EndorsementRefused) throw refusalToApiError(err);
@@ -79,6 +84,8 @@ const REFUSALS = Object.keys({
   IN_PROGRESS: true,
   ALREADY_COVERED: true,
   NOT_COVERED: true,
+  NOT_REINSTATABLE: true,
+  REINSTATEMENT_WINDOW_CLOSED: true,
 } satisfies Record<EndorsementRefused['code'], true>) as EndorsementRefused['code'][];
 
 /** D7's synchronous refusals as the spec's errors (D16's eligibility breaches name each rule). */
@@ -100,6 +107,10 @@ export function refusalToApiError(err: EndorsementRefused): ApiError {
       return conflict('Employee Already Covered', err.detail);
     case 'NOT_COVERED':
       return conflict('Employee Not Covered', err.detail);
+    case 'NOT_REINSTATABLE':
+      return conflict('Nothing To Reinstate', err.detail);
+    case 'REINSTATEMENT_WINDOW_CLOSED':
+      return conflict('Reinstatement Window Closed', err.detail);
   }
 }
 

@@ -12,14 +12,19 @@ const id = z
   .min(1, 'is required')
   .max(64, 'must be at most 64 characters');
 
-/** D7: the short and the prefixed spellings. MODIFICATION changes a covered member's sum insured. */
+/**
+ * D7: the short and the prefixed spellings. MODIFICATION changes a covered member's sum insured;
+ * REINSTATEMENT (D17) restores the cover a DELETION ended, within the reinstatement window.
+ */
 const TYPES: Record<string, EndorsementType> = {
   ADDITION: 'ENDORSEMENT_TYPE_ADDITION',
   DELETION: 'ENDORSEMENT_TYPE_DELETION',
   MODIFICATION: 'ENDORSEMENT_TYPE_MODIFICATION',
+  REINSTATEMENT: 'ENDORSEMENT_TYPE_REINSTATEMENT',
   ENDORSEMENT_TYPE_ADDITION: 'ENDORSEMENT_TYPE_ADDITION',
   ENDORSEMENT_TYPE_DELETION: 'ENDORSEMENT_TYPE_DELETION',
   ENDORSEMENT_TYPE_MODIFICATION: 'ENDORSEMENT_TYPE_MODIFICATION',
+  ENDORSEMENT_TYPE_REINSTATEMENT: 'ENDORSEMENT_TYPE_REINSTATEMENT',
 };
 
 /**
@@ -40,33 +45,48 @@ export const createEndorsementBody = z
           enum: Object.keys(TYPES),
           description: 'The short and the `ENDORSEMENT_TYPE_` prefixed spellings are the same (D7)',
         }),
-      coverage_start_date: z.unknown().optional().meta({
-        type: 'string',
-        format: 'date',
-        description: 'For an ADDITION, MISSING_ADDITION_DETAILS when absent',
-      }),
-      coverage_end_date: z.unknown().optional().meta({
-        type: 'string',
-        format: 'date',
-        description: 'For an ADDITION, MISSING_ADDITION_DETAILS when absent',
-      }),
+      coverage_start_date: z
+        .unknown()
+        .optional()
+        .meta({
+          type: 'string',
+          format: 'date',
+          description:
+            'Required but for a REINSTATEMENT (for an ADDITION, MISSING_ADDITION_DETAILS when absent); a ' +
+            "REINSTATEMENT names no dates: its cover resumes the day after the DELETION's last covered day",
+        }),
+      coverage_end_date: z
+        .unknown()
+        .optional()
+        .meta({
+          type: 'string',
+          format: 'date',
+          description:
+            'Required but for a REINSTATEMENT (for an ADDITION, MISSING_ADDITION_DETAILS when absent); a ' +
+            "REINSTATEMENT names no dates: its cover runs to the deleted cover's original end",
+        }),
       dependent_id: id.nullish().meta({
         description:
           'D16: a dependent (`dep_…`) of the employee: an ADDITION enrols only that person beside the covered ' +
           "employee (one life at the employee's sum insured, the policy's eligibility rules applied); a DELETION " +
-          "ends only that person's cover",
+          "ends only that person's cover. Not accepted with a REINSTATEMENT",
       }),
-      sum_insured: z.unknown().optional().meta({
-        type: 'number',
-        description:
-          "INR, one of the policy's slabs; default the policy's default. ADDITION and MODIFICATION only",
-      }),
+      sum_insured: z
+        .unknown()
+        .optional()
+        .meta({
+          type: 'number',
+          description:
+            "INR, one of the policy's slabs; default the policy's default. ADDITION and MODIFICATION only " +
+            "(a DELETION ignores it, a REINSTATEMENT refuses it: the member's sum insured comes back)",
+        }),
     },
     { error: (iss) => (iss.code === 'invalid_type' ? 'must be an object' : undefined) },
   )
   // type and the dates are checked after the shape, in D7's order, so the schema admits them absent;
-  // the reference states them required, as they are.
-  .meta({ required: ['employee_id', 'type', 'coverage_start_date', 'coverage_end_date'] });
+  // the reference states type required, as it is, and the dates in their descriptions (required but
+  // for a REINSTATEMENT, D17).
+  .meta({ required: ['employee_id', 'type'] });
 export type CreateEndorsementBody = z.output<typeof createEndorsementBody>;
 
 export const endorsementParams = z.object({
@@ -79,7 +99,7 @@ export const invalidType = () =>
     400,
     'INVALID_ENDORSEMENT_TYPE',
     'Invalid endorsement type',
-    'type: must be one of ADDITION, DELETION, MODIFICATION',
+    'type: must be one of ADDITION, DELETION, MODIFICATION, REINSTATEMENT',
   );
 
 export const missingAdditionDetails = (fields: string[]) =>
@@ -96,6 +116,7 @@ const DATE_FIELDS = ['coverage_start_date', 'coverage_end_date'] as const;
 export function parseEndorsementRequest(body: CreateEndorsementBody): EndorsementRequest {
   const type = typeof body.type === 'string' ? TYPES[body.type] : undefined;
   if (!type) throw invalidType();
+  if (type === 'ENDORSEMENT_TYPE_REINSTATEMENT') return reinstatementRequest(body);
 
   const missing = DATE_FIELDS.filter((f) => body[f] === undefined || body[f] === null || body[f] === '');
   if (missing.length > 0) {
@@ -115,6 +136,38 @@ export function parseEndorsementRequest(body: CreateEndorsementBody): Endorsemen
     coverageEndDate: body.coverage_end_date as string,
     sumInsured: sumInsured(body.sum_insured, type),
     ...(body.dependent_id && { dependentId: body.dependent_id }),
+  };
+}
+
+/** What a REINSTATEMENT names and why the rest is refused: the DELETION it reverses decides them (D17). */
+const REINSTATEMENT_REFUSES = {
+  coverage_start_date: "the cover resumes the day after the DELETION's last covered day",
+  coverage_end_date: "the cover runs to the deleted cover's original end",
+  sum_insured: "the member's sum insured before the DELETION comes back",
+  dependent_id: 'the employee is reinstated with the dependents whose cover ended with theirs',
+} as const;
+
+/**
+ * D17: employee_id and, optionally, policy_id (else the policy of the employee's most recent
+ * DELETION); the period and the sum insured are implied by the DELETION, so naming them is a 400
+ * rather than a value silently ignored.
+ */
+function reinstatementRequest(body: CreateEndorsementBody): EndorsementRequest {
+  const named = (Object.keys(REINSTATEMENT_REFUSES) as (keyof typeof REINSTATEMENT_REFUSES)[]).filter(
+    (f) => body[f] !== undefined && body[f] !== null,
+  );
+  if (named.length > 0) {
+    throw validationError(
+      named.map((f) => `${f}: not accepted for a REINSTATEMENT (${REINSTATEMENT_REFUSES[f]})`).join('; '),
+    );
+  }
+  // The dates are the decision's (decideReinstatement), stored in place of these.
+  return {
+    employeeId: body.employee_id,
+    policyId: body.policy_id ?? undefined,
+    type: 'ENDORSEMENT_TYPE_REINSTATEMENT',
+    coverageStartDate: '',
+    coverageEndDate: '',
   };
 }
 

@@ -30,6 +30,7 @@ export const generic: FileTemplate = {
     ADDITION: 'ADDITION',
     DELETION: 'DELETION',
     CORRECTION: 'CORRECTION',
+    REINSTATEMENT: 'REINSTATEMENT',
     CANCELLATION: 'CANCELLATION',
   },
   response: {

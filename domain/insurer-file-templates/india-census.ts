@@ -30,6 +30,7 @@ export const indiaCensus: FileTemplate = {
     ADDITION: 'Addition',
     DELETION: 'Deletion',
     CORRECTION: 'Correction',
+    REINSTATEMENT: 'Reinstatement',
     CANCELLATION: 'Cancellation',
   },
   // The insurer's endorsement status sheet: our reference back, its status, its ids or its reason.

@@ -158,13 +158,19 @@ describe('OpenAPI document (GET /openapi.json)', () => {
   it('requires the fields an endorsement cannot do without, and lists its types', () => {
     const { op } = operations(doc).find((o) => o.key === 'POST /v1/policy/endorsements')!;
     const schema = (op as any).requestBody.content['application/json'].schema;
-    expect(schema.required).to.have.members([
-      'employee_id',
-      'type',
-      'coverage_start_date',
-      'coverage_end_date',
+    // The dates are required but for a REINSTATEMENT (D17), whose DELETION implies them: their
+    // descriptions say so.
+    expect(schema.required).to.have.members(['employee_id', 'type']);
+    for (const date of ['coverage_start_date', 'coverage_end_date']) {
+      expect(schema.properties[date].description).to.match(/^Required but for a REINSTATEMENT/);
+    }
+    expect(schema.properties.type.enum).to.include.members([
+      'ADDITION',
+      'DELETION',
+      'MODIFICATION',
+      'REINSTATEMENT',
+      'ENDORSEMENT_TYPE_REINSTATEMENT',
     ]);
-    expect(schema.properties.type.enum).to.include.members(['ADDITION', 'DELETION', 'MODIFICATION']);
   });
 
   it('declares X-Request-Id on every answer, Retry-After on 429 and 503, Idempotent-Replayed on replays', () => {

@@ -91,6 +91,39 @@ describe('domain: insurer endorsement files (D14)', () => {
     ]);
   });
 
+  it("carries a REINSTATEMENT (D17) as its own action, effective the day after the deleted cover's end", () => {
+    const [addition] = SAMPLE_ENDORSEMENTS;
+    const reinstatement = {
+      ...addition!,
+      endorsementId: 'end_reinstatement00000004',
+      type: 'ENDORSEMENT_TYPE_REINSTATEMENT' as const,
+      coverageStartDate: '2026-10-16',
+      coverageEndDate: '2027-03-31',
+    };
+    const cells = (name: string) => {
+      const t = fileTemplate(name);
+      const at = (field: string) => t.columns.findIndex((c) => c.field === field);
+      return insurerFileTable(t, [reinstatement])
+        .slice(1)
+        .map((r) => [r[at('reference')], r[at('action')], r[at('effective_date')], r[at('end_date')]]);
+    };
+    expect(cells('generic')).to.deep.equal([
+      ['end_reinstatement00000004', 'REINSTATEMENT', '2026-10-16', '2027-03-31'],
+      ['end_reinstatement00000004', 'REINSTATEMENT', '2026-10-16', '2027-03-31'],
+      ['end_reinstatement00000004', 'REINSTATEMENT', '2026-10-16', '2027-03-31'],
+    ]);
+    expect(cells('india-census').map((r) => r[1])).to.deep.equal([
+      'Reinstatement',
+      'Reinstatement',
+      'Reinstatement',
+    ]);
+    // Every shipped template names the word: a template without it is refused when loaded.
+    const { REINSTATEMENT: _, ...withoutIt } = fileTemplate('generic').actions;
+    expect(fileTemplateSchema.safeParse({ ...fileTemplate('generic'), actions: withoutIt }).success).to.equal(
+      false,
+    );
+  });
+
   it('refuses a template missing a code, a reference column, or with a repeated header', () => {
     const base = FILE_TEMPLATES['india-census']!;
     const noOther = { ...base, genders: { MALE: 'M', FEMALE: 'F' } };
