@@ -30,9 +30,12 @@ export interface ResponseBenchContext {
   policyId: string;
   insurerCode: string;
   endorsements: number;
+  /** The endorsement ids' prefix (`end_live_` unless given): several policies seeded in one database. */
+  idPrefix?: string;
 }
 
 const STARTS_IN_FLIGHT = 20;
+const SENT = 'ENDORSEMENT_STATUS_SENT_TO_INSURER';
 const WAIT_MS = 1_800_000;
 
 export async function approvalsAfterResponseFile(
@@ -69,17 +72,17 @@ export async function approvalsAfterResponseFile(
 }
 
 /** Endorsements written as the API writes them, their workflows started, queued, then sent by a cut-off. */
-async function startWaitingEndorsements(ctx: ResponseBenchContext): Promise<string[]> {
+export async function startWaitingEndorsements(ctx: ResponseBenchContext): Promise<string[]> {
   const conn = ctx.owner.em.getConnection();
   await conn.execute(`delete from endorsements where policy_id = ?`, [ctx.policyId]);
   const rows = await conn.execute<{ id: string; employee_id: string }[]>(
     `insert into endorsements (id, client_id, policy_id, employee_id, type, status, coverage_start_date,
        coverage_end_date, premium_impact, sum_insured)
-     select 'end_live_' || g, ?, ?, 'emp_bench' || g, 'ENDORSEMENT_TYPE_ADDITION',
+     select ? || g, ?, ?, 'emp_bench' || g, 'ENDORSEMENT_TYPE_ADDITION',
             'ENDORSEMENT_STATUS_PENDING', date '2026-12-01', date '2027-01-31', 3650, 300000
        from generate_series(1, ?) g
      returning id, employee_id`,
-    [ctx.clientId, ctx.policyId, ctx.endorsements],
+    [ctx.idPrefix ?? 'end_live_', ctx.clientId, ctx.policyId, ctx.endorsements],
   );
   for (let i = 0; i < rows.length; i += STARTS_IN_FLIGHT) {
     await Promise.all(
@@ -96,15 +99,21 @@ async function startWaitingEndorsements(ctx: ResponseBenchContext): Promise<stri
       ),
     );
   }
+  const query = `WorkflowType = '${ENDORSEMENT_WORKFLOW}' AND EndorsementStatus = '${SENT}'`;
   await until(ctx, 'cut_off_queued_at is not null', 'queued for the cut-off');
+  // Other policies' endorsements may wait already (bench/decisions.ts seeds several).
+  const sentBefore = (await ctx.temporal.workflow.count(query)).count;
   await flushInsurer(
     { em: ctx.orm.em.fork(), temporal: ctx.temporal, taskQueue: ctx.config.TEMPORAL_TASK_QUEUE },
     ctx.insurerCode,
     new Date(),
   );
   // Every workflow has taken the cut-off's signal and waits for the insurer (its search attribute says so).
-  const query = `WorkflowType = '${ENDORSEMENT_WORKFLOW}' AND EndorsementStatus = 'ENDORSEMENT_STATUS_SENT_TO_INSURER'`;
-  await poll(async () => (await ctx.temporal.workflow.count(query)).count >= ctx.endorsements, 'sent');
+  await until(ctx, `status = '${SENT}'`, 'sent');
+  await poll(
+    async () => (await ctx.temporal.workflow.count(query)).count >= sentBefore + ctx.endorsements,
+    'sent',
+  );
   return rows.map((r) => r.id);
 }
 

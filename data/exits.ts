@@ -56,16 +56,30 @@ export interface SettledEndorsement {
   employeeId: string;
   /** The leaver's own DELETION: its settling is no reason to create another (a rejection would loop). */
   ownDeletion: boolean;
+  /**
+   * The employee has left (inactive with a leaving date) and the client's exits are automatic: only
+   * then can an exit be pending (readPendingExits, exitModeOf), so only then is one looked for.
+   */
+  mayExit: boolean;
 }
 
+/**
+ * The settled endorsement with, in the same statement, whether its employee may have an exit to
+ * create: one round trip after every approval, rejection or cancel of an employee who has not left.
+ */
 export async function readSettledEndorsement(
   system: SystemScope,
   endorsementId: string,
 ): Promise<SettledEndorsement | undefined> {
   const [row] = await system.sql<SettledEndorsement>(
-    `select client_id as "clientId", employee_id as "employeeId",
-            (type = 'ENDORSEMENT_TYPE_DELETION' and dependent_id is null) as "ownDeletion"
-       from endorsements where id = ? and status not in ${OPEN_STATUS_SQL}`,
+    `select e.client_id as "clientId", e.employee_id as "employeeId",
+            (e.type = 'ENDORSEMENT_TYPE_DELETION' and e.dependent_id is null) as "ownDeletion",
+            coalesce(emp.status <> 'ACTIVE' and emp.date_of_leaving is not null
+                     and coalesce(c.exit_mode, 'automatic') = 'automatic', false) as "mayExit"
+       from endorsements e
+       left join employees emp on emp.client_id = e.client_id and emp.id = e.employee_id
+       left join clients c on c.id = e.client_id
+      where e.id = ? and e.status not in ${OPEN_STATUS_SQL}`,
     [endorsementId],
   );
   return row;

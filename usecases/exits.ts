@@ -80,7 +80,8 @@ export async function retryExitsAfterSettling(
   endorsementId: string,
 ): Promise<void> {
   const settled = await readSettledEndorsement(system, endorsementId);
-  if (!settled || settled.ownDeletion) return;
+  // An employee who has not left (or a client whose exits are proposed) has no exit to create.
+  if (!settled || settled.ownDeletion || !settled.mayExit) return;
   const scope = TenantScope.of(system.em, settled.clientId);
   await processExits(deps, scope, [settled.employeeId], NO_ACTOR);
 }

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import type { Activities } from '../../activities/index.js';
 import { loadConfig } from '../../config/index.js';
@@ -6,6 +7,8 @@ import { payloadDataConverter, temporalConnectionOptions } from '../../infra/tem
 import { WORKFLOWS_PATH } from '../../worker/create-worker.js';
 import { installWorkerRuntime } from '../../worker/telemetry.js';
 import { BENCH_SETTINGS } from '../stack.js';
+
+const TRIVIAL_WORKFLOWS_PATH = path.resolve(import.meta.dirname, 'trivial-workflow.ts');
 
 /**
  * The peer of end-to-end throughput: the same endorsement workflow code on the same server, its
@@ -63,5 +66,15 @@ const worker = await Worker.create({
   maxCachedWorkflows: BENCH_SETTINGS.workerCachedWorkflows,
   reuseV8Context: BENCH_SETTINGS.reuseV8Context,
 });
-await worker.run();
+// The decisions peer's trivial workflows (bench/decisions.ts), on a queue of their own.
+const trivial = await Worker.create({
+  connection,
+  taskQueue: `${config.TEMPORAL_TASK_QUEUE}-trivial`,
+  workflowsPath: TRIVIAL_WORKFLOWS_PATH,
+  dataConverter: payloadDataConverter(config),
+  maxConcurrentWorkflowTaskExecutions: BENCH_SETTINGS.workerWorkflowConcurrency,
+  maxCachedWorkflows: BENCH_SETTINGS.workerCachedWorkflows,
+  reuseV8Context: BENCH_SETTINGS.reuseV8Context,
+});
+await Promise.all([worker.run(), trivial.run()]);
 await connection.close();

@@ -1,10 +1,16 @@
+import Router from '@koa/router';
 import Koa from 'koa';
 import pg from 'pg';
+import { presentEmployee } from '../../api/presenters/employee.js';
+import { TenantScope } from '../../data/scope.js';
+import { initOrm } from '../../db/orm.js';
+import { profileQuery } from '../../domain/schemas/employees.js';
+import { employeeProfile } from '../../usecases/employees.js';
 import { createTokenService } from '../../api/auth/tokens.js';
 import { membersQuery } from '../../data/members.js';
 import { pageSql } from '../../data/paging.js';
 import { policiesQuery } from '../../data/policies.js';
-import { apiConfig, loadConfig } from '../../config/index.js';
+import { apiConfig, loadConfig, requireDatabaseUrls } from '../../config/index.js';
 import { systemClock, today } from '../../domain/clock.js';
 import { SYSTEM_SETTING, TENANT_SETTING } from '../../db/roles.js';
 
@@ -108,28 +114,52 @@ const routes: Record<string, (ctx: Koa.Context) => Promise<unknown>> = {
   '/bulk-rows': async (ctx) => bulk(ctx, 'rows'),
 };
 
-/** The hand-written peers of bulk update: one UPDATE … FROM (VALUES …), or one UPDATE per row. */
+/**
+ * The hand-written peers of bulk update, doing our update's work (data/employees.ts
+ * updateLastActive): the rows locked in id order, a date already in place writing nothing, one audit
+ * row per changed row. `single`: one statement, its settings in the same message as ours (PostgreSQL
+ * runs it as one transaction). `rows`: one statement per item (its update locks the row) in a transaction.
+ */
 async function bulk(ctx: Koa.Context, mode: 'single' | 'rows') {
-  const clientId = clientOf(ctx);
+  const auth = tokens.verify(ctx.get('authorization').replace(/^Bearer /, ''));
+  if (!auth) throw new Error('unauthorized');
+  const { clientId, tokenId } = auth;
   const items = (
     ctx.request as unknown as { body: { employees: { emp_id: string; last_active_date: string }[] } }
   ).body.employees;
+  if (mode === 'single') {
+    const values = items.map(() => '(?, ?::date)').join(', ');
+    await tenantRows(
+      clientId,
+      `with v(id, d) as (values ${values}),
+       locked as (
+         select e.id, e.last_active_date from employees e
+          where e.client_id = ? and e.id in (select id from v) order by e.id for update),
+       changed as (
+         update employees e set last_active_date = v.d, updated_at = now()
+           from v join locked l on l.id = v.id and l.last_active_date is distinct from v.d
+          where e.client_id = ? and e.id = v.id
+          returning e.id),
+       audited as (
+         insert into audit_events (client_id, entity, entity_id, action, changed_fields, actor_token_id)
+         select ?, 'employee', id, 'bulk_update', array['last_active_date'], ? from changed)
+       select id from locked`,
+      [...items.flatMap((i) => [i.emp_id, i.last_active_date]), clientId, clientId, clientId, tokenId],
+    );
+    return { success: true };
+  }
   const conn = await pool.connect();
   try {
     await conn.query(`begin; ${asTenant(clientId, 'select 1')}`);
-    if (mode === 'single') {
-      const values = items.map((_, i) => `($${i * 2 + 2}, $${i * 2 + 3}::date)`).join(', ');
+    for (const i of items) {
       await conn.query(
-        `update employees e set last_active_date = v.d, updated_at = now() from (values ${values}) v(id, d) where e.client_id = $1 and e.id = v.id`,
-        [clientId, ...items.flatMap((i) => [i.emp_id, i.last_active_date])],
+        `with changed as (
+           update employees set last_active_date = $1, updated_at = now()
+            where client_id = $2 and id = $3 and last_active_date is distinct from $1::date returning id)
+         insert into audit_events (client_id, entity, entity_id, action, changed_fields, actor_token_id)
+         select $2, 'employee', id, 'bulk_update', array['last_active_date'], $4 from changed`,
+        [i.last_active_date, clientId, i.emp_id, tokenId],
       );
-    } else {
-      for (const i of items) {
-        await conn.query(
-          'update employees set last_active_date = $1, updated_at = now() where client_id = $2 and id = $3',
-          [i.last_active_date, clientId, i.emp_id],
-        );
-      }
     }
     await conn.query('commit');
   } finally {
@@ -138,8 +168,39 @@ async function bulk(ctx: Koa.Context, mode: 'single' | 'rows') {
   return { success: true };
 }
 
+/**
+ * The profile read's framework peer: bare Koa, @koa/router, the same zod schema and the same
+ * MikroORM call (usecases/employees.ts employeeProfile on a TenantScope) and presenter as our
+ * route, on a pool of the same size. Against it the route shows what our middleware adds
+ * (request id, metrics, the error shape, the route table's checks).
+ */
+const orm = await initOrm({ ...requireDatabaseUrls(config), poolMax: config.DATABASE_POOL_MAX });
+const router = new Router();
+router.get('/orm/profile', async (ctx) => {
+  const clientId = clientOf(ctx);
+  const query = profileQuery.safeParse(ctx.query);
+  if (!query.success) {
+    ctx.status = 400;
+    return;
+  }
+  const employee = await employeeProfile(TenantScope.of(orm.em.fork(), clientId), query.data.employee_id);
+  if (!employee) {
+    ctx.status = 404;
+    return;
+  }
+  ctx.body = { payload: { employee: presentEmployee(employee), pending_exits: [], success: true } };
+});
+
 const app = new Koa();
-app.use(async (ctx) => {
+app.use(async (ctx, next) => {
+  if (ctx.path.startsWith('/orm/')) {
+    try {
+      return await next();
+    } catch {
+      ctx.status = 401;
+      return;
+    }
+  }
   const handler = routes[ctx.path];
   if (!handler) {
     ctx.status = 404;
@@ -156,6 +217,7 @@ app.use(async (ctx) => {
     ctx.status = 401;
   }
 });
+app.use(router.routes());
 app.listen(config.PORT, '127.0.0.1');
 // Exit cleanly on the stack's SIGTERM, so a CPU profile (CPU_PROFILE_DIR) is written for the peer too.
 process.on('SIGTERM', () => process.exit(0));
