@@ -1,7 +1,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { InsurerDeliveryError } from '../adapters/file/transport.js';
 import { listFileInsurerCodes } from '../usecases/insurer-inbox-schedule.js';
-import { IngestError, ingestResponses } from '../usecases/insurer-responses.js';
+import { IngestError, ingestInboxFiles } from '../usecases/insurer-responses.js';
 import { startDeliveries } from '../usecases/webhook-deliveries.js';
 import { INSURER_INBOX_MIN_AGE_MS, type InboxPassResult } from '../workflows/insurer-inbox/contract.js';
 import type { ActivityDeps } from './deps.js';
@@ -16,7 +16,7 @@ export function createInsurerInboxActivities(deps: ActivityDeps) {
     /** Ingests one insurer's settled inbox files. Safe to retry: files are recorded by content. */
     async ingestInsurerInbox(insurerCode: string): Promise<InboxPassResult> {
       try {
-        const files = await ingestResponses(
+        const files = await ingestInboxFiles(
           {
             em: deps.orm.em,
             temporal: deps.temporal,

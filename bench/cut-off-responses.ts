@@ -7,7 +7,7 @@ import { TenantScope } from '../data/scope.js';
 import type { Orm } from '../db/orm.js';
 import { fileTemplate } from '../domain/insurer-file-templates/index.js';
 import { flushInsurer } from '../usecases/insurer-cut-off.js';
-import { ingestResponses } from '../usecases/insurer-responses.js';
+import { ingestInboxFiles } from '../usecases/insurer-responses.js';
 import { startEndorsementWorkflow } from '../usecases/endorsements.js';
 import { ENDORSEMENT_WORKFLOW } from '../workflows/endorsement/contract.js';
 import { INSURER_INBOX_SCHEDULE_ID } from '../workflows/insurer-inbox/contract.js';
@@ -52,7 +52,7 @@ export async function approvalsAfterResponseFile(
   const setup_ms = performance.now() - setupStarted;
 
   const started = performance.now();
-  const [file] = await ingestResponses(
+  const [file] = await ingestInboxFiles(
     {
       em: ctx.orm.em.fork(),
       temporal: ctx.temporal,

@@ -6,7 +6,7 @@ import { once } from 'node:events';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { rosterTableRows } from '../adapters/file/roster-reader.js';
-import { rosterPolicyForSystem } from '../data/roster-reconciliations.js';
+import { readExchangePolicy } from '../data/exchange-policies.js';
 import { SystemScope } from '../data/scope.js';
 import { initOrm } from '../db/orm.js';
 import { completeReconciliation, parseRoster, stagePolicyRoster } from '../usecases/roster-reconciliation.js';
@@ -84,7 +84,7 @@ async function main(): Promise<void> {
     stops.push(() => orm.close());
     const dataset = await loadBenchDataset(owner.em.fork(), EMPLOYEES);
     const conn = owner.em.getConnection();
-    const policy = (await rosterPolicyForSystem(SystemScope.of(orm.em.fork()), dataset.membersPolicyId))!;
+    const policy = (await readExchangePolicy(SystemScope.of(orm.em.fork()), dataset.membersPolicyId))!;
     const people = await conn.execute<{ code: string; name: string; dob: string; rel: string }[]>(
       `select e.employee_code as code, coalesce(d.name, e.name) as name,
               to_char(coalesce(d.date_of_birth, e.date_of_birth), 'YYYY-MM-DD') as dob, coalesce(d.relationship, 'SELF') as rel

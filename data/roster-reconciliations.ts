@@ -14,7 +14,7 @@ import { jsonbLiteral } from './bulk-json.js';
 import { activeOnSql } from './member-cover.js';
 import { isoSql, outboxSql } from './outbox.js';
 import { readPage, type CursorCodec, type Page, type PageRequest } from './paging.js';
-import type { SystemScope, TenantScope } from './scope.js';
+import type { TenantScope } from './scope.js';
 
 /**
  * Roster reconciliation's statements (domain/roster-reconciliation.ts says what each difference
@@ -41,47 +41,6 @@ export interface ReconciliationRow {
 const RECONCILIATION_COLUMNS = `r.id, r.client_id, r.policy_id, r.kind, r.source, r.file_name, r.status, r.error, r.roster_rows,
   r.counts, ${isoSql('r.created_at')} as created_at,
   case when r.completed_at is null then null else ${isoSql('r.completed_at')} end as completed_at`;
-
-/** The policy a roster is for: its client, number and insurer (reading before the tenant is known). */
-export interface RosterPolicy {
-  policyId: string;
-  clientId: string;
-  policyNumber: string;
-  insurerCode: string;
-  adapter: string;
-  adapterSettings: unknown;
-}
-
-const ROSTER_POLICY = `p.id as "policyId", p.client_id as "clientId", p.policy_number as "policyNumber",
-  i.code as "insurerCode", i.adapter, i.adapter_settings as "adapterSettings"`;
-
-export async function rosterPolicyForSystem(
-  system: SystemScope,
-  policyId: string,
-): Promise<RosterPolicy | undefined> {
-  const [row] = await system.sql<RosterPolicy>(
-    `select ${ROSTER_POLICY} from policies p join insurers i on i.id = p.insurer_id where p.id = ?`,
-    [policyId],
-  );
-  return row;
-}
-
-/** The policies of the insurer of a code, across every client whose policies name it. */
-export function rosterPoliciesOfInsurerCode(system: SystemScope, code: string): Promise<RosterPolicy[]> {
-  return system.sql<RosterPolicy>(
-    `select ${ROSTER_POLICY} from policies p join insurers i on i.id = p.insurer_id where i.code = ? order by p.id`,
-    [code],
-  );
-}
-
-/** Active policies whose insurer uses `adapter`: those a scheduled reconciliation may fetch a roster for. */
-export function activeRosterPoliciesOfAdapter(system: SystemScope, adapter: string): Promise<RosterPolicy[]> {
-  return system.sql<RosterPolicy>(
-    `select ${ROSTER_POLICY} from policies p join insurers i on i.id = p.insurer_id
-      where i.adapter = ? and p.status = 'POLICY_STATUS_ACTIVE' order by p.id`,
-    [adapter],
-  );
-}
 
 export async function findReconciliationByRunKey(
   scope: TenantScope,

@@ -189,7 +189,9 @@ export function insurerFileTable(t: FileTemplate, endorsements: readonly FileEnd
 export const FILE_FORMATS = ['xlsx', 'csv'] as const;
 export type FileFormat = (typeof FILE_FORMATS)[number];
 
-export const safe = (s: string): string => s.replace(/[^A-Za-z0-9-]+/g, '-').replace(/^-+|-+$/g, '') || 'x';
+/** A code or policy number as our file names spell it: letters, digits and dashes only. */
+export const fileNamePart = (s: string): string =>
+  s.replace(/[^A-Za-z0-9-]+/g, '-').replace(/^-+|-+$/g, '') || 'x';
 
 /**
  * Deterministic from (insurer code, policy number, cut-off instant in Asia/Kolkata): a retried
@@ -202,7 +204,7 @@ export function insurerFileName(
   format: FileFormat,
 ): string {
   const stamp = `${q.cutOffDate.replaceAll('-', '')}_${q.cutOffTime.replaceAll(':', '')}`;
-  return `${safe(q.insurerCode)}_${safe(q.policyNumber)}_${stamp}.${format}`;
+  return `${fileNamePart(q.insurerCode)}_${fileNamePart(q.policyNumber)}_${stamp}.${format}`;
 }
 
 function zonedParts(at: Date, timeZone: string): Record<string, string> {

@@ -1,5 +1,3 @@
-import { safe } from './insurer-file.js';
-
 /**
  * What a roster reconciliation can find, comparing the insurer's covered members (its roster) with
  * ours (active member rows of the policy):
@@ -46,9 +44,6 @@ export type RosterSource = (typeof ROSTER_SOURCES)[number];
 
 /** A roster file in a file insurer's inbox: `ROSTER_<policy number>_<anything>.csv|xlsx` (any case). */
 const ROSTER_FILE = /^roster_([A-Za-z0-9-]+)_.*\.(csv|xlsx)$/i;
-
-/** The policy number as a file name spells it (as in our endorsement files' names). */
-export const fileSafePolicyNumber = safe;
 
 /** The policy part of a roster file's name, or null when the file is not a roster. */
 export function rosterFilePolicy(fileName: string): string | null {

@@ -4,7 +4,7 @@ import { ConfigError, requireDatabaseUrls } from '../config/index.js';
 import { initOrm } from '../db/orm.js';
 import { operatorConfig } from '../infra/local-stack.js';
 import { createTemporalClient } from '../infra/temporal-client.js';
-import { IngestError, ingestResponses, type IngestedFile } from '../usecases/insurer-responses.js';
+import { IngestError, ingestInboxFiles, type IngestedInboxFile } from '../usecases/insurer-responses.js';
 
 export const INGEST_USAGE =
   '  insurer ingest <INSURER_CODE> [FILE] [--json]   read response files from a file insurer’s inbox now';
@@ -12,7 +12,7 @@ export const INGEST_USAGE =
 class IngestUsageError extends Error {}
 
 /** A file's outcome for a terminal: one line, then its rows (ids and answers only). */
-function describe(f: IngestedFile): string {
+function describe(f: IngestedInboxFile): string {
   const head = `${f.file_name}: ${f.status}${f.repeat ? ' (ingested before: recorded outcome)' : ''}`;
   if (f.status === 'refused') return `${head}: ${f.error}`;
   const counts = `accepted ${f.counts.accepted}, duplicate ${f.counts.duplicate}, refused ${f.counts.refused}`;
@@ -20,7 +20,7 @@ function describe(f: IngestedFile): string {
   return [`${head}: ${counts}`, ...rows].join('\n');
 }
 
-async function ingest(argv: string[]): Promise<{ insurer_code: string; files: IngestedFile[] }> {
+async function ingest(argv: string[]): Promise<{ insurer_code: string; files: IngestedInboxFile[] }> {
   const { positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -32,7 +32,7 @@ async function ingest(argv: string[]): Promise<{ insurer_code: string; files: In
   const orm = await initOrm({ ...requireDatabaseUrls(config), poolMax: 4 });
   const temporal = createTemporalClient(config);
   try {
-    const files = await ingestResponses(
+    const files = await ingestInboxFiles(
       { em: orm.em.fork(), temporal, dataDir: config.dataDir, taskQueue: config.TEMPORAL_TASK_QUEUE },
       { insurerCode: code, fileName: file },
     );

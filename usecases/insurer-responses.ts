@@ -14,9 +14,10 @@ import {
   recordResponseFile,
   type RecordedResponseFile,
 } from '../data/insurer-response-files.js';
-import { rosterPoliciesOfInsurerCode, type RosterPolicy } from '../data/roster-reconciliations.js';
+import { listExchangePoliciesOfInsurerCode, type ExchangePolicy } from '../data/exchange-policies.js';
 import { SystemScope } from '../data/scope.js';
-import { fileSafePolicyNumber, rosterFilePolicy } from '../domain/roster-reconciliation.js';
+import { fileNamePart } from '../domain/insurer-file.js';
+import { rosterFilePolicy } from '../domain/roster-reconciliation.js';
 import { statementFilePolicy } from '../domain/cd-statement.js';
 import { storedAdapterConfig, type FileAdapterSettings } from '../domain/insurer-adapter-settings.js';
 import type { DecisionAnswer } from '../domain/insurer-decisions.js';
@@ -58,7 +59,7 @@ export interface IngestDeps {
 }
 
 /** One response file's outcome: ids, results and our answers (no personal data). */
-export interface IngestedFile {
+export interface IngestedInboxFile {
   file_name: string;
   sha256: string;
   /** `applied` row by row, or `refused` whole (`error` says why; nothing of it was applied). */
@@ -164,7 +165,7 @@ async function ingestOne(
   deps: IngestDeps,
   ctx: { insurer: FileInsurer; template: FileTemplate; transport: InsurerExchange },
   file: { name: string; content: Buffer; folder: InboxFolder },
-): Promise<IngestedFile> {
+): Promise<IngestedInboxFile> {
   const system = SystemScope.of(deps.em);
   const key = {
     insurerCode: ctx.insurer.code,
@@ -215,9 +216,9 @@ async function ingestOne(
 }
 
 /** The insurer's policy a roster's or CD statement's file name names (as our file names spell policy numbers), or why none. */
-async function namedPolicy(deps: IngestDeps, code: string, named: string): Promise<RosterPolicy | string> {
-  const policies = (await rosterPoliciesOfInsurerCode(SystemScope.of(deps.em), code)).filter(
-    (p) => fileSafePolicyNumber(p.policyNumber).toLowerCase() === named.toLowerCase(),
+async function namedPolicy(deps: IngestDeps, code: string, named: string): Promise<ExchangePolicy | string> {
+  const policies = (await listExchangePoliciesOfInsurerCode(SystemScope.of(deps.em), code)).filter(
+    (p) => fileNamePart(p.policyNumber).toLowerCase() === named.toLowerCase(),
   );
   if (policies.length === 1) return policies[0]!;
   return policies.length === 0
@@ -233,7 +234,7 @@ const RECONCILIATION_FILES = {
   roster: {
     policy: rosterFilePolicy,
     received: 'roster received for reconciliation',
-    reconcile: async (deps: IngestDeps, policy: RosterPolicy, file: InboxFile): Promise<Reconciled> => {
+    reconcile: async (deps: IngestDeps, policy: ExchangePolicy, file: InboxFile): Promise<Reconciled> => {
       const r = await reconcileRoster(deps, policy, {
         source: 'file',
         fileName: file.name,
@@ -246,7 +247,7 @@ const RECONCILIATION_FILES = {
     policy: statementFilePolicy,
     received: 'CD statement reconciled',
     // Top-ups the statement shows stay the operator's to confirm (`insurer cd-statement --post-top-ups`).
-    reconcile: async (deps: IngestDeps, policy: RosterPolicy, file: InboxFile): Promise<Reconciled> => {
+    reconcile: async (deps: IngestDeps, policy: ExchangePolicy, file: InboxFile): Promise<Reconciled> => {
       const r = await reconcileCdStatement(
         deps.em,
         policy,
@@ -277,7 +278,7 @@ async function ingestReconciliationFile(
   ctx: { insurer: FileInsurer; transport: InsurerExchange },
   file: InboxFile,
   kind: ReconciliationFileKind,
-): Promise<IngestedFile> {
+): Promise<IngestedInboxFile> {
   const handler = RECONCILIATION_FILES[kind];
   const policy = await namedPolicy(deps, ctx.insurer.code, handler.policy(file.name)!);
   const outcome: Reconciled =
@@ -351,10 +352,10 @@ async function namedFile(
  * (`<name>.ack.csv`: row, reference, result, detail) and moved to `inbox/processed/` (or
  * `inbox/refused/`). `minAgeMs` leaves alone files changed more recently (an upload in progress).
  */
-export async function ingestResponses(
+export async function ingestInboxFiles(
   deps: IngestDeps,
   q: { insurerCode: string; fileName?: string | undefined; minAgeMs?: number; now?: Date },
-): Promise<IngestedFile[]> {
+): Promise<IngestedInboxFile[]> {
   const insurer = await fileInsurer(SystemScope.of(deps.em), q.insurerCode);
   const transport = await transportFor(insurer.settings, {
     dataDir: deps.dataDir,
@@ -371,7 +372,7 @@ export async function ingestResponses(
   }
   const settled = (q.now ?? new Date()).getTime() - (q.minAgeMs ?? 0);
   const waiting = (await transport.listInbox()).filter((f) => f.modifiedAt.getTime() <= settled);
-  const ingested: IngestedFile[] = [];
+  const ingested: IngestedInboxFile[] = [];
   for (const { name } of waiting) {
     const content = await transport.readInboxFile('inbox', name);
     if (content) ingested.push(await one({ name, content, folder: 'inbox' }));

@@ -12,11 +12,10 @@ import { rosterTableRows, type RosterTableRow } from '../adapters/file/roster-re
 import {
   compareRoster,
   recordRefusedRoster,
-  rosterPolicyForSystem,
   stageRoster,
   type ReconciliationRow,
-  type RosterPolicy,
 } from '../data/roster-reconciliations.js';
+import { readExchangePolicy, type ExchangePolicy } from '../data/exchange-policies.js';
 import { SystemScope, TenantScope } from '../data/scope.js';
 import { storedAdapterConfig } from '../domain/insurer-adapter-settings.js';
 import type { InsurerAdapterName } from '../domain/enums.js';
@@ -51,7 +50,7 @@ export interface RosterInput {
 }
 
 /** The template an insurer's rosters are read with: a file insurer's own, an api insurer's roster setting, else generic. */
-export function rosterTemplateName(policy: RosterPolicy): string {
+export function rosterTemplateName(policy: ExchangePolicy): string {
   const config = storedAdapterConfig(
     policy.insurerCode,
     policy.adapter as InsurerAdapterName,
@@ -64,7 +63,7 @@ export function rosterTemplateName(policy: RosterPolicy): string {
 
 /** The roster's rows read one at a time: the header row first, blank rows skipped, the size bounded. */
 export async function* parseRoster(
-  policy: RosterPolicy,
+  policy: ExchangePolicy,
   table: AsyncIterable<RosterTableRow>,
 ): AsyncGenerator<RosterRow> {
   const reader = rosterReader(fileTemplate(rosterTemplateName(policy)), policy.policyNumber);
@@ -143,7 +142,7 @@ export async function startReconciliation(deps: RosterDeps, r: ReconciliationRow
  */
 export async function stagePolicyRoster(
   deps: { em: EntityManager },
-  policy: RosterPolicy,
+  policy: ExchangePolicy,
   roster: RosterInput,
 ): Promise<{ reconciliation: ReconciliationRow; repeat: boolean }> {
   const digest = await sha256Of(roster.open);
@@ -171,7 +170,7 @@ export async function stagePolicyRoster(
 /** A staged roster goes on to its workflow; a refused or completed one is answered as recorded. */
 export async function reconcileRoster(
   deps: RosterDeps,
-  policy: RosterPolicy,
+  policy: ExchangePolicy,
   roster: RosterInput,
 ): Promise<{ reconciliation: ReconciliationRow; repeat: boolean }> {
   const staged = await stagePolicyRoster(deps, policy, roster);
@@ -189,7 +188,7 @@ export async function reconcileRosterFile(
   policyId: string,
   file: string,
 ): Promise<ReconcileResult & { repeat: boolean; error: string | null; roster_rows: number }> {
-  const policy = await rosterPolicyForSystem(SystemScope.of(deps.em), policyId);
+  const policy = await readExchangePolicy(SystemScope.of(deps.em), policyId);
   if (!policy) throw new RosterError(`no policy ${policyId}`);
   const { reconciliation, repeat } = await reconcileRoster(deps, policy, {
     source: 'command',
@@ -235,7 +234,7 @@ export async function fetchAndStagePolicyRoster(
   deps: { em: EntityManager; secret: (name: string) => string | undefined },
   q: { policyId: string; runId: string },
 ): Promise<ReconcileInput & { clientId: string; reconciliationId: string }> {
-  const policy = await rosterPolicyForSystem(SystemScope.of(deps.em), q.policyId);
+  const policy = await readExchangePolicy(SystemScope.of(deps.em), q.policyId);
   if (!policy) throw new RosterError(`no policy ${q.policyId}`);
   const config = storedAdapterConfig(
     policy.insurerCode,

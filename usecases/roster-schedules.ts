@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Client, ScheduleUpdateOptions } from '@temporalio/client';
-import { activeRosterPoliciesOfAdapter } from '../data/roster-reconciliations.js';
+import { activeRosterPoliciesOfAdapter } from '../data/exchange-policies.js';
 import { SystemScope } from '../data/scope.js';
 import { storedAdapterConfig } from '../domain/insurer-adapter-settings.js';
 import {

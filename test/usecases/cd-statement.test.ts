@@ -9,7 +9,7 @@ import { localInsurerFolders } from '../../adapters/file/local.js';
 import { SystemScope } from '../../data/scope.js';
 import { topUpCd } from '../../usecases/cd-account.js';
 import { reconcileCdStatementFile } from '../../usecases/cd-statement.js';
-import { ingestResponses } from '../../usecases/insurer-responses.js';
+import { ingestInboxFiles } from '../../usecases/insurer-responses.js';
 import { expectCdLedgersBalanced } from '../support/cd-ledger-check.js';
 import { makeClient, makePolicy, makeReferenceData, sql } from '../support/factories.js';
 import { client } from '../support/http.js';
@@ -231,7 +231,9 @@ describe('the insurer CD statement against our ledger', function () {
     await writeFile(path.join(folders.inbox, foreignName), statement);
 
     const deps = { em: stack().orm.em, temporal: stack().temporal, dataDir, taskQueue: stack().taskQueue };
-    const byName = new Map((await ingestResponses(deps, { insurerCode: code })).map((f) => [f.file_name, f]));
+    const byName = new Map(
+      (await ingestInboxFiles(deps, { insurerCode: code })).map((f) => [f.file_name, f]),
+    );
     expect(byName.get(foreignName)).to.include({
       status: 'refused',
       error: `no policy of insurer ${code} has the number the file name gives`,
@@ -261,7 +263,7 @@ describe('the insurer CD statement against our ledger', function () {
 
     // The same file sent again answers the recorded reconciliation.
     await writeFile(path.join(folders.inbox, name), statement);
-    const [again] = await ingestResponses(deps, { insurerCode: code, fileName: name });
+    const [again] = await ingestInboxFiles(deps, { insurerCode: code, fileName: name });
     expect(again).to.include({ reconciliation_id: accepted.reconciliation_id, repeat: true });
     const [none] = await sql(
       'select count(*)::int as n from roster_reconciliations where policy_id in (?, ?)',

@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import { parse } from 'csv-parse/sync';
 import { localInsurerFolders } from '../../adapters/file/local.js';
 import { fileTemplate } from '../../domain/insurer-file-templates/index.js';
-import { ingestResponses, type IngestedFile } from '../../usecases/insurer-responses.js';
+import { ingestInboxFiles, type IngestedInboxFile } from '../../usecases/insurer-responses.js';
 import { sql } from '../support/factories.js';
 import { sentFileInsurerEndorsements, type FileInsurerEndorsements } from '../support/file-insurer.js';
 import { stack } from '../support/stack.js';
@@ -30,7 +30,7 @@ describe("use case: a response file's rows per covered person (D14)", function (
   this.timeout(240_000);
   let dataDir: string;
   let fi: FileInsurerEndorsements;
-  let ingested: IngestedFile;
+  let ingested: IngestedInboxFile;
   let family: string;
   let twins: string;
   const NAME = 'status-family.csv';
@@ -64,7 +64,7 @@ describe("use case: a response file's rows per covered person (D14)", function (
       ]),
     );
     const deps = { em: stack().orm.em, temporal: stack().temporal, dataDir, taskQueue: stack().taskQueue };
-    [ingested] = (await ingestResponses(deps, { insurerCode: fi.code })) as [IngestedFile];
+    [ingested] = (await ingestInboxFiles(deps, { insurerCode: fi.code })) as [IngestedInboxFile];
   });
   after(() => rmSync(dataDir, { recursive: true, force: true }));
 
@@ -123,7 +123,9 @@ describe("use case: a response file's rows per covered person (D14)", function (
 
   it('the same file again changes nothing', async () => {
     const deps = { em: stack().orm.em, temporal: stack().temporal, dataDir, taskQueue: stack().taskQueue };
-    const [again] = (await ingestResponses(deps, { insurerCode: fi.code, fileName: NAME })) as [IngestedFile];
+    const [again] = (await ingestInboxFiles(deps, { insurerCode: fi.code, fileName: NAME })) as [
+      IngestedInboxFile,
+    ];
     expect(again).to.include({ repeat: true });
     expect(again.rows).to.deep.equal(ingested.rows);
     expect(await memberUhids(family)).to.have.length(4);

@@ -19,7 +19,7 @@ import ExcelJS from 'exceljs';
 import { sendInsurerDecision } from '../../adapters/decisions.js';
 import { localInsurerFolders } from '../../adapters/file/local.js';
 import { MAX_RESPONSE_ROWS } from '../../domain/insurer-response-file.js';
-import { ingestResponses, type IngestedFile } from '../../usecases/insurer-responses.js';
+import { ingestInboxFiles, type IngestedInboxFile } from '../../usecases/insurer-responses.js';
 import { INSURER_INBOX_SCHEDULE_ID } from '../../workflows/insurer-inbox/contract.js';
 import { makeReferenceData, sql } from '../support/factories.js';
 import { sentFileInsurerEndorsements, type FileInsurerEndorsements } from '../support/file-insurer.js';
@@ -45,7 +45,7 @@ const csv = (rows: string[][]): Buffer => Buffer.from(rows.map((r) => r.join(','
 const readAck = (file: string): string[][] => parse(readFileSync(file));
 
 /** Each row's outcome as [row, reference, result, detail]. */
-const outcomes = (f: IngestedFile) => f.rows.map((r) => [r.row, r.reference, r.result, r.detail]);
+const outcomes = (f: IngestedInboxFile) => f.rows.map((r) => [r.row, r.reference, r.result, r.detail]);
 
 async function insurerCommand(args: string[], dataDir: string) {
   const env = {
@@ -109,7 +109,7 @@ describe('use case: ingesting a file insurer’s response files (D14)', function
   describe('a response file with good, duplicate, unknown and malformed rows', () => {
     let fi: FileInsurerEndorsements;
     let theirs: string;
-    let first: IngestedFile;
+    let first: IngestedInboxFile;
     const NAME = 'Endorsement Status 23-11.xlsx';
     let content: Buffer;
 
@@ -136,7 +136,7 @@ describe('use case: ingesting a file insurer’s response files (D14)', function
         ['8', e1!, 'Endorsed', 'UH-1001', 'M-1001', ''],
       ]);
       drop(fi.code, NAME, content);
-      [first] = (await ingestResponses(deps(), { insurerCode: fi.code })) as [IngestedFile];
+      [first] = (await ingestInboxFiles(deps(), { insurerCode: fi.code })) as [IngestedInboxFile];
     });
 
     it('answers each row: accepted, duplicate, refused with the reason (another insurer’s endorsement is unknown)', () => {
@@ -194,15 +194,15 @@ describe('use case: ingesting a file insurer’s response files (D14)', function
       for (const e of fi.endorsements.slice(2)) await waitForStatus(e.id, APPROVED);
       const before = await Promise.all(fi.endorsements.map((e) => endorsementRow(e.id)));
       drop(fi.code, NAME, content);
-      const [again] = (await ingestResponses(deps(), { insurerCode: fi.code })) as [IngestedFile];
+      const [again] = (await ingestInboxFiles(deps(), { insurerCode: fi.code })) as [IngestedInboxFile];
       expect(again).to.include({ status: 'applied', repeat: true, sha256: first.sha256 });
       expect(outcomes(again)).to.deep.equal(outcomes(first));
       // The earlier copy stays; the repeat is kept beside it under a time-stamped name.
       expect(again.moved_to).to.match(/^processed\/Endorsement Status 23-11\.\d{8}T\d{9}Z\.xlsx$/);
       expect(readdirSync(path.join(folders(fi.code).inbox, 'processed'))).to.have.length(2);
       // Named once it has moved aside: still the recorded outcome.
-      const [named] = (await ingestResponses(deps(), { insurerCode: fi.code, fileName: NAME })) as [
-        IngestedFile,
+      const [named] = (await ingestInboxFiles(deps(), { insurerCode: fi.code, fileName: NAME })) as [
+        IngestedInboxFile,
       ];
       expect(named).to.include({ repeat: true, moved_to: null });
       expect(await Promise.all(fi.endorsements.map((e) => endorsementRow(e.id)))).to.deep.equal(before);
@@ -231,7 +231,7 @@ describe('use case: ingesting a file insurer’s response files (D14)', function
         [e2!, 'APPROVED', 'UH-2', 'M-2', ''],
       ]),
     );
-    const [file] = (await ingestResponses(deps(), { insurerCode: fi.code })) as [IngestedFile];
+    const [file] = (await ingestInboxFiles(deps(), { insurerCode: fi.code })) as [IngestedInboxFile];
     expect(file).to.include({ status: 'applied', error: null });
     expect(outcomes(file)).to.deep.equal([
       [2, e1, 'refused', 'malformed row (uhid must not start with =, +, - or @)'],
@@ -271,7 +271,7 @@ describe('use case: ingesting a file insurer’s response files (D14)', function
     drop(fi.code, 'c-garbage.xlsx', Buffer.from('not really a workbook'));
     drop(fi.code, 'd-notes.txt', Buffer.from('hello'));
 
-    const files = await ingestResponses(deps(), { insurerCode: fi.code });
+    const files = await ingestInboxFiles(deps(), { insurerCode: fi.code });
     expect(files.map((f) => [f.file_name, f.status, f.error, f.moved_to, f.rows.length])).to.deep.equal([
       [
         'a-too-many.csv',
@@ -391,8 +391,8 @@ describe('use case: ingesting a file insurer’s response files (D14)', function
       csv([GENERIC_HEADER, ...ids.map((id, i) => [id, 'APPROVED', `UH-R${i}`, '', ''])]),
     );
     const [a, b] = await Promise.all([
-      ingestResponses(deps(), { insurerCode: fi.code, fileName: 'race.csv' }),
-      ingestResponses(deps(), { insurerCode: fi.code, fileName: 'race.csv' }),
+      ingestInboxFiles(deps(), { insurerCode: fi.code, fileName: 'race.csv' }),
+      ingestInboxFiles(deps(), { insurerCode: fi.code, fileName: 'race.csv' }),
     ]);
     expect(a[0]!.rows).to.deep.equal(b[0]!.rows);
     expect(a[0]!.rows.every((r) => r.result === 'accepted' || r.result === 'duplicate')).to.equal(true);
@@ -436,7 +436,7 @@ describe('use case: ingesting a file insurer’s response files (D14)', function
         },
       },
     } as unknown as typeof real;
-    const crashed = await ingestResponses({ ...deps(), temporal: failing }, { insurerCode: fi.code }).then(
+    const crashed = await ingestInboxFiles({ ...deps(), temporal: failing }, { insurerCode: fi.code }).then(
       () => null,
       (e: unknown) => e,
     );
@@ -450,7 +450,7 @@ describe('use case: ingesting a file insurer’s response files (D14)', function
     await waitForStatus(ids[1]!, APPROVED);
     expect((await endorsementRow(ids[2]!)).status).to.equal(SENT);
 
-    const [again] = (await ingestResponses(deps(), { insurerCode: fi.code })) as [IngestedFile];
+    const [again] = (await ingestInboxFiles(deps(), { insurerCode: fi.code })) as [IngestedInboxFile];
     expect(outcomes(again)).to.deep.equal([
       [2, ids[0], 'duplicate', 'already APPROVED'],
       [3, ids[1], 'duplicate', 'already APPROVED'],
@@ -508,7 +508,7 @@ describe('use case: ingesting a file insurer’s response files (D14)', function
       );
       writeFileSync(path.join(inbox, '.resp2.csv.part'), 'an upload in progress');
 
-      const files = await ingestResponses(deps(), { insurerCode: fi.code });
+      const files = await ingestInboxFiles(deps(), { insurerCode: fi.code });
       expect(files.map((f) => [f.file_name, f.moved_to, f.counts])).to.deep.equal([
         ['resp.csv', 'processed/resp.csv', { accepted: 2, duplicate: 0, refused: 0 }],
       ]);

@@ -9,7 +9,7 @@ import { parse } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
 import { localInsurerFolders } from '../../adapters/file/local.js';
 import { verifyWebhook } from '../../domain/webhook-signature.js';
-import { ingestResponses } from '../../usecases/insurer-responses.js';
+import { ingestInboxFiles } from '../../usecases/insurer-responses.js';
 import { syncRosterSchedules } from '../../usecases/roster-schedules.js';
 import {
   reconciliationWorkflowId,
@@ -78,7 +78,7 @@ describe('roster reconciliation: the inbox, an api insurer, the Schedule', funct
     writeFileSync(path.join(folders.inbox, foreignName), 'UHID\r\n');
 
     const deps = { em: stack().orm.em, temporal: stack().temporal, dataDir, taskQueue: stack().taskQueue };
-    const files = await ingestResponses(deps, { insurerCode: code });
+    const files = await ingestInboxFiles(deps, { insurerCode: code });
     const byName = new Map(files.map((f) => [f.file_name, f]));
     expect(byName.get(foreignName)).to.include({
       status: 'refused',
