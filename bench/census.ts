@@ -1,15 +1,32 @@
 import fs from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
+import proto from '@temporalio/proto';
 import { readCensus } from '../usecases/census-file.js';
+import { CENSUS_STARTS_AT_ONCE } from '../usecases/census-apply.js';
+import { CENSUS_CHUNKS_AT_ONCE } from '../domain/census-batch.js';
 import { CENSUS_COLUMNS } from '../domain/census.js';
-import { startBenchStack, type BenchStack } from './stack.js';
+import { createTemporalClient } from '../infra/temporal-client.js';
+import {
+  durationMs,
+  ENDORSEMENT_WORKFLOW,
+  endorsementStartOptions,
+} from '../workflows/endorsement/contract.js';
+import { rssMb, traceWorkerGc } from './process-memory.js';
+import { FILE_PEER_PREFIX, startBenchStack, type BenchStack } from './stack.js';
 
 /**
- * `npm run bench:census`: a census of BENCH_CENSUS_ROWS (default 10,000) existing employees' additions,
- * as CSV: the dry run (POST ?dry_run=true) and the commit (POST, then until the batch is COMPLETED:
- * every row applied and its endorsement workflow started), in rows per second and the peak RSS of
- * the API and worker processes, as ratios to parsing the same file alone (in this process) and to
- * the same endorsements created one by one through POST /v1/policy/endorsements (10 at a time).
+ * `npm run bench:census`: a census of BENCH_CENSUS_ROWS (default 10,000) existing employees' additions
+ * for a `file` insurer, as CSV, each figure against a peer doing the same work with the least machinery:
+ * - the dry run (POST ?dry_run=true) against parsing the same file alone (in this process);
+ * - the commit (POST, then until the batch is COMPLETED and every endorsement's workflow has reviewed
+ *   it and queued it for the cut-off) against the same endorsements created one by one through
+ *   POST /v1/policy/endorsements, 10 at a time, until likewise queued, and against a bare loop of
+ *   the Temporal client starting as many endorsement workflows at the census's start concurrency
+ *   (CENSUS_CHUNKS_AT_ONCE x CENSUS_STARTS_AT_ONCE) on the no-op worker (no database), until that
+ *   worker's workflow task backlog is empty.
+ * Memory: the peak RSS of the worker and the API during the commit, the worker's heaps after its last
+ * full collection. BENCH_CENSUS_PEERS=none measures ours alone (the 50,000-row run).
  * Writes bench/results/census-latest.json.
  */
 const ROWS = Number(process.env.BENCH_CENSUS_ROWS ?? 10_000);
@@ -28,29 +45,6 @@ const csvOf = (codes: readonly string[], policyId: string): Buffer => {
   });
   return Buffer.from(`${[header, ...lines].join('\n')}\n`);
 };
-
-/** Peak resident memory (MiB) of this process's children while `run` runs, sampled every 100 ms. */
-async function peakChildRss<T>(run: () => Promise<T>): Promise<{ result: T; peakMiB: number }> {
-  let peak = 0;
-  const sample = async () => {
-    let total = 0;
-    for (const pid of await fs.readdir('/proc').catch(() => [] as string[])) {
-      if (!/^\d+$/.test(pid)) continue;
-      const status = await fs.readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
-      if (Number(/PPid:\s+(\d+)/.exec(status)?.[1]) !== process.pid) continue;
-      total += Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
-    }
-    peak = Math.max(peak, total);
-  };
-  const timer = setInterval(() => void sample(), 100);
-  try {
-    const result = await run();
-    await sample(); // a run shorter than a sampling pass still gets one figure
-    return { result, peakMiB: Math.round(peak) };
-  } finally {
-    clearInterval(timer);
-  }
-}
 
 const rate = (rows: number, ms: number) => Math.round((rows / ms) * 1000);
 
@@ -97,63 +91,176 @@ async function oneByOne(s: BenchStack, employeeIds: readonly string[], policyId:
   return performance.now() - started;
 }
 
+/** Polls `done` every 200 ms until it holds. */
+async function until(done: () => Promise<boolean>): Promise<void> {
+  while (!(await done())) await new Promise((r) => setTimeout(r, 200));
+}
+
+/** Endorsements of the policy reviewed and queued for the file insurer's cut-off. */
+async function queued(s: BenchStack, policyId: string): Promise<number> {
+  const [row] = await s.orm.em
+    .fork()
+    .getConnection()
+    .execute<{ n: number }[]>(
+      `select count(*)::int as n from endorsements where policy_id = ? and cut_off_queued_at is not null`,
+      [policyId],
+    );
+  return row!.n;
+}
+
+/** Peak RSS (MiB) of the worker and of the API while `run` runs, sampled every 100 ms. */
+async function peakRss<T>(s: BenchStack, run: () => Promise<T>) {
+  const peak = { worker: 0, api: 0 };
+  const sample = async () => {
+    peak.worker = Math.max(peak.worker, await rssMb(s.workerPid).catch(() => 0));
+    peak.api = Math.max(peak.api, await rssMb(s.apiPid).catch(() => 0));
+  };
+  const timer = setInterval(() => void sample(), 100);
+  try {
+    const result = await run();
+    await sample();
+    return { result, peak };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+/**
+ * The bare peer of the commit: the Temporal client starting `rows` endorsement workflows (ids only,
+ * the same start options and codec) at `inFlight` at once on the no-op worker's queue, whose routing
+ * answers as a file insurer's, then until that queue's workflow task backlog is empty.
+ */
+async function bareStarts(s: BenchStack, rows: number, inFlight: number): Promise<number> {
+  const config = { ...s.config, TEMPORAL_TASK_QUEUE: `${s.taskQueue}-noop` };
+  const temporal = createTemporalClient(config);
+  try {
+    const [, , , policyId] = s.dataset.policyIds;
+    let next = 0;
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: inFlight }, async () => {
+        while (next < rows) {
+          const i = next++;
+          const input = {
+            endorsementId: `${FILE_PEER_PREFIX}_${i}`,
+            clientId: s.dataset.clientId,
+            policyId: policyId!,
+            employeeId: s.dataset.employeeIds[i % s.dataset.employeeIds.length]!,
+            type: 'ENDORSEMENT_TYPE_ADDITION' as const,
+            stuckAfterMs: durationMs(config.ENDORSEMENT_STUCK_AFTER),
+            slaAfterMs: durationMs(config.INSURER_SLA_DEFAULT),
+            batchId: 'batch_bench_peer',
+          };
+          await temporal.workflow.start(
+            ENDORSEMENT_WORKFLOW,
+            endorsementStartOptions(input, config.TEMPORAL_TASK_QUEUE),
+          );
+        }
+      }),
+    );
+    // The backlog the no-op worker still has to run (the server's approximate count).
+    let empty = 0;
+    await until(async () => {
+      const d = await temporal.workflowService.describeTaskQueue({
+        namespace: config.TEMPORAL_NAMESPACE,
+        taskQueue: { name: config.TEMPORAL_TASK_QUEUE },
+        taskQueueType: proto.temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
+        reportStats: true,
+      });
+      const backlog = Number(d.stats?.approximateBacklogCount ?? 0);
+      empty = backlog === 0 ? empty + 1 : 0;
+      return empty >= 2;
+    });
+    return performance.now() - started;
+  } finally {
+    await temporal.connection.close();
+  }
+}
+
+const ratio = (peerMs: number, oursMs: number) => Number((peerMs / oursMs).toFixed(3));
+
 async function main(): Promise<void> {
-  const s = await startBenchStack(2 * ROWS);
+  const peers = process.env.BENCH_CENSUS_PEERS !== 'none';
+  const gc = traceWorkerGc('census');
+  const s = await startBenchStack(peers ? 2 * ROWS : ROWS);
   try {
     const [, censusPolicy, peerPolicy] = s.dataset.policyIds;
+    await s.orm.em
+      .fork()
+      .getConnection()
+      .execute(
+        `update insurers set adapter = 'file', adapter_settings = '{"template":"generic","formats":["xlsx"]}' where code = 'BENCH'`,
+      );
     const codes = Array.from({ length: ROWS }, (_, i) => `B-${i + 1}`);
     const file = csvOf(codes, censusPolicy!);
 
     const parseStart = performance.now();
     const parsed = await readCensus({ kind: 'csv', bytes: file });
     const parseMs = performance.now() - parseStart;
-    const parseRss = Math.round(process.memoryUsage().rss / 1024 / 1024);
     if (parsed.length !== ROWS) throw new Error(`parsed ${parsed.length} rows`);
 
-    const dry = await peakChildRss(async () => {
-      const t = performance.now();
-      const payload = await post(s, '/v1/policy/endorsements/batches?dry_run=true', file, 'text/csv');
-      const ok = (payload.totals as { ok: number }).ok;
-      if (ok !== ROWS) throw new Error(`dry run: ${ok} of ${ROWS} rows ok`);
-      return performance.now() - t;
-    });
-    const commit = await peakChildRss(async () => {
+    const dryStart = performance.now();
+    const dryPayload = await post(s, '/v1/policy/endorsements/batches?dry_run=true', file, 'text/csv');
+    const dryMs = performance.now() - dryStart;
+    const ok = (dryPayload.totals as { ok: number }).ok;
+    if (ok !== ROWS) throw new Error(`dry run: ${ok} of ${ROWS} rows ok`);
+
+    const commit = await peakRss(s, async () => {
       const t = performance.now();
       const payload = await post(s, '/v1/policy/endorsements/batches', file, 'text/csv');
       await untilCompleted(s, payload.batch_id as string);
-      return performance.now() - t;
+      const completedMs = performance.now() - t;
+      await until(async () => (await queued(s, censusPolicy!)) >= ROWS);
+      return { completedMs, reviewedMs: performance.now() - t };
     });
-    const single = await peakChildRss(() =>
-      oneByOne(s, s.dataset.employeeIds.slice(ROWS, 2 * ROWS), peerPolicy!),
-    );
+    const workerHeaps = await gc.heaps().catch(() => null);
 
+    const single = peers
+      ? await (async () => {
+          const t = performance.now();
+          await oneByOne(s, s.dataset.employeeIds.slice(ROWS, 2 * ROWS), peerPolicy!);
+          await until(async () => (await queued(s, peerPolicy!)) >= ROWS);
+          return performance.now() - t;
+        })()
+      : null;
+    const bare = peers ? await bareStarts(s, ROWS, CENSUS_CHUNKS_AT_ONCE * CENSUS_STARTS_AT_ONCE) : null;
+
+    const { completedMs, reviewedMs } = commit.result;
     const figures = {
       rows: ROWS,
-      parse: { rowsPerSecond: rate(ROWS, parseMs), ms: Math.round(parseMs), benchProcessRssMiB: parseRss },
-      dryRun: { rowsPerSecond: rate(ROWS, dry.result), ms: Math.round(dry.result), peakRssMiB: dry.peakMiB },
+      parse: { ms: Math.round(parseMs), rowsPerSecond: rate(ROWS, parseMs) },
+      dryRun: { ms: Math.round(dryMs), rowsPerSecond: rate(ROWS, dryMs) },
       commit: {
-        rowsPerSecond: rate(ROWS, commit.result),
-        ms: Math.round(commit.result),
-        peakRssMiB: commit.peakMiB,
+        untilCompletedMs: Math.round(completedMs),
+        untilReviewedMs: Math.round(reviewedMs),
+        rowsPerSecond: rate(ROWS, reviewedMs),
+        peakRssMiB: commit.peak,
+        workerHeapsAfterFullGcMiB: workerHeaps?.mb ?? null,
       },
-      oneByOne: {
-        rowsPerSecond: rate(ROWS, single.result),
-        ms: Math.round(single.result),
-        peakRssMiB: single.peakMiB,
-      },
+      oneByOne: single === null ? null : { ms: Math.round(single), rowsPerSecond: rate(ROWS, single) },
+      bareStarts:
+        bare === null
+          ? null
+          : {
+              ms: Math.round(bare),
+              rowsPerSecond: rate(ROWS, bare),
+              inFlight: CENSUS_CHUNKS_AT_ONCE * CENSUS_STARTS_AT_ONCE,
+            },
       ratios: {
-        dryRunToParse: Number((parseMs / dry.result).toFixed(3)),
-        commitToParse: Number((parseMs / commit.result).toFixed(3)),
-        commitToOneByOne: Number((single.result / commit.result).toFixed(3)),
-        dryRunToOneByOne: Number((single.result / dry.result).toFixed(3)),
+        dryRunToParse: ratio(parseMs, dryMs),
+        commitToOneByOne: single === null ? null : ratio(single, reviewedMs),
+        commitToBareStarts: bare === null ? null : ratio(bare, reviewedMs),
       },
-      note: 'peak RSS: API + worker + peer processes of the bench stack (children of this process)',
+      goals: { dryRunToParse: 0.3, commitToOneByOne: 2, commitToBareStarts: 0.7 },
+      load: os.loadavg().map((l) => Number(l.toFixed(2))),
     };
     await fs.mkdir(RESULTS, { recursive: true });
-    await fs.writeFile(path.join(RESULTS, 'census-latest.json'), `${JSON.stringify(figures, null, 2)}\n`);
+    const name = peers ? 'census-latest.json' : `census-${ROWS}-alone.json`;
+    await fs.writeFile(path.join(RESULTS, name), `${JSON.stringify(figures, null, 2)}\n`);
     console.log(JSON.stringify(figures, null, 2));
   } finally {
     await s.stop();
+    await gc.remove();
   }
 }
 

@@ -49,6 +49,9 @@ function tuning(json = '{}'): Partial<typeof DEFAULT_SETTINGS> {
   return given;
 }
 
+/** Endorsement ids the census bench's bare-start peer gives its workflows: the no-op worker routes them as a file insurer's. */
+export const FILE_PEER_PREFIX = 'end_filepeer';
+
 export const BENCH_SETTINGS = { ...DEFAULT_SETTINGS, ...tuning(process.env.BENCH_TUNING) };
 
 export interface BenchStack {

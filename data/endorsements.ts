@@ -203,6 +203,19 @@ export async function markEndorsementWorkflowStarted(scope: TenantScope, id: str
   );
 }
 
+/** Records that these endorsements' workflows run, in one statement. Idempotent: the first mark stays. */
+export async function markEndorsementWorkflowsStarted(
+  scope: TenantScope,
+  ids: readonly string[],
+): Promise<void> {
+  if (ids.length === 0) return;
+  await scope.sql(
+    `update endorsements set workflow_started_at = now()
+      where client_id = ? and id in (select jsonb_array_elements_text(?::jsonb)) and workflow_started_at is null`,
+    [scope.clientId, JSON.stringify(ids)],
+  );
+}
+
 /**
  * Removes an endorsement nobody has started, with its audit entry, in one statement (atomic).
  * Concurrency: the guard (unstarted, PENDING) loses to the workflow's first activity or the

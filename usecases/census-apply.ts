@@ -10,6 +10,7 @@ import {
   type PendingRow,
 } from '../data/census.js';
 import { addDependent, listDependents } from '../data/dependents.js';
+import { markEndorsementWorkflowsStarted } from '../data/endorsements.js';
 import { createOrFindEmployee, updateEmployee } from '../data/employees.js';
 import type { TenantScope } from '../data/scope.js';
 import { EmailInUseError } from '../domain/employees.js';
@@ -25,18 +26,33 @@ export interface RowRange {
   to: number;
 }
 
+/** Endorsement workflows an apply starts at once (bounded: the dev server and the worker share 2 cores). */
+export const CENSUS_STARTS_AT_ONCE = 8;
+
 /**
  * Applies a chunk of a batch's rows, each once, then starts the endorsement workflows of the
- * chunk's applied rows (BatchId set). Each row is one transaction (applyRow); a refused row is
- * recorded FAILED and the next goes on. Idempotent under retry and crash: rows with an outcome
- * are skipped, and a start of a workflow that runs or ran is a no-op, so a retry after a crash
- * between a row's commit and its start starts it then (the endorsement reconciler would too).
+ * chunk's applied rows (BatchId set), CENSUS_STARTS_AT_ONCE at a time, and marks them started in
+ * one statement.
+ *
+ * Transactions: the chunk's own rows (those whose employee exists or is created in the chunk) are
+ * applied in ONE transaction, each row in a savepoint of it (applyRowIn), so a chunk costs one
+ * commit instead of one per row. A refused row rolls its savepoint back and records FAILED in the
+ * same transaction; any other error rolls the whole chunk back and the activity retries it. Rows
+ * that reach outside the chunk (an employee created by another chunk's row, or a later chunk's
+ * row whose employee this chunk creates) are applied as before, each in a transaction of its own,
+ * so the chunk's transaction never waits for a row lock another chunk's transaction holds (no
+ * lock cycle between parallel chunks: a lone row's transaction holds one census row at a time).
+ *
+ * Idempotent under retry and crash: a row's outcome commits with its writes (in the chunk's
+ * commit or its own), and an apply skips rows that have one, so a retried chunk writes nothing
+ * twice; a start of a workflow that runs or ran is a no-op, so a retry after a crash between the
+ * commit and the starts starts them then (the endorsement reconciler would too). Concurrency: each
+ * row is applied under its row lock (`for update`), so a chunk racing for a row waits, then skips it.
  *
  * Order across the parallel chunks: a row whose employee an earlier row of the file creates
- * (`employee_row`: a dependent, a second policy) applies that row first (in its own transaction;
- * the row lock makes a chunk racing for it wait, then skip it). And the rows whose employee this
- * chunk creates are applied here too before this chunk's ADDITIONs are started, so the dependents
- * exist when the employee's ADDITION is approved and enrols the covered family.
+ * (`employee_row`: a dependent, a second policy) applies that row first; and the rows whose
+ * employee this chunk creates are applied here too before this chunk's ADDITIONs are started, so
+ * the dependents exist when the employee's ADDITION is approved and enrols the covered family.
  */
 export async function applyCensusRange(
   deps: StartDeps,
@@ -49,97 +65,138 @@ export async function applyCensusRange(
   let applied = 0;
   let failed = 0;
   const elsewhere: number[] = [];
-  const apply = async (row: number) => {
-    const outcome = await applyRow(scope, batchId, row, today);
+  const inRange = (row: number) => row >= range.from && row <= range.to;
+  const tally = (row: number, outcome: 'APPLIED' | 'FAILED' | null) => {
     if (outcome === 'APPLIED') applied += 1;
     if (outcome === 'FAILED') failed += 1;
-    if (outcome && (row < range.from || row > range.to)) elsewhere.push(row);
+    if (outcome && !inRange(row)) elsewhere.push(row);
     beat();
   };
+  const alone = async (row: number) => tally(row, await applyRow(scope, batchId, row, today));
+  const own: number[] = [];
   for (const { row, employeeRow } of await pendingCensusRows(scope, batchId, range)) {
-    if (employeeRow !== null) await apply(employeeRow);
-    await apply(row);
+    if (employeeRow !== null && !inRange(employeeRow)) {
+      await alone(employeeRow);
+      await alone(row);
+    } else own.push(row);
   }
-  for (const row of await pendingRowsOfEmployeesIn(scope, batchId, range)) await apply(row);
+  if (own.length > 0) {
+    const outcomes = await scope.transaction(async (tx) => {
+      const done: [number, 'APPLIED' | 'FAILED' | null][] = [];
+      for (const row of own) {
+        done.push([row, await applyRowIn(tx, batchId, row, today)]);
+        beat();
+      }
+      return done;
+    });
+    for (const [row, outcome] of outcomes) tally(row, outcome);
+  }
+  for (const row of await pendingRowsOfEmployeesIn(scope, batchId, range)) await alone(row);
   const made = await appliedCensusEndorsements(scope, batchId, range, elsewhere);
-  await Promise.all(
-    made
-      .filter((e) => !e.workflow_started)
-      .map((e) =>
-        startEndorsementWorkflow(deps, scope, {
+  const unstarted = made.filter((e) => !e.workflow_started);
+  let next = 0;
+  const lane = async () => {
+    while (next < unstarted.length) {
+      const e = unstarted[next++]!;
+      await startEndorsementWorkflow(
+        deps,
+        scope,
+        {
           id: e.id,
           clientId: scope.clientId,
           policyId: e.policy_id,
           employeeId: e.employee_id,
           type: e.type as EndorsementType,
           batchId,
-        }),
-      ),
+        },
+        { mark: false },
+      );
+      beat();
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(CENSUS_STARTS_AT_ONCE, unstarted.length) }, lane));
+  await markEndorsementWorkflowsStarted(
+    scope,
+    unstarted.map((e) => e.id),
   );
   return { applied, failed };
 }
 
 /**
- * One row, in one transaction holding its row lock: the employee (created by code, D6's
- * create-or-find, or found and its changed details updated as Update Employee does), then the
- * endorsement through D7's create (its checks again, against what is there now) or an exit's
- * status and DELETIONs, then the row's outcome. A refusal (an e-mail another employee holds
- * included) rolls all of it back and records FAILED with the reason in a second transaction:
- * nothing of a failed row is written. Returns what happened now (null: the row already had an
- * outcome).
+ * One row in its own transaction (a row outside the chunk's): applyRowIn, committed alone.
+ * Returns what happened now (null: the row already had an outcome).
  */
-async function applyRow(
+function applyRow(
   scope: TenantScope,
   batchId: string,
   row: number,
   today: string,
 ): Promise<'APPLIED' | 'FAILED' | null> {
+  return scope.transaction((tx) => applyRowIn(tx, batchId, row, today));
+}
+
+/**
+ * One row inside the caller's transaction: its writes in a savepoint (writeRow); a refusal rolls
+ * the savepoint back and records FAILED with the reason in the same transaction, so nothing of a
+ * failed row is written. Any other error goes up (the caller's transaction rolls back, the
+ * activity retries). Returns what happened now (null: the row already had an outcome).
+ */
+async function applyRowIn(
+  tx: TenantScope,
+  batchId: string,
+  row: number,
+  today: string,
+): Promise<'APPLIED' | 'FAILED' | null> {
+  const r = await lockCensusRow(tx, batchId, row);
+  if (!r || r.outcome) return null;
   try {
-    return await scope.transaction(async (tx) => {
-      const r = await lockCensusRow(tx, batchId, row);
-      if (!r || r.outcome) return null;
-      if (r.plan.employee_row !== null) await employeeRowApplied(tx, batchId, r.plan.employee_row);
-      const employeeId = await employeeOf(tx, r);
-      if (!employeeId) throw new EndorsementRefused('EMPLOYEE_NOT_FOUND', 'no employee has this code');
-      if (r.plan.updates_employee) await updateDetails(tx, employeeId, r, today);
-      const dependentId = r.person?.relationship ? await dependentOf(tx, employeeId, r) : undefined;
-      // The batch rides on each endorsement, so a late start by the reconciler sets BatchId too.
-      const actor = { tokenId: r.actor_token_id, batchId };
-      const made = r.plan.exit
-        ? await exit(tx, employeeId, r, actor, today)
-        : r.plan.endorsement
-          ? [
-              await createEndorsement(
-                tx,
-                { ...requestOf(r, employeeId), ...(dependentId && { dependentId }) },
-                actor,
-                today,
-              ),
-            ]
-          : [];
-      await setCensusRowOutcome(tx, batchId, row, {
-        outcome: 'APPLIED',
-        employeeId,
-        endorsementId: made[0]?.id ?? null,
-        reason: null,
-      });
-      return 'APPLIED' as const;
-    });
+    await tx.transaction((sp) => writeRow(sp, batchId, row, r, today));
+    return 'APPLIED';
   } catch (err) {
     const reason = refusalOf(err);
     if (reason === null) throw err;
-    return scope.transaction(async (tx) => {
-      const r = await lockCensusRow(tx, batchId, row);
-      if (!r || r.outcome) return null;
-      await setCensusRowOutcome(tx, batchId, row, {
-        outcome: 'FAILED',
-        employeeId: null,
-        endorsementId: null,
-        reason,
-      });
-      return 'FAILED' as const;
+    await setCensusRowOutcome(tx, batchId, row, {
+      outcome: 'FAILED',
+      employeeId: null,
+      endorsementId: null,
+      reason,
     });
+    return 'FAILED';
   }
+}
+
+/**
+ * A locked row's writes (in its savepoint): the employee (created by code, D6's create-or-find,
+ * or found and its changed details updated as Update Employee does), then the endorsement through
+ * D7's create (its checks again, against what is there now) or an exit's status and DELETIONs,
+ * then the row's outcome. A refusal (an e-mail another employee holds included) is thrown.
+ */
+async function writeRow(tx: TenantScope, batchId: string, row: number, r: PendingRow, today: string) {
+  if (r.plan.employee_row !== null) await employeeRowApplied(tx, batchId, r.plan.employee_row);
+  const employeeId = await employeeOf(tx, r);
+  if (!employeeId) throw new EndorsementRefused('EMPLOYEE_NOT_FOUND', 'no employee has this code');
+  if (r.plan.updates_employee) await updateDetails(tx, employeeId, r, today);
+  const dependentId = r.person?.relationship ? await dependentOf(tx, employeeId, r) : undefined;
+  // The batch rides on each endorsement, so a late start by the reconciler sets BatchId too.
+  const actor = { tokenId: r.actor_token_id, batchId };
+  const made = r.plan.exit
+    ? await exit(tx, employeeId, r, actor, today)
+    : r.plan.endorsement
+      ? [
+          await createEndorsement(
+            tx,
+            { ...requestOf(r, employeeId), ...(dependentId && { dependentId }) },
+            actor,
+            today,
+          ),
+        ]
+      : [];
+  await setCensusRowOutcome(tx, batchId, row, {
+    outcome: 'APPLIED',
+    employeeId,
+    endorsementId: made[0]?.id ?? null,
+    reason: null,
+  });
 }
 
 /** A refusal as a FAILED row's reason; null for an error that is not one (the activity retries). */

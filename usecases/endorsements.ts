@@ -167,17 +167,21 @@ export function workflowInput(e: CreatedEndorsement, config: Config): Endorsemen
   };
 }
 
-/** Starts the endorsement's workflow and records that it runs (idempotent: usecases/workflow-start.ts). */
+/**
+ * Starts the endorsement's workflow and records that it runs (idempotent: usecases/workflow-start.ts).
+ * `mark: false` leaves the record to the caller (a census chunk marks its starts in one statement).
+ */
 export async function startEndorsementWorkflow(
   deps: StartDeps,
   scope: TenantScope,
   e: CreatedEndorsement,
+  options: { mark: boolean } = { mark: true },
 ): Promise<void> {
   await startRecordWorkflow(
     deps,
     ENDORSEMENT_WORKFLOW,
     endorsementStartOptions(workflowInput(e, deps.config), deps.config.TEMPORAL_TASK_QUEUE),
-    () => markEndorsementWorkflowStarted(scope, e.id),
+    () => (options.mark ? markEndorsementWorkflowStarted(scope, e.id) : Promise.resolve()),
   );
 }
 

@@ -6,7 +6,7 @@ import { createLogger } from '../../infra/logger.js';
 import { payloadDataConverter, temporalConnectionOptions } from '../../infra/temporal-client.js';
 import { WORKFLOWS_PATH } from '../../worker/create-worker.js';
 import { installWorkerRuntime } from '../../worker/telemetry.js';
-import { BENCH_SETTINGS } from '../stack.js';
+import { BENCH_SETTINGS, FILE_PEER_PREFIX } from '../stack.js';
 
 const TRIVIAL_WORKFLOWS_PATH = path.resolve(import.meta.dirname, 'trivial-workflow.ts');
 
@@ -31,8 +31,12 @@ const activities: Pick<Activities, EndorsementSteps> = {
   reviewEndorsement: noop,
   // The CD account always covers it, as the bench's policies' balances do.
   holdEndorsementFunds: async () => ({ held: true }),
-  // An insurer called per endorsement (not a file insurer's cut-off), as the bench's simulated one.
-  routeAfterReview: async () => ({ adapter: 'simulated', insurerCode: 'NOOP', queued: false }),
+  // An insurer called per endorsement (not a file insurer's cut-off), as the bench's simulated one;
+  // the census bench's bare starts (ids FILE_PEER_PREFIX…) wait for a cut-off as a file insurer's do.
+  routeAfterReview: async (id: string) =>
+    id.startsWith(FILE_PEER_PREFIX)
+      ? { adapter: 'file', insurerCode: 'NOOP', queued: true }
+      : { adapter: 'simulated', insurerCode: 'NOOP', queued: false },
   markSentToInsurer: noop,
   rejectEndorsement: noop,
   cancelEndorsement: noop,

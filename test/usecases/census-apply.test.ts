@@ -53,6 +53,55 @@ describe('census apply (usecases/census-apply.ts)', () => {
     expect(employees[0].n).to.equal(3);
   });
 
+  it('applies a chunk in one transaction: an error that is not a refusal writes nothing, and the retry applies each row once', async () => {
+    const w = await census();
+    const joiner = `J-${w.clientId.slice(-6)}`;
+    const { scope, batchId } = await staged(w, [
+      newJoiner(joiner),
+      { employee_code: w.uncovered.employeeCode, action: 'add', effective_date: '2026-12-01' },
+    ]);
+    // The database fails the chunk's last write (the uncovered employee's endorsement), as an outage would.
+    await sql(`create or replace function census_chunk_fault() returns trigger language plpgsql as $$
+                 begin
+                   if new.employee_id = '${w.uncovered.id}' then raise exception 'census chunk fault'; end if;
+                   return new;
+                 end $$;
+               create trigger census_chunk_fault before insert on endorsements
+                 for each row execute function census_chunk_fault()`);
+    const deps = await stack().deps();
+    try {
+      let thrown: unknown = null;
+      await applyCensusRange(deps, scope, batchId, { from: 1, to: 2 }, TODAY).catch((err: unknown) => {
+        thrown = err;
+      });
+      expect(String(thrown)).to.contain('census chunk fault');
+      expect((await outcomes(batchId)).map((r) => r.outcome)).to.deep.equal([null, null]);
+      const written = await sql(
+        `select (select count(*)::int from employees where client_id = ? and employee_code = ?) as joiners,
+                (select count(*)::int from endorsements where client_id = ?) as endorsements`,
+        [w.clientId, joiner, w.clientId],
+      );
+      expect(written[0], "the joiner's row, applied before the fault, was rolled back too").to.deep.equal({
+        joiners: 0,
+        endorsements: 0,
+      });
+    } finally {
+      await sql('drop trigger census_chunk_fault on endorsements; drop function census_chunk_fault()');
+    }
+    expect(await applyCensusRange(deps, scope, batchId, { from: 1, to: 2 }, TODAY)).to.deep.equal({
+      applied: 2,
+      failed: 0,
+    });
+    const rows = await outcomes(batchId);
+    expect(rows.map((r) => r.outcome)).to.deep.equal(['APPLIED', 'APPLIED']);
+    const made = await sql(
+      `select employee_id, workflow_started_at from endorsements where client_id = ? order by employee_id`,
+      [w.clientId],
+    );
+    expect(made.map((e) => e.employee_id).sort()).to.deep.equal([rows[0].employee_id, w.uncovered.id].sort());
+    expect(made.every((e) => e.workflow_started_at !== null)).to.equal(true);
+  });
+
   it('a row refused when applied is FAILED with its reason, writes nothing, and never stops the others', async () => {
     const w = await census();
     const other = await makePolicy(w.clientId, { policyNumber: `P2-${w.clientId.slice(-6)}` });

@@ -3,7 +3,7 @@ import type { Activities } from '../../activities/index.js';
 import { CENSUS_CHUNKS_AT_ONCE, censusChunks } from '../../domain/census-batch.js';
 import type { CensusBatchInput, CensusBatchResult } from './contract.js';
 
-/** A chunk is up to 50 rows, each its own transaction and workflow start: seconds, not minutes. */
+/** A chunk is up to 50 rows in one transaction, then their workflow starts: seconds, not minutes. */
 const db = proxyActivities<Activities>({
   startToCloseTimeout: '5 minutes',
   heartbeatTimeout: '30 seconds',
