@@ -1,6 +1,6 @@
 import { SystemScope } from '../data/scope.js';
-import { checkAllCdLow } from '../usecases/cd-account.js';
-import { startDeliveries } from '../usecases/webhook-deliveries.js';
+import { checkAllCdLow } from '../usecases/cd-account/account.js';
+import { startDeliveries } from '../usecases/webhooks/deliveries.js';
 import type { ActivityDeps } from './deps.js';
 
 /** The CD account's daily pass as one activity (a one-pass workflow on a daily Schedule runs it). */

@@ -1,8 +1,8 @@
 import { Context } from '@temporalio/activity';
 import { TenantScope } from '../data/scope.js';
 import { today } from '../domain/clock.js';
-import { applyCensusRange, completeCensus } from '../usecases/census-apply.js';
-import { startDeliveries } from '../usecases/webhook-deliveries.js';
+import { applyCensusRange, completeCensus } from '../usecases/census/apply.js';
+import { startDeliveries } from '../usecases/webhooks/deliveries.js';
 import type { ChunkResult } from '../workflows/census-batch/contract.js';
 import type { ActivityDeps } from './deps.js';
 
@@ -20,7 +20,7 @@ function heartbeat(): () => void {
 export function createCensusActivities(deps: ActivityDeps) {
   const tenant = (clientId: string) => TenantScope.of(deps.orm.em, clientId);
   return {
-    /** Applies one chunk's rows, each once (usecases/census-apply.ts): safe to retry at any point. */
+    /** Applies one chunk's rows, each once (usecases/census/apply.ts): safe to retry at any point. */
     async applyCensusRows(q: {
       clientId: string;
       batchId: string;

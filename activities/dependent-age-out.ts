@@ -1,5 +1,5 @@
 import { SystemScope } from '../data/scope.js';
-import { removeAgedOutChildren } from '../usecases/dependent-age-out.js';
+import { removeAgedOutChildren } from '../usecases/dependents/age-out.js';
 import type { ActivityDeps } from './deps.js';
 
 /** D16's daily age-out pass as one activity (a one-pass workflow on a daily Schedule runs it). */

@@ -1,18 +1,21 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import { readInsurerSubmission } from '../data/endorsements.js';
-import { readEndorsementInsurer, type InsurerAssignment } from '../data/endorsement-sla.js';
-import type { InsurerRoute } from '../data/insurer-cut-off.js';
-import type { InsurerIds } from '../data/endorsement-approval.js';
+import { readInsurerSubmission } from '../data/endorsements/endorsements.js';
+import { readEndorsementInsurer, type InsurerAssignment } from '../data/insurer-exchange/sla.js';
+import type { InsurerRoute } from '../data/insurer-exchange/cut-off.js';
+import type { InsurerIds } from '../data/endorsements/approval.js';
 import { SystemScope } from '../data/scope.js';
 import { today } from '../domain/clock.js';
-import { reviewRejection } from '../domain/endorsements.js';
-import { startDeliveries } from '../usecases/webhook-deliveries.js';
+import { reviewRejection } from '../domain/endorsements/endorsement.js';
+import { startDeliveries } from '../usecases/webhooks/deliveries.js';
 import type { EndorsementStatus } from '../domain/enums.js';
 import type { InsurerSubmission } from '../adapters/types.js';
-import { applyEndorsementApproval, reconcileUnstartedEndorsements } from '../usecases/endorsements.js';
-import { reconcileUnstartedCensusBatches } from '../usecases/census.js';
-import { retryExitsAfterSettling } from '../usecases/exits.js';
+import {
+  applyEndorsementApproval,
+  reconcileUnstartedEndorsements,
+} from '../usecases/endorsements/endorsements.js';
+import { reconcileUnstartedCensusBatches } from '../usecases/census/census.js';
+import { retryExitsAfterSettling } from '../usecases/endorsements/exits.js';
 import {
   announceSlaBreach,
   beginReview,
@@ -26,7 +29,7 @@ import {
   releaseEndorsementHold,
   wakeFundedEndorsements,
   type CdAftermath,
-} from '../usecases/cd-account.js';
+} from '../usecases/cd-account/account.js';
 import {
   ENDORSEMENT_GONE,
   ENDORSEMENT_STATE_CONFLICT,

@@ -2,20 +2,20 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { InsurerDeliveryError } from '../adapters/file/transport.js';
 import { SystemScope } from '../data/scope.js';
-import type { FileFormat } from '../domain/insurer-file.js';
+import type { FileFormat } from '../domain/insurer-exchange/file.js';
 import {
   fileInsurerSettings,
   markCutOffSent,
   NotAFileInsurer,
   releaseUndeliveredCutOff,
-} from '../usecases/insurer-cut-off.js';
+} from '../usecases/insurer-exchange/cut-off.js';
 import {
   deliverPlannedFile,
   planCutOff,
   type DeliveredFile,
   type PlannedPolicyFile,
-} from '../usecases/insurer-files.js';
-import { startDeliveries } from '../usecases/webhook-deliveries.js';
+} from '../usecases/insurer-exchange/files.js';
+import { startDeliveries } from '../usecases/webhooks/deliveries.js';
 import { INSURER_DELIVERY_REFUSED, NOT_A_FILE_INSURER } from '../workflows/insurer-cut-off/contract.js';
 import { heartbeating } from './heartbeat.js';
 import type { ActivityDeps } from './deps.js';
@@ -39,7 +39,7 @@ function beat(): void {
 }
 
 /**
- * D14 file insurers' activities: thin over usecases/insurer-files.ts and insurer-cut-off.ts. Each is
+ * D14 file insurers' activities: thin over usecases/insurer-exchange/files.ts and insurer-cut-off.ts. Each is
  * idempotent under retry (see the workflow in workflows/insurer-cut-off/workflow.ts).
  */
 export function createInsurerCutOffActivities(deps: ActivityDeps) {

@@ -1,8 +1,8 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { InsurerDeliveryError } from '../adapters/file/transport.js';
-import { listFileInsurerCodes } from '../usecases/insurer-inbox-schedule.js';
-import { IngestError, ingestInboxFiles } from '../usecases/insurer-responses.js';
-import { startDeliveries } from '../usecases/webhook-deliveries.js';
+import { listFileInsurerCodes } from '../usecases/insurer-exchange/inbox-schedule.js';
+import { IngestError, ingestInboxFiles } from '../usecases/insurer-exchange/inbox.js';
+import { startDeliveries } from '../usecases/webhooks/deliveries.js';
 import { INSURER_INBOX_MIN_AGE_MS, type InboxPassResult } from '../workflows/insurer-inbox/contract.js';
 import type { ActivityDeps } from './deps.js';
 

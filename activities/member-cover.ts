@@ -1,8 +1,8 @@
 import { SystemScope } from '../data/scope.js';
 import { today } from '../domain/clock.js';
 import { endLapsedCover } from '../usecases/member-cover.js';
-import { announceOverdueExits } from '../usecases/exits.js';
-import { startDeliveries } from '../usecases/webhook-deliveries.js';
+import { announceOverdueExits } from '../usecases/endorsements/exits.js';
+import { startDeliveries } from '../usecases/webhooks/deliveries.js';
 import type { ActivityDeps } from './deps.js';
 
 /** D10's daily pass as one activity (a one-pass workflow on a daily Schedule runs it). */

@@ -9,7 +9,7 @@ import {
   renewOnStart,
   startDueRenewals,
   submitPolicyRenewal,
-} from '../usecases/renewals.js';
+} from '../usecases/policy-year/renewals.js';
 import {
   RENEWAL_REFUSED,
   type RenewalClock,
@@ -17,7 +17,7 @@ import {
 } from '../workflows/renewal/contract.js';
 import type { ActivityDeps } from './deps.js';
 
-/** D17's renewal steps. Each is idempotent under retry: every write is a guarded state move (data/renewals.ts). */
+/** D17's renewal steps. Each is idempotent under retry: every write is a guarded state move (data/policy-year/renewals.ts). */
 export function createRenewalActivities(deps: ActivityDeps) {
   const scopeOf = (input: RenewalWorkflowInput) => TenantScope.of(deps.orm.em, input.clientId);
   const refused = (err: unknown): never => {

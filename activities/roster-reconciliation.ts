@@ -4,8 +4,8 @@ import {
   completeReconciliation,
   fetchAndStagePolicyRoster,
   RosterError,
-} from '../usecases/roster-reconciliation.js';
-import { startDeliveries } from '../usecases/webhook-deliveries.js';
+} from '../usecases/reconciliation/roster.js';
+import { startDeliveries } from '../usecases/webhooks/deliveries.js';
 import type { ReconcileResult } from '../workflows/roster-reconciliation/contract.js';
 import type { ActivityDeps } from './deps.js';
 

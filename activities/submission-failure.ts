@@ -2,7 +2,7 @@ import { Context } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { safeError } from '../db/errors.js';
-import { submissionFailure } from '../domain/insurer-failures.js';
+import { submissionFailure } from '../domain/insurer-exchange/failures.js';
 import { submissionFailingSignal, submissionFailureQuery } from '../workflows/endorsement/contract.js';
 
 /** The report is best effort and must never hold the attempt past its heartbeat timeout (5 s). */

@@ -1,10 +1,10 @@
 import { Context } from '@temporalio/activity';
-import { attemptDelivery, startUnstartedDeliveries } from '../usecases/webhook-deliveries.js';
+import { attemptDelivery, startUnstartedDeliveries } from '../usecases/webhooks/deliveries.js';
 import type { AttemptInput, AttemptOutcome } from '../workflows/webhook/contract.js';
 import type { ActivityDeps } from './deps.js';
 
 /**
- * Webhook delivery activities, thin over usecases/webhook-deliveries.ts. An attempt is recorded under
+ * Webhook delivery activities, thin over usecases/webhooks/deliveries.ts. An attempt is recorded under
  * (delivery, attempt number), so a Temporal retry of the same attempt overwrites its record instead
  * of adding one, and the delivery row only moves while pending (a late duplicate cannot undo
  * `delivered`).

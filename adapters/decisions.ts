@@ -1,6 +1,6 @@
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { closedVerdict } from '../domain/insurer-decisions.js';
+import { closedVerdict } from '../domain/insurer-exchange/decisions.js';
 import {
   DECISION_DUPLICATE,
   DECISION_REFUSED,

@@ -1,5 +1,5 @@
-import type { InsurerSubmission } from '../domain/insurer-submission.js';
-import type { RenewalSubmission } from '../domain/renewal-submission.js';
+import type { InsurerSubmission } from '../domain/insurer-exchange/submission.js';
+import type { RenewalSubmission } from '../domain/policy-year/renewal-submission.js';
 
 export type { InsurerSubmission, RenewalSubmission };
 

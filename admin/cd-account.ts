@@ -1,14 +1,14 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../config/index.js';
 import { SystemScope } from '../data/scope.js';
-import { parseRupees } from '../domain/cd-account.js';
+import { parseRupees } from '../domain/cd-account/account.js';
 import { createTemporalClient } from '../infra/temporal-client.js';
 import {
   CdTopUpRefused,
   setPolicyCdThreshold,
   topUpCd,
   wakeFundedEndorsements,
-} from '../usecases/cd-account.js';
+} from '../usecases/cd-account/account.js';
 import { OperatorRefusal } from '../domain/operator-refusal.js';
 
 /**

@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import YAML from 'yaml';
 import type { Config } from '../config/index.js';
-import { findPolicyClient } from '../data/cd-account.js';
+import { findPolicyClient } from '../data/cd-account/account.js';
 import { SystemScope, TenantScope } from '../data/scope.js';
 import { systemClock } from '../domain/clock.js';
 import { createLogger } from '../infra/logger.js';
@@ -12,7 +12,7 @@ import {
   quotePolicyRenewal,
   RenewalRefused,
   startPolicyRenewal,
-} from '../usecases/renewals.js';
+} from '../usecases/policy-year/renewals.js';
 import { OperatorRefusal } from '../domain/operator-refusal.js';
 
 const asOperatorRefusal = (err: unknown): never => {

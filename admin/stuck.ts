@@ -11,11 +11,11 @@ import {
   readEndorsementAcrossClients,
   readEndorsementsAcrossClients,
   type OperatorEndorsement,
-} from '../data/stuck-endorsements.js';
+} from '../data/endorsements/stuck.js';
 import { OperatorRefusal } from '../domain/operator-refusal.js';
 import { TenantScope } from '../data/scope.js';
-import { cancelThroughWorkflow } from '../usecases/endorsements.js';
-import { readOverdueExits } from '../data/exits.js';
+import { cancelThroughWorkflow } from '../usecases/endorsements/endorsements.js';
+import { readOverdueExits } from '../data/endorsements/exits.js';
 import { businessDate } from '../domain/clock.js';
 import { daysBetween } from '../domain/dates.js';
 

@@ -2,10 +2,10 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import proto from '@temporalio/proto';
-import { readCensus } from '../usecases/census-file.js';
-import { CENSUS_STARTS_AT_ONCE } from '../usecases/census-apply.js';
-import { CENSUS_CHUNKS_AT_ONCE } from '../domain/census-batch.js';
-import { CENSUS_COLUMNS } from '../domain/census.js';
+import { readCensus } from '../usecases/census/file.js';
+import { CENSUS_STARTS_AT_ONCE } from '../usecases/census/apply.js';
+import { CENSUS_CHUNKS_AT_ONCE } from '../domain/census/batch.js';
+import { CENSUS_COLUMNS } from '../domain/census/rows.js';
 import { createTemporalClient } from '../infra/temporal-client.js';
 import {
   durationMs,

@@ -5,10 +5,10 @@ import ExcelJS from 'exceljs';
 import type { ApiConfig } from '../config/index.js';
 import { TenantScope } from '../data/scope.js';
 import type { Orm } from '../db/orm.js';
-import { fileTemplate } from '../domain/insurer-file-templates/index.js';
-import { flushInsurer } from '../usecases/insurer-cut-off.js';
-import { ingestInboxFiles } from '../usecases/insurer-responses.js';
-import { startEndorsementWorkflow } from '../usecases/endorsements.js';
+import { fileTemplate } from '../domain/insurer-exchange/file-templates/index.js';
+import { flushInsurer } from '../usecases/insurer-exchange/cut-off.js';
+import { ingestInboxFiles } from '../usecases/insurer-exchange/inbox.js';
+import { startEndorsementWorkflow } from '../usecases/endorsements/endorsements.js';
 import { ENDORSEMENT_WORKFLOW } from '../workflows/endorsement/contract.js';
 import { INSURER_INBOX_SCHEDULE_ID } from '../workflows/insurer-inbox/contract.js';
 

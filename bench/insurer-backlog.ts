@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { createInsurerClient } from '../usecases/insurer-principals.js';
+import { createInsurerClient } from '../usecases/insurer-exchange/principals.js';
 import { createTokenService } from '../api/auth/tokens.js';
 import type { Config } from '../config/index.js';
 import { systemClock } from '../domain/clock.js';

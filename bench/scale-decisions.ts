@@ -1,5 +1,5 @@
 import type { Client } from '@temporalio/client';
-import { createInsurerClient } from '../usecases/insurer-principals.js';
+import { createInsurerClient } from '../usecases/insurer-exchange/principals.js';
 import { sendInsurerDecision } from '../adapters/decisions.js';
 import { createTokenService } from '../api/auth/tokens.js';
 import { systemClock } from '../domain/clock.js';

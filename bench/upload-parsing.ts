@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import { tableRows } from '../adapters/file/table-reader.js';
-import { CENSUS_COLUMNS } from '../domain/census.js';
+import { CENSUS_COLUMNS } from '../domain/census/rows.js';
 import { CENSUS_FILE_LIMITS } from '../domain/upload-limits.js';
 
 /**

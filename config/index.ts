@@ -2,9 +2,12 @@ import fs from 'node:fs';
 import { isIPv4, isIPv6 } from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
-import { DEFAULT_SLA_DAYS } from '../domain/insurer-decisions.js';
-import { DEFAULT_REINSTATEMENT_WINDOW_DAYS } from '../domain/reinstatement.js';
-import { DEFAULT_RENEWAL_AUTO_CONFIRM_DAYS, DEFAULT_RENEWAL_LEAD_DAYS } from '../domain/renewal.js';
+import { DEFAULT_SLA_DAYS } from '../domain/insurer-exchange/decisions.js';
+import { DEFAULT_REINSTATEMENT_WINDOW_DAYS } from '../domain/endorsements/reinstatement.js';
+import {
+  DEFAULT_RENEWAL_AUTO_CONFIRM_DAYS,
+  DEFAULT_RENEWAL_LEAD_DAYS,
+} from '../domain/policy-year/renewal.js';
 
 /** At least 256 bits of key material (D3): a shorter HMAC key is refused, not padded. */
 const KEY_BYTES = 32;

@@ -1,5 +1,5 @@
 import type { AuditEntity } from '../domain/audit.js';
-import { isoSql } from './outbox.js';
+import { isoSql } from './webhooks/outbox.js';
 import { readPage, type CursorCodec, type KeysetQuery, type Page, type PageRequest } from './paging.js';
 import type { SystemScope, TenantScope } from './scope.js';
 import type { Sql } from './sql.js';

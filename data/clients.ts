@@ -1,7 +1,7 @@
 import type { ExitMode } from '../domain/enums.js';
 import { ClientSchema } from '../db/entities/client.js';
 import type { Scope } from '../domain/scopes.js';
-import { isoSql } from './outbox.js';
+import { isoSql } from './webhooks/outbox.js';
 import type { SystemScope } from './scope.js';
 
 /** `rotateClientSecret` notifies this channel with the client id in the same statement as the update. */

@@ -1,6 +1,6 @@
-import { postCdEntry } from './cd-ledger.js';
+import { postCdEntry } from './cd-account/ledger.js';
 import { toPaise } from '../domain/premium.js';
-import type { EligibilityRules } from '../domain/dependent-eligibility.js';
+import type { EligibilityRules } from '../domain/dependents/eligibility.js';
 import type { SystemScope, TenantScope } from './scope.js';
 
 /**

@@ -3,7 +3,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { partialName } from '../adapters/file/transport.js';
 import { tableRows } from '../adapters/file/table-reader.js';
-import type { FileField, FileTemplate } from '../domain/insurer-file.js';
+import type { FileField, FileTemplate } from '../domain/insurer-exchange/file.js';
 import { RESPONSE_FILE_LIMITS } from '../domain/upload-limits.js';
 import type { SandboxSettings } from './insurer-sandbox.js';
 import { writeCsv, type SheetTable } from './spreadsheet-files.js';

@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { verifyWebhook } from '../domain/webhook-signature.js';
+import { verifyWebhook } from '../domain/webhooks/signature.js';
 
 /**
  * An insurer's API for the local demo: it speaks the `api` adapter's real protocol (signed JSON POSTs

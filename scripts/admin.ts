@@ -16,13 +16,13 @@ import {
   listWebhooks,
   removeWebhook,
   resealWebhookSecrets,
-} from '../usecases/webhook-endpoints.js';
+} from '../usecases/webhooks/endpoints.js';
 import {
   createInsurerClient,
   listInsurerClients,
   revokeInsurerClient,
   rotateInsurerClient,
-} from '../usecases/insurer-principals.js';
+} from '../usecases/insurer-exchange/principals.js';
 import { setThreshold, topUp } from '../admin/cd-account.js';
 import { loadPartners, loadReferenceData } from '../usecases/reference-load.js';
 import { quoteRenewal, startRenewal } from '../admin/renewals.js';
@@ -34,7 +34,10 @@ import { operatorConfig } from '../infra/local-stack.js';
 import { createTemporalClient } from '../infra/temporal-client.js';
 import type { Config } from '../config/index.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { syncInsurerCutOffSchedules, type InsurerScheduleSync } from '../usecases/insurer-schedules.js';
+import {
+  syncInsurerCutOffSchedules,
+  type InsurerScheduleSync,
+} from '../usecases/insurer-exchange/schedules.js';
 import { refuseBracketedArguments } from './command-args.js';
 
 const USAGE = `usage:

@@ -4,8 +4,8 @@ import { ConfigError, requireDatabaseUrls } from '../config/index.js';
 import { initOrm } from '../db/orm.js';
 import { operatorConfig } from '../infra/local-stack.js';
 import { createTemporalClient } from '../infra/temporal-client.js';
-import { CdTopUpRefused, wakeFundedEndorsements } from '../usecases/cd-account.js';
-import { reconcileCdStatementFile, type StatementResult } from '../usecases/cd-statement.js';
+import { CdTopUpRefused, wakeFundedEndorsements } from '../usecases/cd-account/account.js';
+import { reconcileCdStatementFile, type StatementResult } from '../usecases/reconciliation/cd-statement.js';
 import { printCommandResult } from './command-result.js';
 
 export const CD_STATEMENT_USAGE =

@@ -3,7 +3,7 @@ import path from 'node:path';
 import YAML from 'yaml';
 import { localInsurerFolders } from '../adapters/file/local.js';
 import { loadConfig } from '../config/index.js';
-import { fileTemplate } from '../domain/insurer-file-templates/index.js';
+import { fileTemplate } from '../domain/insurer-exchange/file-templates/index.js';
 import { startFileInsurerSandbox } from '../infra/insurer-file-sandbox.js';
 import { sandboxSettingsSchema } from '../infra/insurer-sandbox.js';
 import { createLogger } from '../infra/logger.js';

@@ -4,7 +4,7 @@ import { ConfigError, requireDatabaseUrls } from '../config/index.js';
 import { initOrm } from '../db/orm.js';
 import { operatorConfig } from '../infra/local-stack.js';
 import { createTemporalClient } from '../infra/temporal-client.js';
-import { IngestError, ingestInboxFiles, type IngestedInboxFile } from '../usecases/insurer-responses.js';
+import { IngestError, ingestInboxFiles, type IngestedInboxFile } from '../usecases/insurer-exchange/inbox.js';
 
 export const INGEST_USAGE =
   '  insurer ingest <INSURER_CODE> [FILE] [--json]   read response files from a file insurer’s inbox now';

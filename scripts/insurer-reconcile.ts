@@ -4,7 +4,7 @@ import { ConfigError, requireDatabaseUrls } from '../config/index.js';
 import { initOrm } from '../db/orm.js';
 import { operatorConfig } from '../infra/local-stack.js';
 import { createTemporalClient } from '../infra/temporal-client.js';
-import { reconcileRosterFile, RosterError } from '../usecases/roster-reconciliation.js';
+import { reconcileRosterFile, RosterError } from '../usecases/reconciliation/roster.js';
 import { printCommandResult } from './command-result.js';
 
 export const RECONCILE_USAGE =

@@ -2,9 +2,9 @@ import { parseArgs } from 'node:util';
 import { ConfigError, requireDatabaseUrls } from '../config/index.js';
 import { SystemScope } from '../data/scope.js';
 import { initOrm } from '../db/orm.js';
-import type { ManualOverride } from '../domain/insurer-decisions.js';
-import { recordOperatorDecision } from '../usecases/insurer-decisions.js';
-import { flushInsurer, NotAFileInsurer } from '../usecases/insurer-cut-off.js';
+import type { ManualOverride } from '../domain/insurer-exchange/decisions.js';
+import { recordOperatorDecision } from '../usecases/insurer-exchange/decisions.js';
+import { flushInsurer, NotAFileInsurer } from '../usecases/insurer-exchange/cut-off.js';
 import type { CutOffResult } from '../workflows/insurer-cut-off/contract.js';
 import { looksLikeId } from '../domain/ids.js';
 import { operatorConfig } from '../infra/local-stack.js';
@@ -86,7 +86,7 @@ function parseInsurerCommand(argv: string[]): InsurerCommand {
 /**
  * D14: records an insurer's decision through the decision Update, exactly as an adapter does, and
  * prints the workflow's answer (accepted / duplicate / refused with the reason). Only for what the
- * insurer received, unless forced with a reason (usecases/insurer-decisions.ts: the rule and the
+ * insurer received, unless forced with a reason (usecases/insurer-exchange/decisions.ts: the rule and the
  * audit entry). Reads DATABASE_URL, TEMPORAL_ADDRESS and TEMPORAL_NAMESPACE from the environment,
  * else from a running `npm start`.
  */

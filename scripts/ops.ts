@@ -22,8 +22,8 @@ import {
   ensurePeriodicSchedules,
   type ScheduleState,
 } from '../usecases/schedules.js';
-import { listCutOffScheduleIds, syncInsurerCutOffSchedules } from '../usecases/insurer-schedules.js';
-import { syncRosterSchedules } from '../usecases/roster-schedules.js';
+import { listCutOffScheduleIds, syncInsurerCutOffSchedules } from '../usecases/insurer-exchange/schedules.js';
+import { syncRosterSchedules } from '../usecases/reconciliation/roster-schedules.js';
 import { INSURER_INBOX_SCHEDULE_ID } from '../workflows/insurer-inbox/contract.js';
 import { endLapsedCover } from '../usecases/member-cover.js';
 import { durationMs } from '../workflows/endorsement/contract.js';

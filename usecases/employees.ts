@@ -1,4 +1,4 @@
-import { listDependents, type DependentRecord } from '../data/dependents.js';
+import { listDependents, type DependentRecord } from '../data/dependents/dependents.js';
 import {
   bulkUpdateEmployees,
   createOrFindEmployee,

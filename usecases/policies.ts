@@ -8,7 +8,7 @@ import {
   type PolicyListRow,
 } from '../data/policies.js';
 import type { TenantScope } from '../data/scope.js';
-import { listCdLedger, type CdLedgerRow } from '../data/cd-ledger.js';
+import { listCdLedger, type CdLedgerRow } from '../data/cd-account/ledger.js';
 import { looksLikeId } from '../domain/ids.js';
 
 /** Spec 4.2: one page of the client's policies. */

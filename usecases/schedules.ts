@@ -13,7 +13,7 @@ import {
   type PeriodicSchedule,
 } from '../workflows/periodic/contract.js';
 import { passMetadata } from '../workflows/user-metadata.js';
-import { ensureInsurerInboxSchedule } from './insurer-inbox-schedule.js';
+import { ensureInsurerInboxSchedule } from './insurer-exchange/inbox-schedule.js';
 
 export interface Cadence {
   /** Every interval pass at this cadence (tests, fault runs); unset, each Schedule's own (`everyMs`). */

@@ -1,11 +1,15 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { recordEndorsementSlaBreach } from '../data/endorsement-sla.js';
-import { markEndorsementUnderReview, transitionEndorsement, type ReviewFacts } from '../data/endorsements.js';
-import { transitionGrant } from '../data/grants.js';
-import { queueWithdrawal, routeToInsurer, type InsurerRoute } from '../data/insurer-cut-off.js';
+import { recordEndorsementSlaBreach } from '../data/insurer-exchange/sla.js';
+import {
+  markEndorsementUnderReview,
+  transitionEndorsement,
+  type ReviewFacts,
+} from '../data/endorsements/endorsements.js';
+import { transitionGrant } from '../data/grants/grants.js';
+import { queueWithdrawal, routeToInsurer, type InsurerRoute } from '../data/insurer-exchange/cut-off.js';
 import type { SystemScope } from '../data/scope.js';
 import type { EndorsementStatus, GrantStatus } from '../domain/enums.js';
-import { startDeliveries, type DeliveryStartDeps } from './webhook-deliveries.js';
+import { startDeliveries, type DeliveryStartDeps } from './webhooks/deliveries.js';
 
 /**
  * The writes of the endorsement, grant and cut-off workflows' steps. A workflow knows its record by id
@@ -39,7 +43,7 @@ async function settleTransition(
   return { kind: 'conflict', status: row.status };
 }
 
-/** An endorsement's status change with its audit entry and event (data/endorsements.ts, one statement). */
+/** An endorsement's status change with its audit entry and event (data/endorsements/endorsements.ts, one statement). */
 export async function moveEndorsement(
   deps: StepDeps,
   system: SystemScope,

@@ -1,4 +1,4 @@
-import type { EndorsementCodes } from '../domain/endorsements.js';
+import type { EndorsementCodes } from '../domain/endorsements/endorsement.js';
 import type { EndorsementType } from '../domain/enums.js';
 
 export type { EndorsementCodes };

@@ -1,9 +1,9 @@
-import { signWebhook } from '../../domain/webhook-signature.js';
-import type { InsurerSubmission } from '../../domain/insurer-submission.js';
+import { signWebhook } from '../../domain/webhooks/signature.js';
+import type { InsurerSubmission } from '../../domain/insurer-exchange/submission.js';
 import type { InsurerAdapter } from '../types.js';
 import { failureFor, failureForError, unavailable } from './outcome.js';
 import { apiRequest, renewalRequest, type ApiCallKind, type ApiRequest } from './request.js';
-import type { RenewalSubmission } from '../../domain/renewal-submission.js';
+import type { RenewalSubmission } from '../../domain/policy-year/renewal-submission.js';
 
 /** Signed like our webhooks: `Signature: t=<unix s>,v1=<hex HMAC-SHA256 of "<t>.<body>">`. */
 export const SIGNATURE_HEADER = 'Signature';

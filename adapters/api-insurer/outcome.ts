@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/common';
-import { INSURER_REFUSED, INSURER_UNAVAILABLE } from '../../domain/insurer-submission.js';
+import { INSURER_REFUSED, INSURER_UNAVAILABLE } from '../../domain/insurer-exchange/submission.js';
 
 /**
  * How an insurer's answer is classified. 2xx: accepted. 408 and 429: busy, retried (a Retry-After

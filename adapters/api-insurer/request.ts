@@ -1,6 +1,6 @@
-import type { ApiAdapterSettings } from '../../domain/insurer-adapter-settings.js';
-import type { InsurerSubmission } from '../../domain/insurer-submission.js';
-import type { RenewalSubmission } from '../../domain/renewal-submission.js';
+import type { ApiAdapterSettings } from '../../domain/insurer-exchange/adapter-settings.js';
+import type { InsurerSubmission } from '../../domain/insurer-exchange/submission.js';
+import type { RenewalSubmission } from '../../domain/policy-year/renewal-submission.js';
 
 /**
  * What the `api` adapter sends (D14): JSON in the API's snake_case, spellings without their stored

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
-import type { ApiAdapterSettings } from '../../domain/insurer-adapter-settings.js';
-import { signWebhook } from '../../domain/webhook-signature.js';
+import type { ApiAdapterSettings } from '../../domain/insurer-exchange/adapter-settings.js';
+import { signWebhook } from '../../domain/webhooks/signature.js';
 import { IDEMPOTENCY_HEADER, readBounded, SIGNATURE_HEADER } from './adapter.js';
 import { failureFor, failureForError, unavailable } from './outcome.js';
 

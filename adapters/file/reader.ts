@@ -1,5 +1,5 @@
-import type { ResponseTableRow } from '../../domain/insurer-response-file.js';
-import { MalformedRoster } from '../../domain/roster-file.js';
+import type { ResponseTableRow } from '../../domain/insurer-exchange/response-file.js';
+import { MalformedRoster } from '../../domain/reconciliation/roster-file.js';
 import { RESPONSE_FILE_LIMITS, UploadLimitExceeded } from '../../domain/upload-limits.js';
 import { tableRows } from './table-reader.js';
 

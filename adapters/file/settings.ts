@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import type { FileAdapterSettings } from '../../domain/insurer-adapter-settings.js';
+import type { FileAdapterSettings } from '../../domain/insurer-exchange/adapter-settings.js';
 import { localTransport } from './local.js';
 import { sftpTransport } from './sftp.js';
 import { InsurerDeliveryError, type InsurerExchange } from './transport.js';

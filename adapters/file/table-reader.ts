@@ -9,7 +9,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { parse } from 'csv-parse';
 import ExcelJS from 'exceljs';
-import { MalformedRoster } from '../../domain/roster-file.js';
+import { MalformedRoster } from '../../domain/reconciliation/roster-file.js';
 import {
   CSV_PIECE_BYTES,
   XML_PIECE_BYTES,

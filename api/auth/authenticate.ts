@@ -1,5 +1,5 @@
 import type Koa from 'koa';
-import { readInsurerPrincipal } from '../../data/insurer-principals.js';
+import { readInsurerPrincipal } from '../../data/insurer-exchange/principals.js';
 import { SystemScope } from '../../data/scope.js';
 import { hasAnyScope, type Scope } from '../../domain/scopes.js';
 import type { AppDeps } from '../deps.js';

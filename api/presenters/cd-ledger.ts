@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { CdLedgerRow } from '../../data/cd-ledger.js';
-import { CD_ENTRY_KINDS } from '../../domain/cd-account.js';
+import type { CdLedgerRow } from '../../data/cd-account/ledger.js';
+import { CD_ENTRY_KINDS } from '../../domain/cd-account/account.js';
 import { moneyOut, outcome, pagingOut } from '../schemas/responses.js';
 
 /** One entry of a policy's CD account. */

@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import type { BatchRowPageRow, BatchSummary } from '../../data/census.js';
-import { CENSUS_BATCH_STATUSES, CENSUS_ROW_OUTCOMES } from '../../domain/census-batch.js';
-import type { PlanTotals, RowPlan } from '../../domain/census-plan.js';
-import { CENSUS_FIELDS } from '../../domain/census.js';
-import { visibleRowPlan, visibleTotals, type CensusView } from '../../domain/census-visibility.js';
+import type { BatchRowPageRow, BatchSummary } from '../../data/census/batches.js';
+import { CENSUS_BATCH_STATUSES, CENSUS_ROW_OUTCOMES } from '../../domain/census/batch.js';
+import type { PlanTotals, RowPlan } from '../../domain/census/plan.js';
+import { CENSUS_FIELDS } from '../../domain/census/rows.js';
+import { visibleRowPlan, visibleTotals, type CensusView } from '../../domain/census/visibility.js';
 import { CENSUS_ENDORSEMENT_TYPES, EXIT_MODES } from '../../domain/enums.js';
-import type { PlannedEndorsement } from '../../domain/census-plan.js';
+import type { PlannedEndorsement } from '../../domain/census/plan.js';
 import { dateOut, idOut, moneyOut, outcome, pagingOut } from '../schemas/responses.js';
 
 const money = (s: string) => Number(s);
@@ -188,7 +188,7 @@ const presentPlanned = (e: PlannedEndorsement) => ({
     : null,
 });
 
-/** A row as `view` may see it (domain/census-visibility.ts). */
+/** A row as `view` may see it (domain/census/visibility.ts). */
 export function presentRowPlan(plan: RowPlan, view: CensusView): z.infer<typeof rowPlanSchema> {
   const p = visibleRowPlan(plan, view);
   return {
@@ -202,7 +202,7 @@ export function presentRowPlan(plan: RowPlan, view: CensusView): z.infer<typeof 
   };
 }
 
-/** Totals as `view` may see them (domain/census-visibility.ts). */
+/** Totals as `view` may see them (domain/census/visibility.ts). */
 export function presentTotals(totals: PlanTotals, view: CensusView): z.infer<typeof totalsSchema> {
   const t = visibleTotals(totals, view);
   return {

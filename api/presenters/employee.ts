@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { DependentRecord } from '../../data/dependents.js';
+import type { DependentRecord } from '../../data/dependents/dependents.js';
 import type { EmployeeProfile } from '../../data/employees.js';
 import { EMPLOYEE_STATUSES } from '../../domain/enums.js';
 import { RELATIONSHIP_REQUEST } from '../schemas/employees.js';

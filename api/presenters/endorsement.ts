@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import type { EndorsementRow } from '../../data/endorsements.js';
-import { awaitingFundsReason, rupees } from '../../domain/cd-account.js';
-import type { EndorsementRequest } from '../../domain/endorsements.js';
-import type { PricedEndorsement } from '../../usecases/endorsements.js';
+import type { EndorsementRow } from '../../data/endorsements/endorsements.js';
+import { awaitingFundsReason, rupees } from '../../domain/cd-account/account.js';
+import type { EndorsementRequest } from '../../domain/endorsements/endorsement.js';
+import type { PricedEndorsement } from '../../usecases/endorsements/endorsements.js';
 import { ENDORSEMENT_STATUSES, ENDORSEMENT_TYPES } from '../../domain/enums.js';
 import { dateOut, idOut, moneyOut, outcome } from '../schemas/responses.js';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { GrantItemRow, GrantRow } from '../../data/grants.js';
+import type { GrantItemRow, GrantRow } from '../../data/grants/grants.js';
 import { ENDORSEMENT_STATUSES, GRANT_STATUSES } from '../../domain/enums.js';
 
 const date = z

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { BacklogRow } from '../../data/insurer-backlog.js';
+import type { BacklogRow } from '../../data/insurer-exchange/backlog.js';
 import { ENDORSEMENT_STATUSES, ENDORSEMENT_TYPES, GENDERS, RELATIONSHIPS } from '../../domain/enums.js';
-import { listedPeople } from '../../domain/insurer-file.js';
+import { listedPeople } from '../../domain/insurer-exchange/file.js';
 import { dateOut, idOut, moneyOut } from '../schemas/responses.js';
 
 const instantOut = z.string().meta({ format: 'date-time', example: '2026-11-23T09:00:00.000Z' });

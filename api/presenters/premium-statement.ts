@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { CD_ENTRY_KINDS } from '../../domain/cd-account.js';
-import type { PremiumStatement, StatementPosting } from '../../usecases/premium-statement.js';
+import { CD_ENTRY_KINDS } from '../../domain/cd-account/account.js';
+import type { PremiumStatement, StatementPosting } from '../../usecases/policy-year/premium-statement.js';
 import { dateOut, moneyOut, outcome } from '../schemas/responses.js';
 
 /** One posting of a monthly premium statement. */

@@ -1,14 +1,14 @@
 import { z } from 'zod';
-import type { StatementDifferenceRow } from '../../data/cd-statement-reconciliations.js';
-import type { DifferenceRow, ReconciliationRow } from '../../data/roster-reconciliations.js';
-import { STATEMENT_DIFFERENCE_KINDS } from '../../domain/cd-statement.js';
+import type { StatementDifferenceRow } from '../../data/reconciliation/cd-statements.js';
+import type { DifferenceRow, ReconciliationRow } from '../../data/reconciliation/rosters.js';
+import { STATEMENT_DIFFERENCE_KINDS } from '../../domain/reconciliation/cd-statement.js';
 import {
   COMPARED_FIELDS,
   DIFFERENCE_KINDS,
   RECONCILIATION_KINDS,
   RECONCILIATION_STATUSES,
   ROSTER_SOURCES,
-} from '../../domain/roster-reconciliation.js';
+} from '../../domain/reconciliation/roster.js';
 import { idOut, outcome, pagingOut } from '../schemas/responses.js';
 
 const countsSchema = z

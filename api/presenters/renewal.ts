@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { DROP_REASONS, RENEWAL_STATUSES } from '../../domain/renewal.js';
+import { DROP_REASONS, RENEWAL_STATUSES } from '../../domain/policy-year/renewal.js';
 import { RELATIONSHIPS } from '../../domain/enums.js';
-import type { RenewalView } from '../../usecases/renewals.js';
+import type { RenewalView } from '../../usecases/policy-year/renewals.js';
 import { dateOut, idOut, moneyOut, outcome } from '../schemas/responses.js';
 import { slabAmount } from './policy.js';
 

@@ -1,15 +1,20 @@
 import { z } from 'zod';
-import { MalformedCensus, MAX_CENSUS_BYTES, MAX_CENSUS_ROWS, CENSUS_COLUMNS } from '../../domain/census.js';
+import {
+  MalformedCensus,
+  MAX_CENSUS_BYTES,
+  MAX_CENSUS_ROWS,
+  CENSUS_COLUMNS,
+} from '../../domain/census/rows.js';
 import { today } from '../../domain/clock.js';
-import { censusViewOf } from '../../domain/census-visibility.js';
+import { censusViewOf } from '../../domain/census/visibility.js';
 import { looksLikeId } from '../../domain/ids.js';
 import { UploadLimitExceeded } from '../../domain/upload-limits.js';
 import { ENDORSEMENT_READ_SCOPES, ENDORSEMENT_SCOPES, hasAnyScope, type Scope } from '../../domain/scopes.js';
-import { readCensusBatch, readCensusRowPage } from '../../data/census.js';
-import { commitCensus, planCensus, type CensusPlan } from '../../usecases/census.js';
-import { TooManyCensusRows, type CensusInput } from '../../usecases/census-file.js';
+import { readCensusBatch, readCensusRowPage } from '../../data/census/batches.js';
+import { commitCensus, planCensus, type CensusPlan } from '../../usecases/census/census.js';
+import { TooManyCensusRows, type CensusInput } from '../../usecases/census/file.js';
 import { WorkflowNotStarted } from '../../usecases/workflow-start.js';
-import { censusTemplateCsv, censusTemplateXlsx } from '../../usecases/census-template.js';
+import { censusTemplateCsv, censusTemplateXlsx } from '../../usecases/census/template.js';
 import type { Auth } from '../auth/tokens.js';
 import type { AppDeps } from '../deps.js';
 import {

@@ -1,7 +1,7 @@
 import { today } from '../../domain/clock.js';
-import { EndorsementRefused } from '../../domain/endorsements.js';
+import { EndorsementRefused } from '../../domain/endorsements/endorsement.js';
 import { ENDORSEMENT_SCOPES, hasAnyScope } from '../../domain/scopes.js';
-import { addDependentToCover, type AddedDependent } from '../../usecases/dependents.js';
+import { addDependentToCover, type AddedDependent } from '../../usecases/dependents/dependents.js';
 import { dependentsOf } from '../../usecases/employees.js';
 import { dependentNotEligible } from '../errors.js';
 import { validationError } from '../errors.js';

@@ -6,7 +6,7 @@ import {
   createEmployee,
   employeeProfile,
 } from '../../usecases/employees.js';
-import { pendingExitsOf, processExits } from '../../usecases/exits.js';
+import { pendingExitsOf, processExits } from '../../usecases/endorsements/exits.js';
 import { ApiError, conflict, notFound, payloadTooLarge, validationError } from '../errors.js';
 import {
   bulkUpdatePayload,

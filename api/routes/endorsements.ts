@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { readEndorsement, type EndorsementRow } from '../../data/endorsements.js';
+import { readEndorsement, type EndorsementRow } from '../../data/endorsements/endorsements.js';
 import { TenantScope } from '../../data/scope.js';
-import { EndorsementRefused, type CreatedEndorsement } from '../../domain/endorsements.js';
+import { EndorsementRefused, type CreatedEndorsement } from '../../domain/endorsements/endorsement.js';
 import { looksLikeId } from '../../domain/ids.js';
 import {
   CD_READ_SCOPES,
@@ -14,7 +14,7 @@ import {
   cancelThroughWorkflow,
   endorsementRules,
   priceEndorsement,
-} from '../../usecases/endorsements.js';
+} from '../../usecases/endorsements/endorsements.js';
 import { WorkflowNotStarted } from '../../usecases/workflow-start.js';
 import { today } from '../../domain/clock.js';
 import { endorsementWorkflowId } from '../../workflows/endorsement/contract.js';
@@ -119,7 +119,7 @@ async function findEndorsement(scope: TenantScope, id: string): Promise<Endorsem
 }
 
 /**
- * Stores the endorsement, then starts its workflow (usecases/endorsements.ts acceptEndorsement): a
+ * Stores the endorsement, then starts its workflow (usecases/endorsements/endorsements.ts acceptEndorsement): a
  * start that fails removes the row and answers 503 when Temporal is unreachable, so the client
  * never holds an id without a workflow; a crash between the two is healed by the reconciler.
  */

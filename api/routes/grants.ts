@@ -1,6 +1,6 @@
-import { readGrant } from '../../data/grants.js';
+import { readGrant } from '../../data/grants/grants.js';
 import { TenantScope } from '../../data/scope.js';
-import { GrantRefused, type CreatedGrant } from '../../domain/grants.js';
+import { GrantRefused, type CreatedGrant } from '../../domain/grants/grant.js';
 import { looksLikeId } from '../../domain/ids.js';
 import type { Auth } from '../auth/tokens.js';
 import type { AppDeps } from '../deps.js';
@@ -9,7 +9,7 @@ import { isUnavailable } from '../middleware/errors.js';
 import { grantAcceptedPayload, grantPayload, presentGrant } from '../presenters/grant.js';
 import { route, type Handler } from '../route.js';
 import { WorkflowNotStarted } from '../../usecases/workflow-start.js';
-import { acceptGrant } from '../../usecases/grants.js';
+import { acceptGrant } from '../../usecases/grants/grants.js';
 import {
   grantBody,
   grantParams,
@@ -23,7 +23,7 @@ type Req<P, B> = Handler<P, undefined, B, Auth>;
 const grantNotFound = () => notFound('Grant Not Found');
 
 /**
- * Stores the grant, then starts its workflow (usecases/grants.ts acceptGrant): a start that fails
+ * Stores the grant, then starts its workflow (usecases/grants/grants.ts acceptGrant): a start that fails
  * removes the row and answers 503 when Temporal is unreachable, so the client never holds a request
  * id without a workflow; a crash between the two is healed by the grant reconciler workflow.
  */

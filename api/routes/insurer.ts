@@ -1,8 +1,12 @@
 import { z } from 'zod';
-import { InsurerScope } from '../../data/insurer-scope.js';
+import { InsurerScope } from '../../data/insurer-exchange/scope.js';
 import { INSURER_DECISIONS_SCOPE, INSURER_ENDORSEMENTS_SCOPE } from '../../domain/scopes.js';
-import { BACKLOG_STATUS, insurerBacklogPage, insurerEndorsement } from '../../usecases/insurer-backlog.js';
-import { submitInsurerDecisions } from '../../usecases/insurer-decisions.js';
+import {
+  BACKLOG_STATUS,
+  insurerBacklogPage,
+  insurerEndorsement,
+} from '../../usecases/insurer-exchange/backlog.js';
+import { submitInsurerDecisions } from '../../usecases/insurer-exchange/decisions.js';
 import { notFound } from '../errors.js';
 import { cursorsFor, oneDirection, pageQueryFields, pagingFields, withCursorErrors } from '../paging.js';
 import { insurerEndorsementSchema, presentInsurerEndorsement } from '../presenters/insurer-endorsement.js';

@@ -26,12 +26,12 @@ import type {
   StatementParams,
 } from '../schemas/policies.js';
 import { z } from 'zod';
-import { monthDays } from '../../domain/premium-statement.js';
+import { monthDays } from '../../domain/policy-year/premium-statement.js';
 import {
   premiumStatement,
   premiumStatementCsv,
   premiumStatementPdf,
-} from '../../usecases/premium-statement.js';
+} from '../../usecases/policy-year/premium-statement.js';
 import { premiumStatementPayload, presentPremiumStatement } from '../presenters/premium-statement.js';
 import type { Auth } from '../auth/tokens.js';
 import { today } from '../../domain/clock.js';

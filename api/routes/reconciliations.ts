@@ -1,5 +1,8 @@
 import { z } from 'zod';
-import { reconciliationDetail, reconciliationListPage } from '../../usecases/reconciliations.js';
+import {
+  reconciliationDetail,
+  reconciliationListPage,
+} from '../../usecases/reconciliation/reconciliations.js';
 import type { Auth } from '../auth/tokens.js';
 import { notFound } from '../errors.js';
 import { cursorsFor, oneDirection, pageQueryFields, withCursorErrors, pagingFields } from '../paging.js';

@@ -1,5 +1,5 @@
 import type { TenantScope } from '../../data/scope.js';
-import { decidePolicyRenewal, readRenewal, RenewalRefused } from '../../usecases/renewals.js';
+import { decidePolicyRenewal, readRenewal, RenewalRefused } from '../../usecases/policy-year/renewals.js';
 import type { Auth } from '../auth/tokens.js';
 import { conflict, notFound } from '../errors.js';
 import { presentRenewal, renewalPayload } from '../presenters/renewal.js';

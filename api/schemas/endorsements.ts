@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { EndorsementRequest } from '../../domain/endorsements.js';
+import type { EndorsementRequest } from '../../domain/endorsements/endorsement.js';
 import type { EndorsementType } from '../../domain/enums.js';
 import { isCalendarDate } from '../../domain/dates.js';
 import { normaliseAmount, toPaise } from '../../domain/premium.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { GrantRequest } from '../../domain/grants.js';
+import type { GrantRequest } from '../../domain/grants/grant.js';
 import { calendarDate, idParam } from './common.js';
 
 const id = z

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { POLICY_STATUSES, type MemberStatus } from '../../domain/enums.js';
-import { monthDays } from '../../domain/premium-statement.js';
+import { monthDays } from '../../domain/policy-year/premium-statement.js';
 import { oneDirection, pageQueryFields } from '../paging.js';
 
 /** Case-insensitive substring (D5); blank means no search. */

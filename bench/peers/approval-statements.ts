@@ -1,14 +1,14 @@
 import pg from 'pg';
-import * as approval from '../../data/endorsement-approval.js';
+import * as approval from '../../data/endorsements/approval.js';
 import { endLapsedCoverOf } from '../../data/member-cover.js';
 import type { SystemScope, TenantScope } from '../../data/scope.js';
 import type { Sql } from '../../data/sql.js';
 import { SYSTEM_SETTING, TENANT_SETTING } from '../../db/roles.js';
-import { lockAccountBeforeRefund, settleApprovedEndorsement } from '../../usecases/cd-account.js';
+import { lockAccountBeforeRefund, settleApprovedEndorsement } from '../../usecases/cd-account/account.js';
 
 /**
  * The decisions peer's database half (bench/decisions.ts): the statements of our approval
- * transaction (usecases/endorsements.ts applyEndorsementApproval), their very texts and order, sent
+ * transaction (usecases/endorsements/endorsements.ts applyEndorsementApproval), their very texts and order, sent
  * on a plain `pg` connection: no ORM, no entity manager, no activity. As data/row-security.ts does,
  * the first statement of each role in the transaction carries its settings in the same message and
  * values are inlined. The statement builders are ours (data/), fed a scope whose `sql` is this

@@ -6,7 +6,7 @@ import { InsurerSchema } from './reference.js';
  * An insurer's credentials for the insurer routes (D14): bound to one insurer (a platform partner,
  * so every client's policies with it), scopes `insurer.decisions` and `insurer.endorsements` only.
  * Not a tenant: it has no client_id and no tenant filter; every query made for it filters by its
- * insurer id (data/insurer-scope.ts). Rotated in place (secret_version), revoked for good (D18).
+ * insurer id (data/insurer-exchange/scope.ts). Rotated in place (secret_version), revoked for good (D18).
  */
 export const InsurerPrincipalSchema = defineEntity({
   name: 'InsurerPrincipal',

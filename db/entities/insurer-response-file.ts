@@ -1,5 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
-import type { ResponseRowOutcome } from '../../domain/insurer-response-file.js';
+import type { ResponseRowOutcome } from '../../domain/insurer-exchange/response-file.js';
 import { createdAt, text } from './columns.js';
 
 /**

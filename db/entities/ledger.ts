@@ -37,7 +37,7 @@ export const CdLedgerEntrySchema = defineEntity({
     clientId: clientRef(),
     policyId: ref(PolicySchema, 'policy_id'),
     endorsementId: ref(EndorsementSchema, 'endorsement_id').nullable(),
-    /** top_up, hold, release, debit, credit, adjustment (domain/cd-account.ts). */
+    /** top_up, hold, release, debit, credit, adjustment (domain/cd-account/account.ts). */
     kind: text(),
     /** Signed movement of the balance: negative debits it (an addition's premium), positive credits it. */
     amount: money(),

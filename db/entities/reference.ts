@@ -22,7 +22,7 @@ export const InsurerSchema = defineEntity({
       .enum([...INSURER_ADAPTERS])
       .columnType('text')
       .default('simulated'),
-    /** The adapter's settings in the load file's spelling (domain/insurer-adapter-settings.ts). */
+    /** The adapter's settings in the load file's spelling (domain/insurer-exchange/adapter-settings.ts). */
     adapterSettings: p.json<Record<string, unknown>>().defaultRaw(`'{}'`),
   },
 });

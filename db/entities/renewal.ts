@@ -23,7 +23,7 @@ export const PolicyRenewalSchema = defineEntity({
     policyId: ref(PolicySchema, 'policy_id'),
     termStart: p.date(),
     termEnd: p.date(),
-    /** DRAFT, CONFIRMED, DECLINED, RENEWED, EXPIRED (domain/renewal.ts). */
+    /** DRAFT, CONFIRMED, DECLINED, RENEWED, EXPIRED (domain/policy-year/renewal.ts). */
     status: text(),
     /** The insurer's quote for the next term; null: the current terms carry over. */
     quote: p.json<Record<string, unknown>>().nullable(),

@@ -1,4 +1,4 @@
-import type { EligibilityRules } from '../dependent-eligibility.js';
+import type { EligibilityRules } from '../dependents/eligibility.js';
 import { z } from 'zod';
 import { COVERAGE_TYPES, POLICY_STATUSES, POLICY_TYPES } from '../enums.js';
 import {
@@ -6,7 +6,7 @@ import {
   fileAdapterSettings,
   manualAdapterSettings,
   simulatedAdapterSettings,
-} from '../insurer-adapter-settings.js';
+} from '../insurer-exchange/adapter-settings.js';
 import { calendarDate, requiredText } from './common.js';
 import { createDependentBody, createEmployeeBody } from './employees.js';
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { createApiAdapter } from '../../adapters/api-insurer/adapter.js';
-import type { RenewalSubmission } from '../../domain/renewal-submission.js';
+import type { RenewalSubmission } from '../../domain/policy-year/renewal-submission.js';
 import { startInsurerServer } from '../support/insurer-server.js';
 
 const SECRET = `whsec_${randomBytes(32).toString('base64url')}`;

@@ -3,12 +3,12 @@ import { createServer } from 'node:net';
 import { ApplicationFailure } from '@temporalio/common';
 import { expect } from 'chai';
 import { createApiAdapter } from '../../adapters/api-insurer/adapter.js';
-import type { ApiAdapterSettings } from '../../domain/insurer-adapter-settings.js';
+import type { ApiAdapterSettings } from '../../domain/insurer-exchange/adapter-settings.js';
 import {
   INSURER_REFUSED,
   INSURER_UNAVAILABLE,
   type InsurerSubmission,
-} from '../../domain/insurer-submission.js';
+} from '../../domain/insurer-exchange/submission.js';
 import { startInsurerServer, type InsurerAnswer, type InsurerServer } from '../support/insurer-server.js';
 
 const SECRET = `whsec_${randomBytes(32).toString('base64url')}`;

@@ -2,11 +2,11 @@ import { expect } from 'chai';
 import { Readable } from 'node:stream';
 import { parse } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
-import { insurerFileTable } from '../../domain/insurer-file.js';
-import { fileTemplate } from '../../domain/insurer-file-templates/index.js';
+import { insurerFileTable } from '../../domain/insurer-exchange/file.js';
+import { fileTemplate } from '../../domain/insurer-exchange/file-templates/index.js';
 import { writeInsurerFile } from '../../adapters/file/writer.js';
 import { SAMPLE_ENDORSEMENTS } from '../support/insurer-file-samples.js';
-import type { FileEndorsement } from '../../domain/insurer-file.js';
+import type { FileEndorsement } from '../../domain/insurer-exchange/file.js';
 
 const WRITTEN_AT = new Date('2026-11-23T11:30:00Z');
 

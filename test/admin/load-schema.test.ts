@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { loadFileSchema } from '../../domain/schemas/reference-load.js';
-import { storedAdapterConfig } from '../../domain/insurer-adapter-settings.js';
+import { storedAdapterConfig } from '../../domain/insurer-exchange/adapter-settings.js';
 import { describeIssues } from '../../domain/schemas/issues.js';
 
 /** The load file's insurers (D12, D14): each names its adapter and that adapter's settings, checked whole. */

@@ -1,10 +1,10 @@
 import { expect } from 'chai';
-import { insertCensusBatch } from '../../data/census.js';
+import { insertCensusBatch } from '../../data/census/batches.js';
 import { TenantScope } from '../../data/scope.js';
 import { systemClock, today } from '../../domain/clock.js';
 import { newId } from '../../domain/ids.js';
-import { planCensus } from '../../usecases/census.js';
-import { createEndorsement } from '../../usecases/endorsements.js';
+import { planCensus } from '../../usecases/census/census.js';
+import { createEndorsement } from '../../usecases/endorsements/endorsements.js';
 import { endorsementWorkflowId } from '../../workflows/endorsement/contract.js';
 import { BatchId } from '../../workflows/search-attributes.js';
 import { censusBatchWorkflowId } from '../../workflows/census-batch/contract.js';

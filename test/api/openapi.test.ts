@@ -7,7 +7,7 @@ import { checkAnswer, envelope, routeContract } from '../../api/openapi/contract
 import { openApiPath, type OpenApiDocument } from '../../api/openapi/document.js';
 import { isRawResponse, type RouteDef } from '../../api/route.js';
 import { allRoutes } from '../../api/routes/index.js';
-import { zeroCounts } from '../../data/roster-reconciliations.js';
+import { zeroCounts } from '../../data/reconciliation/rosters.js';
 import { fixedClock } from '../../domain/clock.js';
 import { newId } from '../../domain/ids.js';
 import {

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { postCdEntry } from '../../data/cd-ledger.js';
+import { postCdEntry } from '../../data/cd-account/ledger.js';
 import { TenantScope } from '../../data/scope.js';
 import { newId } from '../../domain/ids.js';
 import { expectCdLedgersBalanced } from '../support/cd-ledger-check.js';

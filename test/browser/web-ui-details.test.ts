@@ -2,8 +2,8 @@ import type { Server } from 'node:http';
 import { expect } from 'chai';
 import { findStuckEndorsements } from '../../admin/stuck.js';
 import { workflowUiUrl } from '../../config/index.js';
-import { InsurerScope } from '../../data/insurer-scope.js';
-import { submitInsurerDecisions } from '../../usecases/insurer-decisions.js';
+import { InsurerScope } from '../../data/insurer-exchange/scope.js';
+import { submitInsurerDecisions } from '../../usecases/insurer-exchange/decisions.js';
 import { sql } from '../support/factories.js';
 import { stack } from '../support/stack.js';
 import {

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
-import { addWebhook } from '../../usecases/webhook-endpoints.js';
+import { addWebhook } from '../../usecases/webhooks/endpoints.js';
 import { claimIdempotencyKey, readIdempotencyRecord, storeIdempotentAnswer } from '../../data/idempotency.js';
 import { MissingTenant, TenantScope } from '../../data/scope.js';
-import { listActiveEndpoints } from '../../data/webhooks.js';
+import { listActiveEndpoints } from '../../data/webhooks/webhooks.js';
 import { makeClient } from '../support/factories.js';
 import { stack } from '../support/stack.js';
 

@@ -3,7 +3,7 @@ import { systemClock, today } from '../../domain/clock.js';
 import { cursorCodec } from '../../api/paging.js';
 import { listAuditEvents, recordAudit } from '../../data/audit.js';
 import { findCoverage, findHealthCard } from '../../data/coverage.js';
-import { addDependent, listDependents } from '../../data/dependents.js';
+import { addDependent, listDependents } from '../../data/dependents/dependents.js';
 import {
   bulkUpdateEmployees,
   createOrFindEmployee,

@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { fileTemplate } from '../../domain/insurer-file-templates/index.js';
+import { fileTemplate } from '../../domain/insurer-exchange/file-templates/index.js';
 import { startFileInsurerSandbox, type FileAnswer } from '../../infra/insurer-file-sandbox.js';
 import { sandboxSettingsSchema } from '../../infra/insurer-sandbox.js';
 import { writeCsv } from '../../infra/spreadsheet-files.js';

@@ -5,10 +5,10 @@ import path from 'node:path';
 import { expect } from 'chai';
 import YAML from 'yaml';
 import { createApiAdapter } from '../../adapters/api-insurer/adapter.js';
-import { createInsurerClient } from '../../usecases/insurer-principals.js';
+import { createInsurerClient } from '../../usecases/insurer-exchange/principals.js';
 import { loadReferenceData } from '../../usecases/reference-load.js';
 import { loadFileSchema } from '../../domain/schemas/reference-load.js';
-import { signWebhook } from '../../domain/webhook-signature.js';
+import { signWebhook } from '../../domain/webhooks/signature.js';
 import {
   decisionsClient,
   sandboxSettingsSchema,

@@ -5,10 +5,10 @@ import { Readable } from 'node:stream';
 import { parse } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
 import { acknowledgementCsv } from '../../adapters/file/acknowledgement.js';
-import { acknowledgementTable } from '../../domain/insurer-response-file.js';
+import { acknowledgementTable } from '../../domain/insurer-exchange/response-file.js';
 import { neutraliseText, writeCsv, writeXlsx } from '../../infra/spreadsheet-files.js';
-import { censusTemplateCsv, censusTemplateXlsx } from '../../usecases/census-template.js';
-import { CENSUS_COLUMNS } from '../../domain/census.js';
+import { censusTemplateCsv, censusTemplateXlsx } from '../../usecases/census/template.js';
+import { CENSUS_COLUMNS } from '../../domain/census/rows.js';
 
 /** OWASP's formula leads, each with a payload behind it. */
 const LEADS = ['=1+2', '+1+2', '-1+2', '@SUM(1)', '\t=1+2', '\r=1+2'];

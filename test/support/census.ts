@@ -2,7 +2,7 @@ import ExcelJS from 'exceljs';
 import { endorsementApi } from '../workflows/endorsement-support.js';
 import { makeClient, makeEmployee, makeMember, makePolicy, type TestClient } from './factories.js';
 import type { HttpClient } from './http.js';
-import { CENSUS_COLUMNS, type CensusField } from '../../domain/census.js';
+import { CENSUS_COLUMNS, type CensusField } from '../../domain/census/rows.js';
 
 /** A census row by field name (the templates' columns). */
 export type CensusRowIn = Partial<Record<CensusField, string>>;

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createClient } from '../../usecases/clients.js';
-import { createInsurerClient } from '../../usecases/insurer-principals.js';
+import { createInsurerClient } from '../../usecases/insurer-exchange/principals.js';
 import { createTokenService } from '../../api/auth/tokens.js';
 import { systemClock, type Clock } from '../../domain/clock.js';
 import { createOrFindEmployee } from '../../data/employees.js';

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { flushInsurer } from '../../usecases/insurer-cut-off.js';
+import { flushInsurer } from '../../usecases/insurer-exchange/cut-off.js';
 import {
   createEndorsement,
   endorsementApi,

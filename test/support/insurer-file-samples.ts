@@ -1,4 +1,4 @@
-import type { FileEndorsement } from '../../domain/insurer-file.js';
+import type { FileEndorsement } from '../../domain/insurer-exchange/file.js';
 
 /**
  * Three endorsements of one ESC policy: an addition whose employee has a spouse, a child and a

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { verifyWebhook } from '../../domain/webhook-signature.js';
+import { verifyWebhook } from '../../domain/webhooks/signature.js';
 
 /** One call as the insurer saw it. */
 export interface InsurerCall {

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { verifyWebhook } from '../../domain/webhook-signature.js';
+import { verifyWebhook } from '../../domain/webhooks/signature.js';
 
 /** One POST as the receiver saw it. */
 export interface Received {

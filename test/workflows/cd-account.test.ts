@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { SystemScope } from '../../data/scope.js';
-import { topUpCd, wakeFundedEndorsements } from '../../usecases/cd-account.js';
+import { topUpCd, wakeFundedEndorsements } from '../../usecases/cd-account/account.js';
 import { AwaitingFunds } from '../../workflows/search-attributes.js';
 import { checkCdLedgersAfterEachTest, expectCdLedgersBalanced } from '../support/cd-ledger-check.js';
 import { makeClient, makeEmployee, sql } from '../support/factories.js';

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { createSimulatedAdapter } from '../../adapters/simulated.js';
 import { TenantScope } from '../../data/scope.js';
-import { createEndorsement as createRow } from '../../usecases/endorsements.js';
+import { createEndorsement as createRow } from '../../usecases/endorsements/endorsements.js';
 import type { InsurerAdapter } from '../../adapters/types.js';
 import { simulatedInsurerWorkflowId } from '../../workflows/endorsement/contract.js';
 import { deletePeriodicSchedules, triggerPass } from '../support/schedules.js';

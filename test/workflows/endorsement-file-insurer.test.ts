@@ -14,10 +14,14 @@ import YAML from 'yaml';
 import { sendInsurerDecision } from '../../adapters/decisions.js';
 import { loadPartners, loadReferenceData } from '../../usecases/reference-load.js';
 import { loadFileSchema } from '../../domain/schemas/reference-load.js';
-import { cutOffDate, cutOffTime, insurerFileName } from '../../domain/insurer-file.js';
-import { fileInsurerSettings, flushInsurer, markCutOffSent } from '../../usecases/insurer-cut-off.js';
-import { CUT_OFF_TIME_ZONE, deliverCutOff } from '../../usecases/insurer-files.js';
-import { syncInsurerCutOffSchedules } from '../../usecases/insurer-schedules.js';
+import { cutOffDate, cutOffTime, insurerFileName } from '../../domain/insurer-exchange/file.js';
+import {
+  fileInsurerSettings,
+  flushInsurer,
+  markCutOffSent,
+} from '../../usecases/insurer-exchange/cut-off.js';
+import { CUT_OFF_TIME_ZONE, deliverCutOff } from '../../usecases/insurer-exchange/files.js';
+import { syncInsurerCutOffSchedules } from '../../usecases/insurer-exchange/schedules.js';
 import { cutOffWorkflowId, type CutOffResult } from '../../workflows/insurer-cut-off/contract.js';
 import { payloadDataConverter } from '../../infra/temporal-client.js';
 import { WORKFLOWS_PATH } from '../../worker/create-worker.js';

@@ -3,7 +3,7 @@ import { AwaitingFunds, EndorsementStatus, EndorsementStuck } from '../../workfl
 import { cancelEndorsementSignal, insurerDecisionSignal } from '../../workflows/endorsement/contract.js';
 import { TenantScope } from '../../data/scope.js';
 import { systemClock, today } from '../../domain/clock.js';
-import { createEndorsement as createRow } from '../../usecases/endorsements.js';
+import { createEndorsement as createRow } from '../../usecases/endorsements/endorsements.js';
 import { makeDependent, makeEmployee, makeMember, makePolicy, sql } from '../support/factories.js';
 import { stack } from '../support/stack.js';
 import {

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { addWebhook } from '../../usecases/webhook-endpoints.js';
+import { addWebhook } from '../../usecases/webhooks/endpoints.js';
 import {
   EndorsementSlaBreached,
   EndorsementStuck,

@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import { localInsurerFolders } from '../../adapters/file/local.js';
 import { TenantScope } from '../../data/scope.js';
 import { createLogger } from '../../infra/logger.js';
-import { startPolicyRenewal } from '../../usecases/renewals.js';
+import { startPolicyRenewal } from '../../usecases/policy-year/renewals.js';
 import { RENEWAL_PASS, type RenewalPassResult } from '../../workflows/periodic/contract.js';
 import { renewalWorkflowId } from '../../workflows/renewal/contract.js';
 import {

@@ -6,7 +6,7 @@ import { bundleWorkflowCode, NativeConnection, type Worker } from '@temporalio/w
 import { expect } from 'chai';
 import { systemClock } from '../../domain/clock.js';
 import { createLogger } from '../../infra/logger.js';
-import { flushInsurer } from '../../usecases/insurer-cut-off.js';
+import { flushInsurer } from '../../usecases/insurer-exchange/cut-off.js';
 import { createWorker, type WorkerDeps } from '../../worker/create-worker.js';
 import { FILE_INSURER_WITHDRAWAL } from '../../workflows/endorsement/workflow.js';
 import { makeEmployee, sql } from '../support/factories.js';

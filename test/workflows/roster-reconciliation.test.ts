@@ -7,8 +7,8 @@ import { promisify } from 'node:util';
 import { expect } from 'chai';
 import ExcelJS from 'exceljs';
 import { newId } from '../../domain/ids.js';
-import { ROSTER_FIELDS } from '../../domain/roster-file.js';
-import { reconcileRosterFile } from '../../usecases/roster-reconciliation.js';
+import { ROSTER_FIELDS } from '../../domain/reconciliation/roster-file.js';
+import { reconcileRosterFile } from '../../usecases/reconciliation/roster.js';
 import {
   makeClient,
   makeDependent,

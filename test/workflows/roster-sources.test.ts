@@ -8,9 +8,9 @@ import { expect } from 'chai';
 import { parse } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
 import { localInsurerFolders } from '../../adapters/file/local.js';
-import { verifyWebhook } from '../../domain/webhook-signature.js';
-import { ingestInboxFiles } from '../../usecases/insurer-responses.js';
-import { syncRosterSchedules } from '../../usecases/roster-schedules.js';
+import { verifyWebhook } from '../../domain/webhooks/signature.js';
+import { ingestInboxFiles } from '../../usecases/insurer-exchange/inbox.js';
+import { syncRosterSchedules } from '../../usecases/reconciliation/roster-schedules.js';
 import {
   reconciliationWorkflowId,
   ROSTER_RECONCILIATION_WORKFLOW,

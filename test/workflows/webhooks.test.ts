@@ -9,10 +9,10 @@ import {
   listWebhooks,
   removeWebhook,
   resealWebhookSecrets,
-} from '../../usecases/webhook-endpoints.js';
+} from '../../usecases/webhooks/endpoints.js';
 import { createLogger } from '../../infra/logger.js';
 import { systemClock } from '../../domain/clock.js';
-import { outboxSql } from '../../data/outbox.js';
+import { outboxSql } from '../../data/webhooks/outbox.js';
 import { TenantScope } from '../../data/scope.js';
 import { webhookWorkflowId } from '../../workflows/webhook/contract.js';
 import { sql } from '../support/factories.js';

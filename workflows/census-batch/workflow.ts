@@ -1,6 +1,6 @@
 import { proxyActivities, setCurrentDetails } from '@temporalio/workflow';
 import type { Activities } from '../../activities/index.js';
-import { CENSUS_CHUNKS_AT_ONCE, censusChunks } from '../../domain/census-batch.js';
+import { CENSUS_CHUNKS_AT_ONCE, censusChunks } from '../../domain/census/batch.js';
 import type { CensusBatchInput, CensusBatchResult } from './contract.js';
 
 /** A chunk is up to 50 rows in one transaction, then their workflow starts: seconds, not minutes. */

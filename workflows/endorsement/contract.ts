@@ -1,7 +1,11 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { EndorsementStatus as Status, EndorsementType as Type } from '../../domain/enums.js';
-import type { DecisionAnswer, DecisionResult, InsurerDecision } from '../../domain/insurer-decisions.js';
-import type { SubmissionFailure } from '../../domain/insurer-failures.js';
+import type {
+  DecisionAnswer,
+  DecisionResult,
+  InsurerDecision,
+} from '../../domain/insurer-exchange/decisions.js';
+import type { SubmissionFailure } from '../../domain/insurer-exchange/failures.js';
 import {
   AwaitingFunds,
   BatchId,
@@ -42,7 +46,7 @@ export interface EndorsementWorkflowInput {
   batchId?: string;
 }
 
-/** D8: what an insurer sends (domain/insurer-decisions.ts); exported here for adapter code. */
+/** D8: what an insurer sends (domain/insurer-exchange/decisions.ts); exported here for adapter code. */
 export type { DecisionAnswer, DecisionResult, InsurerDecision };
 /** D8's signal: still accepted (fire and forget) for integrations that send it. */
 export const INSURER_DECISION_SIGNAL = 'insurerDecision';

@@ -1,6 +1,6 @@
 import { addDays } from '../../domain/dates.js';
 import type { EndorsementStatus } from '../../domain/enums.js';
-import type { SubmissionFailure } from '../../domain/insurer-failures.js';
+import type { SubmissionFailure } from '../../domain/insurer-exchange/failures.js';
 
 /**
  * What an operator reads in the Temporal Web UI as an endorsement's current details

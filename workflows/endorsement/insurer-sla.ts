@@ -6,7 +6,7 @@ import {
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { Activities } from '../../activities/index.js';
-import { DEFAULT_SLA_DAYS } from '../../domain/insurer-decisions.js';
+import { DEFAULT_SLA_DAYS } from '../../domain/insurer-exchange/decisions.js';
 import { databaseActivity, localDatabaseActivity, withSummaries } from '../activity-options.js';
 import { EndorsementSlaBreached, InsurerId, SlaDueAt, SubmittedAt } from '../search-attributes.js';
 import { ENDORSEMENT_GONE } from './contract.js';

@@ -1,6 +1,6 @@
 import { setCurrentDetails, setHandler } from '@temporalio/workflow';
 import { isCalendarDate } from '../../domain/dates.js';
-import { submissionFailure, type SubmissionFailure } from '../../domain/insurer-failures.js';
+import { submissionFailure, type SubmissionFailure } from '../../domain/insurer-exchange/failures.js';
 import {
   exitWaitingSignal,
   isOpenStatus,

@@ -23,9 +23,9 @@ import {
   withSummaries,
 } from '../activity-options.js';
 import type { EndorsementStatus as Status } from '../../domain/enums.js';
-import { INSURER_REFUSED } from '../../domain/insurer-failures.js';
+import { INSURER_REFUSED } from '../../domain/insurer-exchange/failures.js';
 import { AwaitingFunds, EndorsementStatus, EndorsementStuck } from '../search-attributes.js';
-import { cleanMemberUhids, decisionVerdict } from '../../domain/insurer-decisions.js';
+import { cleanMemberUhids, decisionVerdict } from '../../domain/insurer-exchange/decisions.js';
 import { INSURER_SLA, watchInsurerSla, type SlaWatch } from './insurer-sla.js';
 import { stepSummary } from './details.js';
 import { EndorsementProgress } from './progress.js';

@@ -1,4 +1,4 @@
-import type { DeliveredFile, PlannedPolicyFile } from '../../domain/insurer-file.js';
+import type { DeliveredFile, PlannedPolicyFile } from '../../domain/insurer-exchange/file.js';
 
 /**
  * D14: one cut-off of a file insurer, as a workflow. Started by the insurer's Schedule

@@ -1,6 +1,6 @@
 /**
  * D14: file insurers' inboxes are polled by one Temporal Schedule; each tick runs one pass that
- * ingests every file insurer's waiting response files (usecases/insurer-responses.ts).
+ * ingests every file insurer's waiting response files (usecases/insurer-exchange/inbox.ts).
  */
 export const INSURER_INBOX_PASS = 'insurerInboxPassWorkflow';
 export const INSURER_INBOX_SCHEDULE_ID = 'insurer-inbox';

@@ -1,4 +1,4 @@
-import type { DifferenceCounts, ReconciliationStatus } from '../../domain/roster-reconciliation.js';
+import type { DifferenceCounts, ReconciliationStatus } from '../../domain/reconciliation/roster.js';
 
 /**
  * A roster reconciliation as a workflow. Its payloads carry ids, statuses and counts only: the

@@ -8,7 +8,7 @@ import { parse } from 'csv-parse/sync';
 import YAML from 'yaml';
 import { loadReferenceData } from '../../../usecases/reference-load.js';
 import { loadFileSchema } from '../../../domain/schemas/reference-load.js';
-import { flushInsurer } from '../../../usecases/insurer-cut-off.js';
+import { flushInsurer } from '../../../usecases/insurer-exchange/cut-off.js';
 import { cutOffWorkflowId } from '../../../workflows/insurer-cut-off/contract.js';
 import { makeClient, makeEmployee, sql } from '../../support/factories.js';
 import { client as http } from '../../support/http.js';

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
 import { SystemScope } from '../../../data/scope.js';
-import { topUpCd, wakeFundedEndorsements } from '../../../usecases/cd-account.js';
+import { topUpCd, wakeFundedEndorsements } from '../../../usecases/cd-account/account.js';
 import { expectCdLedgersBalanced } from '../../support/cd-ledger-check.js';
 import { client as http } from '../../support/http.js';
 import { stack } from '../../support/stack.js';

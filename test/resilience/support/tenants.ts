@@ -7,9 +7,9 @@ import type { Orm } from '../../../db/orm.js';
 import { allRoutes } from '../../../api/routes/index.js';
 import type { RouteDef } from '../../../api/route.js';
 import { ID_PREFIXES } from '../../../domain/ids.js';
-import { ROSTER_FIELDS } from '../../../domain/roster-file.js';
-import { reconcileRosterFile } from '../../../usecases/roster-reconciliation.js';
-import { openPolicyRenewal } from '../../../usecases/renewals.js';
+import { ROSTER_FIELDS } from '../../../domain/reconciliation/roster-file.js';
+import { reconcileRosterFile } from '../../../usecases/reconciliation/roster.js';
+import { openPolicyRenewal } from '../../../usecases/policy-year/renewals.js';
 import { TenantScope } from '../../../data/scope.js';
 import { createLogger } from '../../../infra/logger.js';
 import {

@@ -1,0 +1,359 @@
+import type { CensusSnapshot, PlanEmployee, PlanPolicy, RowPlan } from '../../domain/census/plan.js';
+import type { CensusBatchStatus, CensusRowOutcome } from '../../domain/census/batch.js';
+import { exitModeOf } from '../endorsements/exits.js';
+import { activeOnSql } from '../member-cover.js';
+import { outboxSql } from '../webhooks/outbox.js';
+import { readPage, type CursorCodec, type Page, type PageRequest } from '../paging.js';
+import type { TenantScope } from '../scope.js';
+import { OPEN_STATUS_SQL } from '../sql.js';
+
+/**
+ * What a census plan reads, in four statements whatever the census's size: the client's ACTIVE
+ * policies with their available CD balance, the employees the census names (by code or by a row's
+ * e-mail) with their stored details, their own cover on `today` (D10), their open endorsements and
+ * their dependents with each one's cover, and the client's exit mode. Planned for 10,000 rows: the
+ * open endorsements through the partial index endorsements_one_open (a literal status list), and
+ * code and e-mail matched in a union, each a hashed semi-join, rather than one `or` the planner
+ * cannot split; a dependent's cover through its employee (index policy_members_employee), not a
+ * scan of the client's members.
+ */
+export async function readCensusSnapshot(
+  scope: TenantScope,
+  codes: readonly string[],
+  emailKeys: readonly string[],
+  today: string,
+): Promise<CensusSnapshot> {
+  const c = scope.clientId;
+  const policies = await scope.sql<PlanPolicy>(
+    `select p.id, p.policy_number, p.start_date::text as start_date, p.end_date::text as end_date, p.slabs,
+            p.default_sum_insured::text as default_sum_insured,
+            (select i.code from insurers i where i.id = p.insurer_id) as insurer_code,
+            (p.cd_balance - p.cd_held)::text as cd_available,
+            exists (select 1 from endorsements w
+                     where w.client_id = p.client_id and w.policy_id = p.id and w.awaiting_funds_since is not null
+                       and w.status = 'ENDORSEMENT_STATUS_PENDING') as cd_waiting,
+            p.coverage_type, coalesce(p.eligibility, '{}'::jsonb) as eligibility
+       from policies p where p.client_id = ? and p.status = 'POLICY_STATUS_ACTIVE'`,
+    [c],
+  );
+  const employees = await scope.sql<PlanEmployee>(
+    `select e.id, e.employee_code, u.email_key,
+            jsonb_build_object('name', e.name, 'email', e.email, 'phone_number', e.phone_number,
+              'date_of_birth', e.date_of_birth::text, 'gender', e.gender, 'status', e.status) as details,
+            coalesce((select jsonb_agg(jsonb_build_object('policy_id', m.policy_id, 'sum_insured', m.sum_insured::text,
+                        'start', m.coverage_start_date::text, 'end', m.coverage_end_date::text))
+                 from policy_members m
+                where m.client_id = e.client_id and m.employee_id = e.id and m.dependent_id is null
+                  and ${activeOnSql('m')}), '[]') as cover,
+            coalesce((select jsonb_agg(jsonb_build_object('policy_id', o.policy_id, 'endorsement_id', o.id))
+                 from endorsements o
+                where o.client_id = e.client_id and o.employee_id = e.id and o.status in ${OPEN_STATUS_SQL}), '[]') as open,
+            coalesce((select jsonb_agg(jsonb_build_object('id', d.id, 'relationship', d.relationship, 'name', d.name,
+                        'date_of_birth', d.date_of_birth::text, 'event_date', d.event_date::text,
+                        'cover', coalesce((select jsonb_agg(jsonb_build_object('policy_id', dm.policy_id,
+                                   'sum_insured', dm.sum_insured::text, 'start', dm.coverage_start_date::text,
+                                   'end', dm.coverage_end_date::text))
+                              from policy_members dm
+                             where dm.client_id = d.client_id and dm.employee_id = d.employee_id
+                               and dm.dependent_id = d.id and ${activeOnSql('dm')}), '[]'))
+                        order by d.created_at, d.id)
+                 from dependents d where d.client_id = e.client_id and d.employee_id = e.id), '[]') as dependents
+       from employees e join users u on u.id = e.user_id
+      where e.id in (select n.id from employees n
+                      where n.client_id = ? and n.employee_code in (select jsonb_array_elements_text(?::jsonb))
+                     union
+                     select n.id from employees n join users nu on nu.id = n.user_id
+                      where n.client_id = ? and nu.email_key in (select jsonb_array_elements_text(?::jsonb)))`,
+    [today, today, c, JSON.stringify(codes), c, JSON.stringify(emailKeys)],
+  );
+  return { policies, employees, exit_mode: await exitModeOf(scope) };
+}
+
+/** A census row as staged at commit: its plan, and a new employee's details (personal data). */
+export interface StagedRow {
+  plan: RowPlan;
+  person: Record<string, string> | null;
+}
+
+/**
+ * Stores a committed census: the batch RUNNING and every row with its plan (a row with errors gets
+ * its INVALID outcome at once), in one transaction of two statements. Not deduplicated by
+ * content: the Idempotency-Key is how a client retries a commit safely.
+ */
+export async function insertCensusBatch(
+  scope: TenantScope,
+  batch: { id: string; totals: object; actorTokenId: string | null },
+  rows: readonly StagedRow[],
+): Promise<void> {
+  await scope.transaction(async (tx) => {
+    await tx.sql(
+      `insert into census_batches (id, client_id, status, row_count, totals, actor_token_id)
+       values (?, ?, 'BATCH_STATUS_RUNNING', ?, ?::jsonb, ?)`,
+      [batch.id, tx.clientId, rows.length, JSON.stringify(batch.totals), batch.actorTokenId],
+    );
+    const staged = rows.map((r) => ({
+      row_number: r.plan.row,
+      employee_code: r.plan.employee_code,
+      person: r.person,
+      plan: r.plan,
+      outcome: r.plan.status === 'ok' ? null : 'INVALID',
+      reason: r.plan.status === 'ok' ? null : r.plan.errors.map((e) => `${e.field}: ${e.reason}`).join('; '),
+    }));
+    await tx.sql(
+      `insert into census_batch_rows (batch_id, row_number, client_id, employee_code, person, plan, outcome, reason, applied_at)
+       select ?, r.row_number, ?, r.employee_code, r.person, r.plan, r.outcome, r.reason,
+              case when r.outcome is null then null else now() end
+         from jsonb_to_recordset(?::jsonb)
+           as r(row_number integer, employee_code text, person jsonb, plan jsonb, outcome text, reason text)`,
+      [batch.id, tx.clientId, JSON.stringify(staged)],
+    );
+  });
+}
+
+/** A staged row as its apply reads it, under its row lock. */
+export interface PendingRow {
+  outcome: CensusRowOutcome | null;
+  plan: RowPlan;
+  person: Record<string, string> | null;
+  actor_token_id: string | null;
+}
+
+/** Locks one staged row (serialising its apply attempts) and reads it; undefined if none. */
+export async function lockCensusRow(
+  tx: TenantScope,
+  batchId: string,
+  row: number,
+): Promise<PendingRow | undefined> {
+  const [r] = await tx.sql<PendingRow>(
+    `select r.outcome, r.plan, r.person, b.actor_token_id
+       from census_batch_rows r join census_batches b on b.id = r.batch_id
+      where r.client_id = ? and r.batch_id = ? and r.row_number = ? for update of r`,
+    [tx.clientId, batchId, row],
+  );
+  return r;
+}
+
+/** A row still without an outcome, with the earlier row that creates its employee (if any). */
+export interface PendingRowNumber {
+  row: number;
+  employeeRow: number | null;
+}
+
+/** The rows of a range still without an outcome. */
+export async function pendingCensusRows(
+  scope: TenantScope,
+  batchId: string,
+  range: { from: number; to: number },
+): Promise<PendingRowNumber[]> {
+  return scope.sql<PendingRowNumber>(
+    `select row_number as "row", (plan->>'employee_row')::int as "employeeRow" from census_batch_rows
+      where client_id = ? and batch_id = ? and row_number between ? and ? and outcome is null
+      order by row_number`,
+    [scope.clientId, batchId, range.from, range.to],
+  );
+}
+
+/** The rows, anywhere in the batch, still without an outcome whose employee a row of the range creates. */
+export async function pendingRowsOfEmployeesIn(
+  scope: TenantScope,
+  batchId: string,
+  range: { from: number; to: number },
+): Promise<number[]> {
+  const rows = await scope.sql<{ row_number: number }>(
+    `select row_number from census_batch_rows
+      where client_id = ? and batch_id = ? and outcome is null
+        and (plan->>'employee_row')::int between ? and ?
+      order by row_number`,
+    [scope.clientId, batchId, range.from, range.to],
+  );
+  return rows.map((r) => r.row_number);
+}
+
+/** A row's outcome as a later row of its employee reads it (undefined: no such row). */
+export async function censusRowOutcome(
+  tx: TenantScope,
+  batchId: string,
+  row: number,
+): Promise<{ outcome: CensusRowOutcome | null; reason: string | null } | undefined> {
+  const [r] = await tx.sql<{ outcome: CensusRowOutcome | null; reason: string | null }>(
+    'select outcome, reason from census_batch_rows where client_id = ? and batch_id = ? and row_number = ?',
+    [tx.clientId, batchId, row],
+  );
+  return r;
+}
+
+/** Sets a row's outcome once (guarded: an outcome already there stays). */
+export async function setCensusRowOutcome(
+  tx: TenantScope,
+  batchId: string,
+  row: number,
+  o: {
+    outcome: CensusRowOutcome;
+    employeeId: string | null;
+    endorsementId: string | null;
+    reason: string | null;
+  },
+): Promise<void> {
+  await tx.sql(
+    `update census_batch_rows set outcome = ?, employee_id = ?, endorsement_id = ?, reason = ?, applied_at = now()
+      where client_id = ? and batch_id = ? and row_number = ? and outcome is null`,
+    [o.outcome, o.employeeId, o.endorsementId, o.reason, tx.clientId, batchId, row],
+  );
+}
+
+/**
+ * The endorsements a row `r` made, as `e`: its own (`endorsement_id`), and for an exit every
+ * DELETION of the employee's own cover that this batch made (an exit row makes one per policy;
+ * each stores its batch, migration 0023). Both arms are index lookups (primary key,
+ * endorsements_batch), so a page of rows does not scan the endorsements.
+ */
+const ROW_ENDORSEMENT_SQL = `e.client_id = r.client_id and (e.id = r.endorsement_id
+  or (jsonb_typeof(r.plan->'exit') = 'object' and e.batch_id = r.batch_id and e.employee_id = r.employee_id
+      and e.dependent_id is null and e.type = 'ENDORSEMENT_TYPE_DELETION'))`;
+
+/** Endorsements made by a range's applied rows and by `also` rows, for their workflow starts (ids only). */
+export async function appliedCensusEndorsements(
+  scope: TenantScope,
+  batchId: string,
+  range: { from: number; to: number },
+  also: readonly number[] = [],
+): Promise<
+  { id: string; policy_id: string; employee_id: string; type: string; workflow_started: boolean }[]
+> {
+  return scope.sql(
+    `select distinct on (r.row_number, e.id) e.id, e.policy_id, e.employee_id, e.type,
+            e.workflow_started_at is not null as workflow_started
+       from census_batch_rows r join endorsements e on ${ROW_ENDORSEMENT_SQL}
+      where r.client_id = ? and r.batch_id = ? and r.outcome = 'APPLIED'
+        and (r.row_number between ? and ? or r.row_number in (select jsonb_array_elements_text(?::jsonb)::int))
+      order by r.row_number, e.id`,
+    [scope.clientId, batchId, range.from, range.to, JSON.stringify(also)],
+  );
+}
+
+const COUNTS_SQL = `(select jsonb_build_object(
+    'pending', count(*) filter (where r.outcome is null),
+    'applied', count(*) filter (where r.outcome = 'APPLIED'),
+    'failed', count(*) filter (where r.outcome = 'FAILED'),
+    'invalid', count(*) filter (where r.outcome = 'INVALID'))
+  from census_batch_rows r where r.client_id = b.client_id and r.batch_id = b.id)`;
+
+export interface BatchSummary {
+  id: string;
+  status: CensusBatchStatus;
+  row_count: number;
+  counts: Record<'pending' | 'applied' | 'failed' | 'invalid', number>;
+  totals: Record<string, unknown>;
+  created_at: string;
+  completed_at: string | null;
+}
+
+/** One of the scope's batches with its counts by outcome, or undefined. */
+export async function readCensusBatch(scope: TenantScope, id: string): Promise<BatchSummary | undefined> {
+  const [row] = await scope.sql<BatchSummary>(
+    `select b.id, b.status, b.row_count, ${COUNTS_SQL} as counts, b.totals,
+            to_char(b.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as created_at,
+            to_char(b.completed_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as completed_at
+       from census_batches b where b.client_id = ? and b.id = ?`,
+    [scope.clientId, id],
+  );
+  return row;
+}
+
+/**
+ * Completes a batch once every row has an outcome: status COMPLETED and its
+ * `endorsement_batch.completed` event (ids and counts only) in one statement. Idempotent: only a
+ * RUNNING batch without pending rows moves, and the event's dedupe key records it once. Returns the
+ * webhook deliveries to start, or null while rows are pending.
+ */
+export async function completeCensusBatch(scope: TenantScope, id: string): Promise<string[] | null> {
+  const outbox = outboxSql('change', 'endorsement_batch.completed');
+  const [row] = await scope.sql<{ pending: number; deliveries: string[] }>(
+    `with counted as (select b.id, ${COUNTS_SQL} as counts from census_batches b where b.client_id = ? and b.id = ?),
+     done as (
+       update census_batches b set status = 'BATCH_STATUS_COMPLETED', completed_at = now()
+         from counted c
+        where b.client_id = ? and b.id = c.id and b.status = 'BATCH_STATUS_RUNNING'
+          and (c.counts->>'pending')::int = 0
+       returning b.client_id, b.id, b.row_count, c.counts),
+     change as (
+       select client_id, id as entity_id, 'BATCH_STATUS_COMPLETED'::text as to_status,
+              jsonb_build_object('batch_id', id, 'status', 'BATCH_STATUS_COMPLETED', 'rows', row_count,
+                'counts', counts) as data
+         from done),
+     ${outbox.sql}
+     select (select (counts->>'pending')::int from counted) as pending,
+            array(select id from outbox_deliveries) as deliveries`,
+    [scope.clientId, id, scope.clientId, ...outbox.params],
+  );
+  return row && row.pending > 0 ? null : (row?.deliveries ?? []);
+}
+
+export interface BatchRowPageRow {
+  row_number: number;
+  outcome: CensusRowOutcome | null;
+  employee_id: string | null;
+  endorsement_id: string | null;
+  /** Every endorsement the row made (an exit: one DELETION per policy). */
+  endorsement_ids: string[];
+  reason: string | null;
+  plan: RowPlan;
+}
+
+/** A batch's rows in file order (D5 keyset on the row number). */
+export function readCensusRowPage(
+  scope: TenantScope,
+  codec: CursorCodec,
+  batchId: string,
+  req: PageRequest,
+): Promise<Page<BatchRowPageRow>> {
+  return readPage<BatchRowPageRow>(
+    scope,
+    codec,
+    {
+      scope: `census-rows:${scope.clientId}:${batchId}`,
+      from: 'census_batch_rows r',
+      where: 'r.client_id = ? and r.batch_id = ?',
+      params: [scope.clientId, batchId],
+      select: `r.row_number, r.outcome, r.employee_id, r.endorsement_id, r.reason, r.plan,
+               coalesce((select jsonb_agg(e.id order by e.created_at, e.id) from endorsements e
+                          where ${ROW_ENDORSEMENT_SQL}), '[]') as endorsement_ids`,
+      key: [{ sql: 'r.row_number', type: 'integer' }],
+    },
+    req,
+  );
+}
+
+/**
+ * Removes a batch whose workflow could not be started, rows first (one transaction); true when it
+ * did. Only a batch nobody marked started (the batch row locked first, so the reconciler's mark
+ * waits or wins) and no row of which was applied: a workflow that did start after all has then
+ * nothing to apply.
+ */
+export async function discardCensusBatch(scope: TenantScope, id: string): Promise<boolean> {
+  return scope.transaction(async (tx) => {
+    const [unstarted] = await tx.sql<{ id: string }>(
+      `select id from census_batches where client_id = ? and id = ? and workflow_started_at is null for update`,
+      [tx.clientId, id],
+    );
+    if (!unstarted) return false;
+    const [applied] = await tx.sql<{ n: number }>(
+      `select count(*)::int as n from census_batch_rows
+        where client_id = ? and batch_id = ? and outcome in ('APPLIED', 'FAILED')`,
+      [tx.clientId, id],
+    );
+    if (applied && applied.n > 0) return false;
+    await tx.sql('delete from census_batch_rows where client_id = ? and batch_id = ?', [tx.clientId, id]);
+    await tx.sql('delete from census_batches where client_id = ? and id = ?', [tx.clientId, id]);
+    return true;
+  });
+}
+
+/** The id of the client's employee with this code, if any. */
+export async function employeeIdByCode(scope: TenantScope, code: string): Promise<string | undefined> {
+  const [row] = await scope.sql<{ id: string }>(
+    'select id from employees where client_id = ? and employee_code = ?',
+    [scope.clientId, code],
+  );
+  return row?.id;
+}
