@@ -1,10 +1,10 @@
 import type { CensusRelationship, CensusRow, RowError } from './rows.js';
 import type { PlanDependent, PlanEmployee, PlannedEndorsement, PlanPolicy } from './snapshot.js';
 export type { PlanDependent } from './snapshot.js';
-import { refusalError } from './refusal.js';
+import { planEndorsement } from './refusal.js';
 import { eligibilityBreaches, eligibilityRules, type ExistingDependent } from '../dependents/eligibility.js';
 import { decideDependentEndorsement, type DependentCandidate } from '../dependents/endorsements.js';
-import { coveredRelationships, EndorsementRefused } from '../endorsements/endorsement.js';
+import { coveredRelationships } from '../endorsements/endorsement.js';
 import type { CensusEndorsementType, Relationship } from '../enums.js';
 
 /** The census's relationships (HR's words) as the service's. */
@@ -198,8 +198,9 @@ function endorse(
   c: DependentCandidate,
   dates: { start: string; end: string },
 ): DependentRowPlan {
-  try {
-    const decision = decideDependentEndorsement(
+  const planned = planEndorsement(type, () => ({
+    dates,
+    decision: decideDependentEndorsement(
       [c],
       {
         employeeId: ctx.employee!.id,
@@ -210,23 +211,11 @@ function endorse(
         coverageEndDate: dates.end,
       },
       ctx.today,
-    );
-    return {
-      errors: [],
-      endorsement: {
-        type,
-        policy_id: decision.policyId,
-        coverage_start_date: dates.start,
-        coverage_end_date: dates.end,
-        sum_insured: decision.sumInsured,
-        premium_impact: decision.premiumImpact,
-        pro_rata_days: decision.proRataDays,
-      },
-    };
-  } catch (err) {
-    if (!(err instanceof EndorsementRefused)) throw err;
-    return { errors: [refusalError(err, type)], endorsement: null };
-  }
+    ),
+  }));
+  return planned.error
+    ? { errors: [planned.error], endorsement: null }
+    : { errors: [], endorsement: planned.endorsement };
 }
 
 function candidate(

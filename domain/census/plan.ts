@@ -8,7 +8,7 @@ import type {
   PlannedEndorsement,
   PlanPolicy,
 } from './snapshot.js';
-import { refusalError } from './refusal.js';
+import { planEndorsement } from './refusal.js';
 import { emailKey } from '../employees.js';
 import {
   choosePolicy,
@@ -277,7 +277,7 @@ export class CensusPlanner {
   ): PlannedEndorsement | null {
     const type = TYPES[row.action];
     const candidates = this.candidates(row, employee);
-    try {
+    const planned = planEndorsement(type, () => {
       if (candidates.length === 0) throw new EndorsementRefused('POLICY_NOT_FOUND');
       const probe: EndorsementRequest = {
         employeeId: employee?.id ?? 'new',
@@ -288,21 +288,13 @@ export class CensusPlanner {
       };
       const policy = choosePolicy(candidates, probe);
       const req = this.request(row, type, policy, probe.employeeId);
-      const decision = decideEndorsement([policy], req);
       return {
-        type,
-        policy_id: decision.policyId,
-        coverage_start_date: req.coverageStartDate,
-        coverage_end_date: req.coverageEndDate,
-        sum_insured: decision.sumInsured,
-        premium_impact: decision.premiumImpact,
-        pro_rata_days: decision.proRataDays,
+        decision: decideEndorsement([policy], req),
+        dates: { start: req.coverageStartDate, end: req.coverageEndDate },
       };
-    } catch (err) {
-      if (!(err instanceof EndorsementRefused)) throw err;
-      errors.push(refusalError(err, type));
-      return null;
-    }
+    });
+    if (planned.error) errors.push(planned.error);
+    return planned.endorsement;
   }
 
   /** The dates of the row's endorsement: from the effective date to the end of cover (or policy). */

@@ -1,6 +1,35 @@
 import type { CensusFact, RowError } from './rows.js';
-import type { EndorsementRefused } from '../endorsements/endorsement.js';
-import type { EndorsementType } from '../enums.js';
+import type { PlannedEndorsement } from './snapshot.js';
+import { EndorsementRefused, type EndorsementDecision } from '../endorsements/endorsement.js';
+import type { CensusEndorsementType, EndorsementType } from '../enums.js';
+
+/**
+ * The one way a census row's endorsement is planned (employee rows and dependent rows alike): D7's
+ * decision for the row's dates as the planned endorsement, or its refusal as the row's error.
+ */
+export function planEndorsement(
+  type: CensusEndorsementType,
+  decide: () => { decision: EndorsementDecision; dates: { start: string; end: string } },
+): { endorsement: PlannedEndorsement; error: null } | { endorsement: null; error: RowError } {
+  try {
+    const { decision, dates } = decide();
+    return {
+      endorsement: {
+        type,
+        policy_id: decision.policyId,
+        coverage_start_date: dates.start,
+        coverage_end_date: dates.end,
+        sum_insured: decision.sumInsured,
+        premium_impact: decision.premiumImpact,
+        pro_rata_days: decision.proRataDays,
+      },
+      error: null,
+    };
+  } catch (err) {
+    if (!(err instanceof EndorsementRefused)) throw err;
+    return { endorsement: null, error: refusalError(err, type) };
+  }
+}
 
 /** The D7 refusal as a row error, on the field it is about. */
 export function refusalError(err: EndorsementRefused, type: EndorsementType): RowError {
