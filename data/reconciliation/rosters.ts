@@ -1,5 +1,9 @@
 import {
+  COMPARED_FIELDS,
+  COMPARED_WHEN_GIVEN,
   DIFFERENCE_KINDS,
+  NEVER_EXPLAINED,
+  type ComparedField,
   type DifferenceCounts,
   type DifferenceKind,
 } from '../../domain/reconciliation/roster.js';
@@ -193,16 +197,29 @@ const MATCH = `with ${OURS}, ${THEIRS},
   update roster_rows r set member_id = m.member_id
     from matched m where r.client_id = ? and r.reconciliation_id = ? and r.row_number = m.row_number`;
 
-/** Field by field of a matched pair: (field, ours, theirs, same). A field the roster leaves empty is not compared. */
+/** The comparison of one field of a matched pair, as domain/reconciliation/roster.ts states the rule. */
+const sameSql = (field: ComparedField, ours: string, theirs: string): string => {
+  if (field === 'member_name') return `${nameKey(ours)} = ${nameKey(theirs)}`;
+  if (field === 'uhid') return `${ours} is null or ${theirs} is null or ${ours} = ${theirs}`;
+  const same = `${ours} = ${theirs}`;
+  return COMPARED_WHEN_GIVEN.includes(field) ? `${theirs} is null or ${same}` : same;
+};
+const COLUMN: Record<ComparedField, string> = {
+  member_name: 'name',
+  date_of_birth: 'date_of_birth',
+  sum_insured: 'sum_insured',
+  coverage_start_date: 'coverage_start_date',
+  coverage_end_date: 'coverage_end_date',
+  uhid: 'uhid',
+};
+
+/** Field by field of a matched pair: (field, ours, theirs, same), one row per COMPARED_FIELDS. */
 const FIELDS = `(values
-  ('member_name', o.name, t.name, ${nameKey('o.name')} = ${nameKey('t.name')}),
-  ('date_of_birth', o.date_of_birth::text, t.date_of_birth::text, o.date_of_birth = t.date_of_birth),
-  ('sum_insured', o.sum_insured::text, t.sum_insured::text, t.sum_insured is null or o.sum_insured = t.sum_insured),
-  ('coverage_start_date', o.coverage_start_date::text, t.coverage_start_date::text,
-    t.coverage_start_date is null or o.coverage_start_date = t.coverage_start_date),
-  ('coverage_end_date', o.coverage_end_date::text, t.coverage_end_date::text,
-    t.coverage_end_date is null or o.coverage_end_date = t.coverage_end_date),
-  ('uhid', o.uhid, t.uhid, o.uhid is null or t.uhid is null or o.uhid = t.uhid)
+  ${COMPARED_FIELDS.map((f) => {
+    const [o, t] = [`o.${COLUMN[f]}`, `t.${COLUMN[f]}`];
+    const text = (x: string) => (f === 'member_name' || f === 'uhid' ? x : `${x}::text`);
+    return `('${f}', ${text(o)}, ${text(t)}, ${sameSql(f, o, t)})`;
+  }).join(',\n  ')}
 ) as f(field, ours, theirs, same)`;
 
 /** Every difference, numbered in a stable order; an open endorsement of the employee explains all but a missing UHID. */
@@ -231,7 +248,7 @@ const DIFFERENCES = `with ${OURS}, ${THEIRS},
      where o.uhid is null and t.uhid is not null),
   judged as (
     select f.*, oe.id as endorsement_id,
-           case when oe.id is not null and f.kind <> 'missing_uhid' then 'explained_by_endorsement' else f.kind end
+           case when oe.id is not null and f.kind <> '${NEVER_EXPLAINED}' then 'explained_by_endorsement' else f.kind end
              as final_kind
       from found f left join open_endorsement oe on oe.employee_id = f.employee_id)
   insert into roster_differences (reconciliation_id, seq, client_id, kind, explains, member_id, employee_id,

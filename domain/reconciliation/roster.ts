@@ -19,6 +19,20 @@ export const DIFFERENCE_KINDS = [
 ] as const;
 export type DifferenceKind = (typeof DIFFERENCE_KINDS)[number];
 
+/**
+ * The reconciliation's rule (data/reconciliation/rosters.ts runs it as SQL, from these constants):
+ * 1. Pairing, each of our members at most once: by UHID first; then, for the rows left, by the person:
+ *    the employee code and the relationship, and for a dependent also the name (case and runs of
+ *    spaces ignored) or the date of birth (ROSTER_PAIRING).
+ * 2. Comparing a pair, field by field (COMPARED_FIELDS): the name and the date of birth always; the
+ *    fields in COMPARED_WHEN_GIVEN only when the roster gives them (an insurer that leaves a column
+ *    empty asserts nothing); a UHID only when both sides have one (ours missing is `missing_uhid`).
+ * 3. Explaining: while the employee has an open endorsement on the policy (PENDING or
+ *    SENT_TO_INSURER) a difference is `explained_by_endorsement`, except NEVER_EXPLAINED (a UHID the
+ *    roster fills in is not waiting on a decision).
+ */
+export const ROSTER_PAIRING = ['uhid', 'employee_code+relationship(+name|date_of_birth)'] as const;
+
 export const COMPARED_FIELDS = [
   'member_name',
   'date_of_birth',
@@ -27,6 +41,17 @@ export const COMPARED_FIELDS = [
   'coverage_end_date',
   'uhid',
 ] as const;
+export type ComparedField = (typeof COMPARED_FIELDS)[number];
+
+/** Compared only when the roster gives a value (the UHID: only when both sides have one). */
+export const COMPARED_WHEN_GIVEN: readonly ComparedField[] = [
+  'sum_insured',
+  'coverage_start_date',
+  'coverage_end_date',
+];
+
+/** The difference an open endorsement never explains. */
+export const NEVER_EXPLAINED: DifferenceKind = 'missing_uhid';
 
 /** The number of differences of each kind (every kind named, zero included). */
 export type DifferenceCounts = Record<DifferenceKind, number>;
