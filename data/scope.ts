@@ -19,7 +19,7 @@ export class MissingTenant extends Error {
  * `scope.em`. In the database: every statement of the scope runs in a transaction whose
  * `app.client_id` is the scope's client, so PostgreSQL's row-level security (migration 0009) hides
  * and refuses any other client's rows even if a statement forgot its filter. Nothing outside
- * `data/` sees a connection.
+ * `data/` runs a statement (the API's metrics read the pool's sizes, never a connection).
  *
  * Repositories use `scope.sql` for statements and `scope.entities(em => ...)` for the entity API;
  * entity work straight on `scope.em` outside a scope's transaction runs without the setting and

@@ -304,8 +304,20 @@ export async function compareRoster(
     );
     if (locked.status !== 'staged')
       return { reconciliation: (await readReconciliation(tx, p, id))!, deliveries: [] };
-    await tx.sql(MATCH, [c, p, today, c, id, c, id]);
-    await tx.sql(DIFFERENCES, [c, p, today, c, id, c, p, c, id, c]);
+    // The statements' parameters in their order: OURS (client, policy, today), THEIRS (client,
+    // reconciliation), then each statement's own.
+    const ours = [c, p, today];
+    const theirs = [c, id];
+    await tx.sql(MATCH, [...ours, ...theirs, /* the update */ c, id]);
+    await tx.sql(DIFFERENCES, [
+      ...ours,
+      ...theirs,
+      /* open_endorsement */ c,
+      p,
+      /* employees of covered_there_not_here */ c,
+      /* the insert */ id,
+      c,
+    ]);
     await tx.sql(FILL_UHIDS, [c, id, c]);
     const outbox = outboxSql('change', 'policy.reconciliation_completed');
     const [done] = await tx.sql<{ deliveries: string[] }>(
