@@ -8,7 +8,11 @@ import { systemClock } from '../../domain/clock.js';
 import { createLogger } from '../../infra/logger.js';
 import { flushInsurer } from '../../usecases/insurer-exchange/cut-off.js';
 import { createWorker, type WorkerDeps } from '../../worker/create-worker.js';
-import { FILE_INSURER_WITHDRAWAL } from '../../workflows/endorsement/workflow.js';
+import {
+  CD_HOLD,
+  FILE_INSURER_CUT_OFF,
+  FILE_INSURER_WITHDRAWAL,
+} from '../../workflows/endorsement/patches.js';
 import { makeEmployee, sql } from '../support/factories.js';
 import { sentFileInsurerEndorsements, type FileInsurerEndorsements } from '../support/file-insurer.js';
 import { stack } from '../support/stack.js';
@@ -22,8 +26,11 @@ import {
 } from './endorsement-support.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
-/** The last released commit: the workflow code running in production before this change ships. */
-const RELEASED = 'a18a04a';
+/**
+ * The last released commit: the workflow code running in production before this change ships. Its
+ * endorsement workflow records every patch marker with `patched()`; today's calls `deprecatePatch()`.
+ */
+const RELEASED = 'ada53c6';
 const SENT = 'ENDORSEMENT_STATUS_SENT_TO_INSURER';
 
 /**
@@ -61,23 +68,28 @@ async function releasedWorkflowBundle(): Promise<{ code: string }> {
   }
 }
 
-/** Whether the run's history holds the patch marker of `patchId` (it took the patched path). */
-async function tookPatch(endorsementId: string, patchId: string): Promise<boolean> {
+/**
+ * The patch marker of `patchId` in the run's history (it took the patched path): `deprecated` false
+ * when `patched()` recorded it, true when `deprecatePatch()` did; null without one.
+ */
+async function patchMarker(endorsementId: string, patchId: string): Promise<{ deprecated: boolean } | null> {
   const history = await workflowHandle(endorsementId).fetchHistory();
-  return (history.events ?? []).some((e) => {
-    const details = e.markerRecordedEventAttributes?.details?.['patch-data']?.payloads?.[0]?.data;
-    return (
-      details !== undefined && details !== null && Buffer.from(details).toString('utf8').includes(patchId)
-    );
-  });
+  for (const e of history.events ?? []) {
+    const data = e.markerRecordedEventAttributes?.details?.['patch-data']?.payloads?.[0]?.data;
+    if (!data) continue;
+    const marker = JSON.parse(Buffer.from(data).toString('utf8')) as { id: string; deprecated: boolean };
+    if (marker.id === patchId) return { deprecated: marker.deprecated };
+  }
+  return null;
 }
 
 /**
- * A deploy while endorsements wait for their insurer: workflows started by the released worker
- * (commit a18a04a's workflow code) continue on a worker with today's code after it replaces the
- * released one, and finish correctly; the change behind patched(FILE_INSURER_WITHDRAWAL) applies to
- * every cancel the new worker runs, and a cancel the released worker ran keeps the released behaviour.
- * Both workers poll a task queue of this test's own, so the run's shared worker never takes a task.
+ * A deploy that retires patches while endorsements wait for their insurer: workflows started by the
+ * released worker (commit ada53c6's workflow code, every patch behind `patched()`) continue on a
+ * worker with today's code (each patch a `deprecatePatch()`, the old branches deleted) after it
+ * replaces the released one, and finish as they would have: the markers the released code recorded
+ * replay, and the new code records its own as deprecated. Both workers poll a task queue of this
+ * test's own, so the run's shared worker never takes a task.
  */
 describe("rolling upgrade: the released workflow code replaced by today's mid-flight", function () {
   this.timeout(300_000);
@@ -118,7 +130,7 @@ describe("rolling upgrade: the released workflow code replaced by today's mid-fl
     await connection.close();
   });
 
-  it('50 endorsements waiting on the released worker all finish on the new one; new ones take the new path', async () => {
+  it('50 endorsements waiting on the released worker all finish on the new one, as new ones do', async () => {
     const released = await releasedWorkflowBundle();
     await startWorker(released);
     const api = await endorsementApi({ config: { ...stack().config, TEMPORAL_TASK_QUEUE: queue } });
@@ -143,10 +155,11 @@ describe("rolling upgrade: the released workflow code replaced by today's mid-fl
         )
       ).map((r) => r.id as string);
 
-    // Control: cancels the released worker runs end as they did (no withdrawal for a file insurer).
+    // Control: cancels the released worker runs queue the file insurer's withdrawal (patched()).
     for (const id of control) await cancel(id);
     for (const id of control) await workflowHandle(id).result();
-    expect(await withdrawalQueued(control)).to.deep.equal([]);
+    expect(await withdrawalQueued(control)).to.deep.equal([...control].sort());
+    expect(await patchMarker(control[0]!, FILE_INSURER_WITHDRAWAL)).to.deep.equal({ deprecated: false });
 
     // The deploy: the released worker stops, today's takes the queue (and replays every history).
     await stopWorker();
@@ -178,12 +191,14 @@ describe("rolling upgrade: the released workflow code replaced by today's mid-fl
       approved,
     ]);
     expect(members.n).to.be.at.least(25);
-    // The cancels the new worker ran took the patched path, though their runs began on the released code.
+    // The cancels the new worker ran queued the withdrawal as the released code did: the markers the
+    // released code recorded replayed, and the new code recorded its own as deprecated.
     expect(await withdrawalQueued(cancelled)).to.deep.equal([...cancelled].sort());
-    expect(await tookPatch(cancelled[0]!, FILE_INSURER_WITHDRAWAL)).to.equal(true);
-    expect(await tookPatch(control[0]!, FILE_INSURER_WITHDRAWAL)).to.equal(false);
+    expect(await patchMarker(cancelled[0]!, CD_HOLD)).to.deep.equal({ deprecated: false });
+    expect(await patchMarker(cancelled[0]!, FILE_INSURER_WITHDRAWAL)).to.deep.equal({ deprecated: true });
+    expect(await patchMarker(approved[0]!, FILE_INSURER_WITHDRAWAL)).to.equal(null);
 
-    // New endorsements, started on today's worker, take the new path from the start.
+    // New endorsements, started on today's worker, take the same path from the start.
     const fresh: string[] = [];
     for (let i = 0; i < 3; i++) {
       const employee = await makeEmployee(world.client.clientId);
@@ -205,7 +220,7 @@ describe("rolling upgrade: the released workflow code replaced by today's mid-fl
       flushInsurer({ em: s.orm.em.fork(), temporal: s.temporal, taskQueue: queue }, world.code, new Date());
     const delivered = await flush();
     expect(delivered.sent).to.equal(3);
-    expect([...delivered.withdrawn].sort()).to.deep.equal([...cancelled].sort());
+    expect([...delivered.withdrawn].sort()).to.deep.equal([...control, ...cancelled].sort());
     for (const id of fresh)
       await waitFor(
         () => workflowState(id),
@@ -215,6 +230,9 @@ describe("rolling upgrade: the released workflow code replaced by today's mid-fl
     for (const id of fresh) await cancel(id);
     for (const id of fresh) await workflowHandle(id).result();
     expect(await withdrawalQueued(fresh)).to.deep.equal([...fresh].sort());
+    // Started on today's code: every marker it passed recorded by deprecatePatch().
+    expect(await patchMarker(fresh[0]!, FILE_INSURER_CUT_OFF)).to.deep.equal({ deprecated: true });
+    expect(await patchMarker(fresh[0]!, FILE_INSURER_WITHDRAWAL)).to.deep.equal({ deprecated: true });
     await new Promise((resolve) => setTimeout(resolve, 1_100));
     expect([...(await flush()).withdrawn].sort()).to.deep.equal([...fresh].sort());
   });

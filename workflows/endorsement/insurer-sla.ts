@@ -12,14 +12,8 @@ import { EndorsementSlaBreached, InsurerId, SlaDueAt, SubmittedAt } from '../sea
 import { ENDORSEMENT_GONE } from './contract.js';
 import { duration, stepSummary } from './details.js';
 
-/**
- * The patch that adds the insurer SLA's second tier (D14) and the backlog search attributes
- * (InsurerId, SubmittedAt, SlaDueAt). Runs started before it replay without these commands.
- */
-export const INSURER_SLA = 'insurer-sla-second-tier';
-
 const db = withSummaries(proxyActivities<Activities>(databaseActivity([ENDORSEMENT_GONE])), stepSummary);
-/** The read of who has the endorsement, as a local activity (LOCAL_DATABASE_STEPS, workflow.ts). */
+/** The read of who has the endorsement, as a local activity (LOCAL_DATABASE_STEPS, patches.ts). */
 const localDb = withSummaries(
   proxyLocalActivities<Activities>(localDatabaseActivity([ENDORSEMENT_GONE])),
   stepSummary,
@@ -39,19 +33,16 @@ const parseInstant = (iso: string): number => Date.parse(iso);
  * it and when it is due, and past the due time without a decision or a cancel (`settled`) marks it
  * EndorsementSlaBreached and announces `endorsement.sla_breached`, once. It never decides: the
  * insurer may already have enrolled the person. `onBreach` runs once the breach is recorded.
- * `localRead`: the read of who has it runs as a local activity (runs since LOCAL_DATABASE_STEPS).
  */
 export async function watchInsurerSla(
   endorsementId: string,
   slaAfterMs: number | undefined,
   settled: () => boolean,
   onBreach: () => void = () => undefined,
-  localRead = false,
 ): Promise<SlaWatch> {
-  // The submission time comes from the activity (the database's clock), recorded in the history.
-  // A read only: as a local activity (`localRead`) a re-run changes nothing.
-  const read = localRead ? localDb.readEndorsementInsurer : db.readEndorsementInsurer;
-  const assignment = await read(endorsementId);
+  // The submission time comes from the local activity (the database's clock), recorded in the
+  // history. A read only: a re-run changes nothing.
+  const assignment = await localDb.readEndorsementInsurer(endorsementId);
   const { insurerId } = assignment;
   // The insurer's own sla_days (its adapter settings) first, then the service default.
   const slaMs = assignment.slaDays ? assignment.slaDays * DAY_MS : (slaAfterMs ?? DEFAULT_SLA_DAYS * DAY_MS);

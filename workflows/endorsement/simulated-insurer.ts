@@ -1,9 +1,7 @@
-import { getExternalWorkflowHandle, log, patched, proxyActivities, sleep } from '@temporalio/workflow';
+import { deprecatePatch, log, proxyActivities, sleep } from '@temporalio/workflow';
 import type { Activities } from '../../activities/index.js';
-import { endorsementWorkflowId, insurerDecisionSignal, type SimulatedInsurerInput } from './contract.js';
-
-/** Runs started after this patch answer through the decision Update (D14), as every insurer path. */
-export const SIMULATED_INSURER_UPDATE = 'simulated-insurer-decides-by-update';
+import type { SimulatedInsurerInput } from './contract.js';
+import { SIMULATED_INSURER_UPDATE } from './patches.js';
 
 /** Sending the decision: retried like any insurer call; the Update makes a retry a duplicate. */
 const insurer = proxyActivities<Activities>({
@@ -19,17 +17,7 @@ const insurer = proxyActivities<Activities>({
  */
 export async function simulatedInsurerWorkflow(input: SimulatedInsurerInput): Promise<void> {
   if (input.delayMs > 0) await sleep(input.delayMs);
-  if (patched(SIMULATED_INSURER_UPDATE)) {
-    const answer = await insurer.sendSimulatedDecision(input.endorsementId, input.decision);
-    log.info('simulated insurer decision answered', { endorsementId: input.endorsementId, ...answer });
-    return;
-  }
-  try {
-    await getExternalWorkflowHandle(endorsementWorkflowId(input.endorsementId)).signal(
-      insurerDecisionSignal,
-      input.decision,
-    );
-  } catch {
-    // The endorsement already closed (cancelled, decided): a late decision changes nothing (D8).
-  }
+  deprecatePatch(SIMULATED_INSURER_UPDATE);
+  const answer = await insurer.sendSimulatedDecision(input.endorsementId, input.decision);
+  log.info('simulated insurer decision answered', { endorsementId: input.endorsementId, ...answer });
 }
