@@ -123,7 +123,7 @@ describe('the insurer API sandbox (npm start runs it for the demo api insurer)',
   });
   after(async () => {
     delete process.env[SECRET_ENV];
-    await fs.rm(dir, { recursive: true, force: true });
+    await fs.rm(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
   });
 
   it('receives a signed submission and approves it through the decisions API, with a UHID', async () => {

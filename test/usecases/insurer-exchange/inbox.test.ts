@@ -27,8 +27,8 @@ import { deletePeriodicSchedules, triggerPass } from '../../support/schedules.js
 import { closeSftpServer, startSftpServer, type SftpServer } from '../../support/sftp-server.js';
 import { stack, TEST_KEYS } from '../../support/stack.js';
 import { endorsementRow, waitForStatus } from '../../workflows/endorsement-support.js';
+import { ROOT } from '../../../infra/processes.js';
 
-const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const SENT = 'ENDORSEMENT_STATUS_SENT_TO_INSURER';
 const APPROVED = 'ENDORSEMENT_STATUS_APPROVED';
 const REJECTED = 'ENDORSEMENT_STATUS_REJECTED';

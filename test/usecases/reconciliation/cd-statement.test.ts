@@ -14,8 +14,7 @@ import { expectCdLedgersBalanced } from '../../support/cd-ledger-check.js';
 import { makeClient, makePolicy, makeReferenceData, sql } from '../../support/factories.js';
 import { client } from '../../support/http.js';
 import { stack, TEST_KEYS } from '../../support/stack.js';
-
-const ROOT = path.resolve(import.meta.dirname, '..', '..');
+import { ROOT } from '../../../infra/processes.js';
 
 const em = () => stack().serviceOrm.em.fork();
 
