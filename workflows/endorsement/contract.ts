@@ -68,6 +68,10 @@ export interface EndorsementState {
   status: Status;
   /** The insurer's decision once received (it is applied right after). */
   decision: InsurerDecision['decision'] | null;
+  /**
+   * The submission has started (set before it resolves): the insurer may have it, so a cancel from
+   * here on withdraws. Whether the insurer has it for certain is `received`.
+   */
   submitted: boolean;
   /**
    * The insurer has it: the submission was accepted, or the file carrying it was delivered (an
