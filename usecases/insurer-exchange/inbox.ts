@@ -352,8 +352,9 @@ async function namedFile(
 }
 
 /**
- * D14: reads a file insurer's response files (every file in its inbox, or one named file) and
- * applies each row as a decision for the endorsement its reference names, file by file: each is
+ * D14: reads a file insurer's inbox (every file in it, or one named file), file by file. A roster or
+ * CD statement starts its reconciliation; any other file is a response file whose rows are applied as
+ * decisions for the endorsements their references name: each is
  * parsed whole first, its outcome recorded row by row, acknowledged in the insurer's outbox
  * (`<name>.ack.csv`: row, reference, result, detail) and moved to `inbox/processed/` (or
  * `inbox/refused/`). `minAgeMs` leaves alone files changed more recently (an upload in progress).
