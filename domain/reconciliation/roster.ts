@@ -23,7 +23,7 @@ export type DifferenceKind = (typeof DIFFERENCE_KINDS)[number];
  * The reconciliation's rule (data/reconciliation/rosters.ts runs it as SQL, from these constants):
  * 1. Pairing, each of our members at most once: by UHID first; then, for the rows left, by the person:
  *    the employee code and the relationship, and for a dependent also the name (case and runs of
- *    spaces ignored) or the date of birth (ROSTER_PAIRING).
+ *    spaces ignored) or the date of birth.
  * 2. Comparing a pair, field by field (COMPARED_FIELDS): the name and the date of birth always; the
  *    fields in COMPARED_WHEN_GIVEN only when the roster gives them (an insurer that leaves a column
  *    empty asserts nothing); a UHID only when both sides have one (ours missing is `missing_uhid`).
@@ -31,8 +31,6 @@ export type DifferenceKind = (typeof DIFFERENCE_KINDS)[number];
  *    SENT_TO_INSURER) a difference is `explained_by_endorsement`, except NEVER_EXPLAINED (a UHID the
  *    roster fills in is not waiting on a decision).
  */
-export const ROSTER_PAIRING = ['uhid', 'employee_code+relationship(+name|date_of_birth)'] as const;
-
 export const COMPARED_FIELDS = [
   'member_name',
   'date_of_birth',
