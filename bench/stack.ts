@@ -165,6 +165,25 @@ export function benchTemporal(): 'dev' | 'cluster' {
 /** Its own database, its own Temporal dev server, and the API, worker and peers as separate processes. */
 export async function startBenchStack(employees: number): Promise<BenchStack> {
   const services = await startBackingServices('bench');
+  const stopAll = async () => {
+    while (services.stops.length)
+      await services.stops.pop()!().catch((err: unknown) => console.error('bench cleanup:', err));
+  };
+  // A stack that fails to come up (a dataset statement timing out, a process never ready) stops
+  // what it already started: its processes would otherwise outlive the bench and load the machine.
+  try {
+    return await startedBenchStack(services, employees, stopAll);
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
+}
+
+async function startedBenchStack(
+  services: BackingServices,
+  employees: number,
+  stopAll: () => Promise<void>,
+): Promise<BenchStack> {
   const { runId, ownerDatabaseUrl, databaseUrl, temporalAddress, stops } = services;
 
   const taskQueue = `bench-${runId}`;
@@ -243,8 +262,6 @@ export async function startBenchStack(employees: number): Promise<BenchStack> {
     env,
     workerPid: children[0]!.pid!,
     apiPid: children[1]!.pid!,
-    stop: async () => {
-      while (stops.length) await stops.pop()!().catch((err: unknown) => console.error('bench cleanup:', err));
-    },
+    stop: stopAll,
   };
 }
