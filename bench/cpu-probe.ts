@@ -3,7 +3,7 @@
  * peer for the hot paths, and of PostgreSQL (all its processes, background ones included), read from
  * /proc (so other work on the machine moves it far less than it moves throughput). With
  * CPU_PROFILE_DIR set, every process also writes a V8 CPU profile on exit;
- * CASES=profile,members,policies,bulk picks the routes (default all), N the requests per measurement,
+ * CASES=create,profile,profile-orm,members,policies,bulk picks the routes (default all), N the requests per measurement,
  * ROUNDS the alternating ours/peer measurements (the median is printed), COUNT_TRANSACTIONS=1 adds
  * the API's database transactions per request.
  */
@@ -11,6 +11,7 @@ import { execSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { bulkBodies } from './dataset.js';
+import { additionBody } from './endorsements.js';
 import { startBenchStack } from './stack.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -32,17 +33,27 @@ const pidOf = (pattern: string) =>
       }
     })!;
 
-/** A request's method and body: a GET, or a PATCH of the n-th of `bodies` (cycling). */
-type Send = { bodies?: readonly string[] };
+/**
+ * A request's method and body: a GET, or a PATCH of the n-th of `bodies` (cycling); with `method`
+ * POST, each body is sent once, in order, across the calls (the creates: one employee each).
+ */
+type Send = { bodies?: readonly string[]; method?: 'PATCH' | 'POST'; sent?: number };
 
 async function hammer(url: string, headers: Record<string, string>, n: number, send: Send = {}, conc = 10) {
   let i = 0;
   await Promise.all(
     Array.from({ length: conc }, async () => {
       while (i++ < n) {
-        const body = send.bodies?.[i % send.bodies.length];
+        const body =
+          send.method === 'POST'
+            ? send.bodies?.[(send.sent = (send.sent ?? 0) + 1) - 1]
+            : send.bodies?.[i % send.bodies.length];
         const init = body
-          ? { method: 'PATCH', headers: { ...headers, 'content-type': 'application/json' }, body }
+          ? {
+              method: send.method ?? 'PATCH',
+              headers: { ...headers, 'content-type': 'application/json' },
+              body,
+            }
           : { headers };
         const r = await fetch(url, init);
         await r.arrayBuffer();
@@ -96,11 +107,30 @@ try {
   const h = { authorization: `Bearer ${s.token}` };
   const { membersPolicyId, employeeIds, clientId } = s.dataset;
   const bulk = { bodies: bulkBodies(employeeIds) };
-  const cases: [string, string, string, Send?][] = [
+  // The creates (worker paused, as bench/endorsements.ts does): ours on the first half of the
+  // employees, the peer (bench/peers/server.ts, the same statements and start) on the second.
+  const creates = (ids: string[]): Send => ({
+    method: 'POST',
+    bodies: ids.map((id) => additionBody(id, s.dataset.policyIds[1]!)),
+  });
+  const half = Math.floor(employeeIds.length / 2);
+  const cases: [string, string, string, Send?, Send?][] = [
+    [
+      'create',
+      `${s.apiUrl}/v1/policy/endorsements`,
+      `${s.peerUrl}/endorsements`,
+      creates(employeeIds.slice(0, half)),
+      creates(employeeIds.slice(half)),
+    ],
     [
       'profile',
       `${s.apiUrl}/v1/client/employees/profile?employee_id=${employeeIds[42]}`,
       `${s.peerUrl}/profile?employee_id=${employeeIds[42]}`,
+    ],
+    [
+      'profile-orm',
+      `${s.apiUrl}/v1/client/employees/profile?employee_id=${employeeIds[42]}`,
+      `${s.peerUrl}/orm/profile?employee_id=${employeeIds[42]}`,
     ],
     [
       'members',
@@ -114,19 +144,23 @@ try {
   // CASES=profile,policies: only those (one case per run keeps a CPU profile to one route).
   const only = process.env.CASES?.split(',');
   const rounds = Number(process.env.ROUNDS ?? 1);
-  for (const [name, ours, bare, send] of cases.filter(([name]) => !only || only.includes(name))) {
-    await hammer(ours, h, 1000, send);
-    await hammer(bare, h, 1000, send);
+  for (const [name, ours, bare, send, peerSend = send] of cases.filter(
+    ([name]) => !only || only.includes(name),
+  )) {
+    const warmup = send?.method === 'POST' ? 30 : 1000;
+    if (name === 'create') process.kill(s.workerPid, 'SIGSTOP');
+    await hammer(ours, h, warmup, send);
+    await hammer(bare, h, warmup, peerSend);
     const seen: Record<string, number[]> = { ours: [], peer: [] };
     const database: Record<string, number[]> = { ours: [], peer: [] };
     // Alternating ours/peer, so a burst of other work on the machine lands on both.
     for (let round = 0; round < rounds; round++) {
-      for (const [who, url, pid] of [
-        ['ours', ours, api],
-        ['peer', bare, peer],
+      for (const [who, url, pid, body] of [
+        ['ours', ours, api, send],
+        ['peer', bare, peer, peerSend],
       ] as const) {
         const [t0, d0] = [ticks(pid), databaseTicks()];
-        await hammer(url, h, N, send);
+        await hammer(url, h, N, body);
         seen[who]!.push(((ticks(pid) - t0) * 10_000) / N);
         database[who]!.push(((databaseTicks() - d0) * 10_000) / N);
       }
@@ -138,6 +172,7 @@ try {
           ` database ${median(database[who]!).toFixed(0)}`,
       );
     }
+    if (name === 'create') process.kill(s.workerPid, 'SIGCONT');
     if (process.env.COUNT_TRANSACTIONS)
       console.log(`${name} ours transactions_per_req ${await transactionsPer(ours, h, send)}`);
   }

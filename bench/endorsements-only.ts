@@ -4,8 +4,8 @@ import type { Load } from './run.js';
 import { BENCH_SETTINGS, startBenchStack } from './stack.js';
 
 /**
- * `npm run bench:endorsements`: the two endorsement rows of `npm run bench -- --quick` (create
- * against a bare start, completed per second against the no-op workflow, one in flight) on a stack
+ * `npm run bench:endorsements`: the endorsement rows of `npm run bench -- --quick` (create against
+ * its peer and against a bare start, completed per second against the no-op workflow, one in flight) on a stack
  * of their own, in about a minute: for comparing worker settings (BENCH_TUNING) run after run.
  * Prints one line per row; writes nothing.
  */

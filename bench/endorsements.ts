@@ -7,7 +7,8 @@ import {
   insurerDecisionSignal,
   type EndorsementWorkflowInput,
 } from '../workflows/endorsement/contract.js';
-import { median } from './measure.js';
+import { median, medianOf } from './measure.js';
+import type { LoadSummary } from './load.js';
 import type { Load, Row } from './run.js';
 import type { BenchStack } from './stack.js';
 
@@ -90,45 +91,69 @@ export async function endorsementScenarios(s: BenchStack, load: Load, plan: Plan
   const n = plan.endorsements;
   const employees = s.dataset.employeeIds;
   try {
-    // 6. Create vs a bare loop of workflow starts (on a queue no worker polls: the start alone). The
-    // worker is paused meanwhile, so both are the start alone: otherwise it would run the created
-    // endorsements on the same cores while ours are timed, and nothing while the peer's are.
-    const creates = employees.slice(0, n).map((id) => additionBody(id, createPolicy!));
+    // 6. Create vs its peer: bare Koa + `pg` sending our create's statements and the same workflow
+    // start (bench/peers/server.ts), on employees of its own, rounds alternating ours/peer; and, as
+    // information, vs a bare loop of workflow starts. All on queues no running worker polls: the
+    // worker is paused meanwhile, so each is the create alone; otherwise it would run the created
+    // endorsements on the same cores while ours are timed, and nothing while the peers' are.
+    const rounds = Math.max(1, plan.rounds);
+    const chunks = (ids: string[]) =>
+      Array.from({ length: rounds }, (_, r) =>
+        ids
+          .slice(Math.floor((r * n) / rounds), Math.floor(((r + 1) * n) / rounds))
+          .map((id) => additionBody(id, createPolicy!)),
+      );
+    const ourCreates = chunks(employees.slice(0, n));
+    // The peer's employees, from the far end of the dataset: no other phase creates for them.
+    const peerCreates = chunks(employees.slice(-n));
     const idleQueue = `${s.taskQueue}-idle`;
     const starts = Array.from({ length: n }, () => peerInput(s, createPolicy!));
     const startLatencies: number[] = [];
-    const { ours, elapsed } = await withWorkerPaused(s, async () => ({
-      ours: await load({
-        url: `${s.apiUrl}/v1/policy/endorsements`,
-        method: 'POST',
-        headers,
-        bodies: creates,
-        amount: n,
-        warmupSeconds: 0,
-      })(),
-      elapsed: await pool(starts, 10, async (i) => {
-        const t = performance.now();
-        await temporal.workflow.start(ENDORSEMENT_WORKFLOW, endorsementStartOptions(i, idleQueue));
-        startLatencies.push(performance.now() - t);
-      }),
-    }));
-    const sorted = [...startLatencies].sort((a, b) => a - b);
+    const creates = (url: string, bodies: string[]) =>
+      load({ url, method: 'POST', headers, bodies, amount: bodies.length, warmupSeconds: 0 })();
+    const { ours, peer, elapsed } = await withWorkerPaused(s, async () => {
+      const a: LoadSummary[] = [];
+      const b: LoadSummary[] = [];
+      for (let r = 0; r < rounds; r++) {
+        a.push(await creates(`${s.apiUrl}/v1/policy/endorsements`, ourCreates[r]!));
+        b.push(await creates(`${s.peerUrl}/endorsements`, peerCreates[r]!));
+      }
+      return {
+        ours: medianOf(a),
+        peer: medianOf(b),
+        elapsed: await pool(starts, 10, async (i) => {
+          const t = performance.now();
+          await temporal.workflow.start(ENDORSEMENT_WORKFLOW, endorsementStartOptions(i, idleQueue));
+          startLatencies.push(performance.now() - t);
+        }),
+      };
+    });
     const create: Row = {
-      scenario: `POST /v1/policy/endorsements (${n} distinct)`,
-      ours: { rps: ours.rps, p50: ours.p50, p99: ours.p99, non2xx: ours.non2xx + ours.errors },
-      peer: {
-        rps: (n / elapsed) * 1000,
-        p50: median(sorted),
-        p99: sorted[Math.floor(sorted.length * 0.99)]!,
-        non2xx: 0,
-      },
-      peerName: 'bare workflow.start loop, same concurrency',
-      ratio: 0,
-      goal: '>= 0.9x the bare start loop; create p99 < 50 ms',
+      scenario: `POST /v1/policy/endorsements (${n} distinct, ${rounds} rounds)`,
+      ours,
+      peer,
+      peerName: 'bare Koa + pg, same statements and workflow start',
+      ratio: Number((ours.rps / peer.rps).toFixed(3)),
+      goal: '>= 0.8x the peer; create p99 < 50 ms',
       met: false,
     };
-    create.ratio = Number((create.ours.rps / create.peer.rps).toFixed(3));
-    create.met = create.ratio >= 0.9 && create.ours.p99 < 50;
+    create.met = create.ratio >= 0.8 && create.ours.p99 < 50;
+    const sorted = [...startLatencies].sort((a, b) => a - b);
+    const startPeer = {
+      rps: (n / elapsed) * 1000,
+      p50: median(sorted),
+      p99: sorted[Math.floor(sorted.length * 0.99)]!,
+      non2xx: 0,
+    };
+    const bareStart: Row = {
+      scenario: 'POST /v1/policy/endorsements vs a bare start',
+      ours,
+      peer: startPeer,
+      peerName: 'bare workflow.start loop, same concurrency',
+      ratio: Number((ours.rps / startPeer.rps).toFixed(3)),
+      goal: 'informational (the start alone, without the statements)',
+      met: true,
+    };
 
     // 7. Completed per second: create -> APPROVED through the simulated insurer at zero delay. It starts
     // on a quiet stack, as its peer does: the creates above run on to APPROVED and would share the
@@ -201,7 +226,7 @@ export async function endorsementScenarios(s: BenchStack, load: Load, plan: Plan
       note: 'p50/p99 are one-in-flight create -> APPROVED latency',
     };
     throughput.met = throughput.ratio >= 0.8 && throughput.ours.p50 < 150;
-    return [create, throughput];
+    return [create, bareStart, throughput];
   } finally {
     await connection.close();
   }

@@ -25,7 +25,8 @@ function literal(v: unknown): string {
   throw new Error(`the approval peer inlines no ${typeof v}`);
 }
 
-const inline = (sql: string, params: readonly unknown[]) => {
+/** A statement's `?` placeholders replaced by its values, inlined as above. */
+export const inline = (sql: string, params: readonly unknown[]) => {
   let n = 0;
   return sql.replace(/\?/g, () => literal(params[n++]));
 };

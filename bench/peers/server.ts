@@ -13,6 +13,19 @@ import { policiesQuery } from '../../data/policies.js';
 import { apiConfig, loadConfig, requireDatabaseUrls } from '../../config/index.js';
 import { systemClock, today } from '../../domain/clock.js';
 import { SYSTEM_SETTING, TENANT_SETTING } from '../../db/roles.js';
+import { markEndorsementWorkflowStarted } from '../../data/endorsements/endorsements.js';
+import type { TenantScope as Scope } from '../../data/scope.js';
+import type { Sql } from '../../data/sql.js';
+import { EndorsementRefused } from '../../domain/endorsements/endorsement.js';
+import { createTemporalClient } from '../../infra/temporal-client.js';
+import { parseEndorsementRequest, type CreateEndorsementBody } from '../../api/schemas/endorsements.js';
+import {
+  createEndorsement,
+  endorsementRules,
+  workflowInput,
+} from '../../usecases/endorsements/endorsements.js';
+import { ENDORSEMENT_WORKFLOW, endorsementStartOptions } from '../../workflows/endorsement/contract.js';
+import { inline } from './approval-statements.js';
 
 /**
  * The bare peers of the benchmark: the same work as the service's routes with the least machinery —
@@ -110,9 +123,55 @@ const routes: Record<string, (ctx: Koa.Context) => Promise<unknown>> = {
     ]);
     return rows[0];
   },
+  '/endorsements': createPeer,
   '/bulk-single': async (ctx) => bulk(ctx, 'single'),
   '/bulk-rows': async (ctx) => bulk(ctx, 'rows'),
 };
+
+/**
+ * The create's peer: our create's statements and workflow start with the least machinery. The
+ * statement builders are ours (data/endorsements, through usecases/endorsements createEndorsement and
+ * the pure D7 decision), fed a scope whose `sql` is a plain `pg` pool sending each statement outside
+ * a transaction with the tenant's settings in the same message, as data/row-security.ts sends them:
+ * the candidates' read, the insert with its audit row, the start, the mark; three round trips to
+ * PostgreSQL and one to Temporal, as ours. No Idempotency-Key is sent, so ours claims nothing either.
+ * The start is the API's: the same client (connection, payload codec), workflow type and options, on
+ * a queue no worker polls (`-idle`, the bare start's) so the bench's worker never runs these rows.
+ */
+const temporal = createTemporalClient(config);
+await temporal.connection.ensureConnected();
+const idleQueue = `${config.TEMPORAL_TASK_QUEUE}-idle`;
+const rules = endorsementRules(config);
+
+function pooledSql(clientId: string): Sql {
+  return async <T>(query: string, params: readonly unknown[] = []): Promise<T[]> => {
+    const settings = `select set_config('${TENANT_SETTING}', ${literal(clientId)}, true), set_config('${SYSTEM_SETTING}', 'off', true)`;
+    const results = (await pool.query(
+      `${settings};\n${inline(query, params)}`,
+    )) as unknown as pg.QueryResult[];
+    return results[results.length - 1]!.rows as T[];
+  };
+}
+
+async function createPeer(ctx: Koa.Context) {
+  const auth = tokens.verify(ctx.get('authorization').replace(/^Bearer /, ''));
+  if (!auth) throw new Error('unauthorized');
+  const scope = { clientId: auth.clientId, sql: pooledSql(auth.clientId) } as unknown as Scope;
+  const body = (ctx.request as unknown as { body: CreateEndorsementBody }).body;
+  const created = await createEndorsement(
+    scope,
+    parseEndorsementRequest(body),
+    { tokenId: auth.tokenId },
+    today(systemClock),
+    rules,
+  );
+  await temporal.workflow.start(
+    ENDORSEMENT_WORKFLOW,
+    endorsementStartOptions(workflowInput(created, config), idleQueue),
+  );
+  await markEndorsementWorkflowStarted(scope, created.id);
+  return { endorsement_id: created.id, message: 'Endorsement created successfully', success: true };
+}
 
 /**
  * The hand-written peers of bulk update, doing our update's work (data/employees.ts
@@ -213,8 +272,9 @@ app.use(async (ctx, next) => {
   }
   try {
     ctx.body = { payload: await handler(ctx) };
-  } catch {
-    ctx.status = 401;
+  } catch (err) {
+    // A refused create (the bench's creates are all accepted) is counted, not mistaken for a pass.
+    ctx.status = err instanceof EndorsementRefused ? 409 : 401;
   }
 });
 app.use(router.routes());
