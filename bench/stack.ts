@@ -241,7 +241,8 @@ async function startedBenchStack(
   });
   const apiUrl = `http://127.0.0.1:${apiPort}`;
   const peerUrl = `http://127.0.0.1:${peerPort}`;
-  await Promise.all([waitForHttp(`${apiUrl}/readyz`), waitForHttp(`${peerUrl}/hello`)]);
+  // Three minutes: on a machine shared with other runs, a process can take over one to answer.
+  await Promise.all([waitForHttp(`${apiUrl}/readyz`, 180_000), waitForHttp(`${peerUrl}/hello`, 180_000)]);
 
   const token = createTokenService({
     keys: config.JWT_SIGNING_KEYS,
