@@ -29,7 +29,7 @@ import { FILE_PEER_PREFIX, startBenchStack, type BenchStack } from './stack.js';
  * full collection. BENCH_CENSUS_PEERS=none measures ours alone (the 50,000-row run);
  * BENCH_CENSUS_COMMIT=none measures the dry run alone (no commit, no commit peers).
  * BENCH_CENSUS_ROUNDS (default 1) repeats parsing and the dry run, alternately, and quotes the
- * median of each. Writes bench/results/census-latest.json.
+ * median of each and the median of each round's ratio (the pair measured at the same moment). Writes bench/results/census-latest.json.
  */
 const ROWS = Number(process.env.BENCH_CENSUS_ROWS ?? 10_000);
 const ROUNDS = Number(process.env.BENCH_CENSUS_ROUNDS ?? 1);
@@ -220,7 +220,10 @@ async function main(): Promise<void> {
         rounds: ROUNDS,
         parse: { ms: Math.round(parseMs), rowsPerSecond: rate(ROWS, parseMs), all: parses.map(Math.round) },
         dryRun: { ms: Math.round(dryMs), rowsPerSecond: rate(ROWS, dryMs), all: dryRuns.map(Math.round) },
-        ratios: { dryRunToParse: ratio(parseMs, dryMs) },
+        ratios: {
+          dryRunToParse: ratio(parseMs, dryMs),
+          dryRunToParseByRound: median(parses.map((p, i) => ratio(p, dryRuns[i]!))),
+        },
         goals: { dryRunToParse: 0.3 },
         load: os.loadavg().map((l) => Number(l.toFixed(2))),
       };
