@@ -26,14 +26,8 @@ type DependentRow = Omit<PlanDependent, 'cover'> & { employee_id: string };
 
 /**
  * What a census plan reads, whatever the census's size: the client's ACTIVE policies with their
- * available CD balance, the employees the census names (by code or by a row's e-mail) with their
- * stored details, their own cover on `today` (D10), their open endorsements and their dependents
- * with each one's cover, and the client's exit mode. Planned for 10,000 rows: six statements at once
- * on the pool, each a flat set of rows (no per-employee subquery or JSON built in PostgreSQL), put
- * together here by employee id; the employees named matched in each statement (NAMED_SQL), then
- * their members, open endorsements (a literal status list, as the partial index
- * endorsements_one_open's) and dependents hash-joined for a large census, looked up by index
- * (policy_members_employee, dependents_employee) for a small one.
+ * available CD balance and the client's exit mode (readCensusPolicies), and the employees the
+ * census names (readNamedEmployees).
  */
 export async function readCensusSnapshot(
   scope: TenantScope,
@@ -41,9 +35,19 @@ export async function readCensusSnapshot(
   emailKeys: readonly string[],
   today: string,
 ): Promise<CensusSnapshot> {
+  const [policies, employees] = await Promise.all([
+    readCensusPolicies(scope),
+    readNamedEmployees(scope, codes, emailKeys, today),
+  ]);
+  return { ...policies, employees };
+}
+
+/** The client's ACTIVE policies with their available CD balance, and its exit mode (two statements at once). */
+export async function readCensusPolicies(
+  scope: TenantScope,
+): Promise<Pick<CensusSnapshot, 'policies' | 'exit_mode'>> {
   const c = scope.clientId;
-  const named = [c, codes, c, emailKeys];
-  const [policies, people, covers, opens, families, exitMode] = await Promise.all([
+  const [policies, exitMode] = await Promise.all([
     scope.sql<PlanPolicy>(
       `select p.id, p.policy_number, p.start_date::text as start_date, p.end_date::text as end_date, p.slabs,
               p.default_sum_insured::text as default_sum_insured,
@@ -56,6 +60,29 @@ export async function readCensusSnapshot(
          from policies p where p.client_id = ? and p.status = 'POLICY_STATUS_ACTIVE'`,
       [c],
     ),
+    exitModeOf(scope),
+  ]);
+  return { policies, exit_mode: exitMode };
+}
+
+/**
+ * The employees named by code or by a row's e-mail, with their stored details, their own cover on
+ * `today` (D10), their open endorsements and their dependents with each one's cover. Planned for
+ * 10,000 names: four statements at once on the pool, each a flat set of rows (no per-employee
+ * subquery or JSON built in PostgreSQL), put together here by employee id; the employees named
+ * matched in each statement (NAMED_SQL), then their members, open endorsements (a literal status
+ * list, as the partial index endorsements_one_open's) and dependents hash-joined for thousands of
+ * names, looked up by index (policy_members_employee, dependents_employee) for a few.
+ */
+export async function readNamedEmployees(
+  scope: TenantScope,
+  codes: readonly string[],
+  emailKeys: readonly string[],
+  today: string,
+): Promise<PlanEmployee[]> {
+  const c = scope.clientId;
+  const named = [c, codes, c, emailKeys];
+  const [people, covers, opens, families] = await Promise.all([
     scope.sql<EmployeeRow>(
       `select e.id, e.employee_code, u.email_key, e.name, e.email, e.phone_number,
               e.date_of_birth::text as date_of_birth, e.gender, e.status
@@ -83,7 +110,6 @@ export async function readCensusSnapshot(
         order by d.employee_id, d.created_at, d.id`,
       [c, ...named],
     ),
-    exitModeOf(scope),
   ]);
   // Fields picked by name: a rest pattern copies each of 40,000 rows through a slow generic path.
   const employees = new Map<string, PlanEmployee>();
@@ -113,7 +139,7 @@ export async function readCensusSnapshot(
   }
   for (const o of opens)
     employees.get(o.employee_id)?.open.push({ policy_id: o.policy_id, endorsement_id: o.endorsement_id });
-  return { policies, employees: [...employees.values()], exit_mode: exitMode };
+  return [...employees.values()];
 }
 
 /** A census row as staged at commit: its plan, and a new employee's details (personal data). */
