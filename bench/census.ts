@@ -26,10 +26,13 @@ import { FILE_PEER_PREFIX, startBenchStack, type BenchStack } from './stack.js';
  *   (CENSUS_CHUNKS_AT_ONCE x CENSUS_STARTS_AT_ONCE) on the no-op worker (no database), until that
  *   worker's workflow task backlog is empty.
  * Memory: the peak RSS of the worker and the API during the commit, the worker's heaps after its last
- * full collection. BENCH_CENSUS_PEERS=none measures ours alone (the 50,000-row run).
- * Writes bench/results/census-latest.json.
+ * full collection. BENCH_CENSUS_PEERS=none measures ours alone (the 50,000-row run);
+ * BENCH_CENSUS_COMMIT=none measures the dry run alone (no commit, no commit peers).
+ * BENCH_CENSUS_ROUNDS (default 1) repeats parsing and the dry run, alternately, and quotes the
+ * median of each and the median of each round's ratio (the pair measured at the same moment). Writes bench/results/census-latest.json.
  */
 const ROWS = Number(process.env.BENCH_CENSUS_ROWS ?? 10_000);
+const ROUNDS = Number(process.env.BENCH_CENSUS_ROUNDS ?? 1);
 const RESULTS = path.resolve(import.meta.dirname, 'results');
 
 const csvOf = (codes: readonly string[], policyId: string): Buffer => {
@@ -178,9 +181,11 @@ async function bareStarts(s: BenchStack, rows: number, inFlight: number): Promis
 }
 
 const ratio = (peerMs: number, oursMs: number) => Number((peerMs / oursMs).toFixed(3));
+const median = (values: readonly number[]) => [...values].sort((a, b) => a - b)[values.length >> 1]!;
 
 async function main(): Promise<void> {
-  const peers = process.env.BENCH_CENSUS_PEERS !== 'none';
+  const commits = process.env.BENCH_CENSUS_COMMIT !== 'none';
+  const peers = commits && process.env.BENCH_CENSUS_PEERS !== 'none';
   const gc = traceWorkerGc('census');
   const s = await startBenchStack(peers ? 2 * ROWS : ROWS);
   try {
@@ -194,16 +199,42 @@ async function main(): Promise<void> {
     const codes = Array.from({ length: ROWS }, (_, i) => `B-${i + 1}`);
     const file = csvOf(codes, censusPolicy!);
 
-    const parseStart = performance.now();
-    const parsed = await readCensus({ kind: 'csv', bytes: file });
-    const parseMs = performance.now() - parseStart;
-    if (parsed.length !== ROWS) throw new Error(`parsed ${parsed.length} rows`);
+    const parses: number[] = [];
+    const dryRuns: number[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const parseStart = performance.now();
+      const parsed = await readCensus({ kind: 'csv', bytes: file });
+      parses.push(performance.now() - parseStart);
+      if (parsed.length !== ROWS) throw new Error(`parsed ${parsed.length} rows`);
 
-    const dryStart = performance.now();
-    const dryPayload = await post(s, '/v1/policy/endorsements/batches?dry_run=true', file, 'text/csv');
-    const dryMs = performance.now() - dryStart;
-    const ok = (dryPayload.totals as { ok: number }).ok;
-    if (ok !== ROWS) throw new Error(`dry run: ${ok} of ${ROWS} rows ok`);
+      const dryStart = performance.now();
+      const dryPayload = await post(s, '/v1/policy/endorsements/batches?dry_run=true', file, 'text/csv');
+      dryRuns.push(performance.now() - dryStart);
+      const ok = (dryPayload.totals as { ok: number }).ok;
+      if (ok !== ROWS) throw new Error(`dry run: ${ok} of ${ROWS} rows ok`);
+    }
+    const [parseMs, dryMs] = [median(parses), median(dryRuns)];
+    if (!commits) {
+      const figures = {
+        rows: ROWS,
+        rounds: ROUNDS,
+        parse: { ms: Math.round(parseMs), rowsPerSecond: rate(ROWS, parseMs), all: parses.map(Math.round) },
+        dryRun: { ms: Math.round(dryMs), rowsPerSecond: rate(ROWS, dryMs), all: dryRuns.map(Math.round) },
+        ratios: {
+          dryRunToParse: ratio(parseMs, dryMs),
+          dryRunToParseByRound: median(parses.map((p, i) => ratio(p, dryRuns[i]!))),
+        },
+        goals: { dryRunToParse: 0.3 },
+        load: os.loadavg().map((l) => Number(l.toFixed(2))),
+      };
+      await fs.mkdir(RESULTS, { recursive: true });
+      await fs.writeFile(
+        path.join(RESULTS, `census-${ROWS}-dry-run.json`),
+        `${JSON.stringify(figures, null, 2)}\n`,
+      );
+      console.log(JSON.stringify(figures, null, 2));
+      return;
+    }
 
     const commit = await peakRss(s, async () => {
       const t = performance.now();
@@ -228,6 +259,7 @@ async function main(): Promise<void> {
     const { completedMs, reviewedMs } = commit.result;
     const figures = {
       rows: ROWS,
+      rounds: ROUNDS,
       parse: { ms: Math.round(parseMs), rowsPerSecond: rate(ROWS, parseMs) },
       dryRun: { ms: Math.round(dryMs), rowsPerSecond: rate(ROWS, dryMs) },
       commit: {

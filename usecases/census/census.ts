@@ -1,6 +1,7 @@
 import {
   insertCensusBatch,
-  readCensusSnapshot,
+  readCensusPolicies,
+  readNamedEmployees,
   discardCensusBatch,
   type StagedRow,
 } from '../../data/census/batches.js';
@@ -15,6 +16,7 @@ import {
   invalidRowPlan,
   planTotals,
   forecastCensusCd,
+  type PlanEmployee,
   type PlanTotals,
   type RowPlan,
 } from '../../domain/census/plan.js';
@@ -22,7 +24,7 @@ import { RELATIONSHIP_OF } from '../../domain/census/dependents.js';
 import { emailKey } from '../../domain/employees.js';
 import { newId } from '../../domain/ids.js';
 import { CENSUS_BATCH_WORKFLOW, censusBatchStartOptions } from '../../workflows/census-batch/contract.js';
-import { readCensus, type CensusInput } from './file.js';
+import { censusLines, type CensusInput, type CensusLine } from './file.js';
 import { startRecordWorkflow, storeThenStart, type StartDeps } from '../workflow-start.js';
 
 /** A census's plan: every row's, the totals, and what a commit stages. */
@@ -55,23 +57,97 @@ const dependentOf = (r: CensusRow): Record<string, string> => ({
   ...(r.eventDate && { event_date: r.eventDate }),
 });
 
+/** Names gathered from the census before the employees they name are read (one read in flight at a time). */
+export const CENSUS_NAMES_PER_READ = 2_000;
+
+/**
+ * The employees a census names, read while the census is still being parsed: the names (codes, and
+ * the e-mails rows give) are sent CENSUS_NAMES_PER_READ at a time, each read once the one before
+ * it has answered, so at most one is in flight and the reads keep pace with the parsing. An
+ * employee named in two reads (by code in one, by e-mail in another) is kept once.
+ */
+class NamedEmployeesReader {
+  private readonly employees = new Map<string, PlanEmployee>();
+  private readonly codes = new Set<string>();
+  private readonly emails = new Set<string>();
+  private pending = { codes: [] as string[], emails: [] as string[] };
+  private reading: Promise<void> = Promise.resolve();
+  private failure: { error: unknown } | null = null;
+
+  constructor(
+    private readonly scope: TenantScope,
+    private readonly today: string,
+  ) {}
+
+  /** A row whose cells passed their rules: its code and e-mail are read (once each). */
+  add(row: CensusRow): void {
+    if (!this.codes.has(row.employeeCode)) {
+      this.codes.add(row.employeeCode);
+      this.pending.codes.push(row.employeeCode);
+    }
+    const email = row.email ? emailKey(row.email) : undefined;
+    if (email !== undefined && !this.emails.has(email)) {
+      this.emails.add(email);
+      this.pending.emails.push(email);
+    }
+    if (this.pending.codes.length + this.pending.emails.length >= CENSUS_NAMES_PER_READ) this.send();
+  }
+
+  /** Every employee named, once the last names have been read. */
+  async all(): Promise<PlanEmployee[]> {
+    this.send();
+    await this.reading;
+    if (this.failure) throw this.failure.error;
+    return [...this.employees.values()];
+  }
+
+  /** Once the reads already sent have answered (never rejects: a failure is kept for all()). */
+  settled(): Promise<void> {
+    return this.reading;
+  }
+
+  private send(): void {
+    const { codes, emails } = this.pending;
+    if (codes.length + emails.length === 0) return;
+    this.pending = { codes: [], emails: [] };
+    // Chained, and a failure kept for all(): a census refused part way never leaves a read unawaited.
+    this.reading = this.reading.then(async () => {
+      if (this.failure) return;
+      try {
+        for (const e of await readNamedEmployees(this.scope, codes, emails, this.today))
+          this.employees.set(e.id, e);
+      } catch (error) {
+        this.failure = { error };
+      }
+    });
+  }
+}
+
 /**
  * D16's dry run, also what a commit stores: reads the census, checks each row's cells, reads what
- * exists in three statements, and plans every row with D7's own rules (domain/census/plan.ts).
+ * exists (the client's policies as the census starts, the employees it names while it is parsed:
+ * NamedEmployeesReader), and plans every row with D7's own rules (domain/census/plan.ts).
  * Writes nothing. The same census against the same data plans the same.
  */
 export async function planCensus(scope: TenantScope, input: CensusInput, today: string): Promise<CensusPlan> {
-  const lines = await readCensus(input);
-  const parsed = lines.map((l) => ({ line: l, result: parseCensusRecord(l.row, l.record) }));
-  const ok = parsed.flatMap((p) =>
-    'row' in p.result && p.line.unknownFields.length === 0 ? [p.result.row] : [],
-  );
-  const snapshot = await readCensusSnapshot(
-    scope,
-    [...new Set(ok.map((r) => r.employeeCode))],
-    [...new Set(ok.flatMap((r) => (r.email ? [emailKey(r.email)] : [])))],
-    today,
-  );
+  const policies = readCensusPolicies(scope);
+  // Handled at once (awaited once the census is read): a failure meanwhile is no unhandled rejection.
+  policies.catch(() => undefined);
+  const named = new NamedEmployeesReader(scope, today);
+  const parsed: { line: CensusLine; result: ReturnType<typeof parseCensusRecord> }[] = [];
+  try {
+    for await (const line of censusLines(input)) {
+      const result = parseCensusRecord(line.row, line.record);
+      if ('row' in result && line.unknownFields.length === 0) named.add(result.row);
+      parsed.push({ line, result });
+    }
+  } catch (err) {
+    // A census refused part way: the reads already sent answer before the refusal does.
+    await Promise.allSettled([policies, named.settled()]);
+    throw err;
+  }
+  const [read, employees] = await Promise.all([policies, named.all()]);
+  const snapshot = { ...read, employees };
   const planner = new CensusPlanner(snapshot, today);
   const staged: StagedRow[] = parsed.map(({ line, result }) => {
     const code = line.record.employee_code ?? '';

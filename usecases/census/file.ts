@@ -38,11 +38,19 @@ export interface CensusLine {
  * data row past D16's bound.
  */
 export async function readCensus(input: CensusInput): Promise<CensusLine[]> {
+  const lines: CensusLine[] = [];
+  for await (const line of censusLines(input)) lines.push(line);
+  return lines;
+}
+
+/** readCensus's lines one at a time, as they are parsed (the same lines, the same refusals). */
+export async function* censusLines(input: CensusInput): AsyncGenerator<CensusLine> {
   if (input.kind === 'json') {
     if (input.rows.length > MAX_CENSUS_ROWS) throw new TooManyCensusRows();
-    return input.rows.map((r, i) => jsonLine(i + 1, r));
+    for (let i = 0; i < input.rows.length; i++) yield jsonLine(i + 1, input.rows[i]);
+    return;
   }
-  const lines: CensusLine[] = [];
+  let rows = 0;
   let fields: (CensusField | null)[] | null = null;
   try {
     for await (const { cells } of tableRows(`census.${input.kind}`, input.bytes, CENSUS_FILE_LIMITS)) {
@@ -50,8 +58,9 @@ export async function readCensus(input: CensusInput): Promise<CensusLine[]> {
         fields = headerFields(cells);
         continue;
       }
-      if (lines.length === MAX_CENSUS_ROWS) throw new TooManyCensusRows();
-      lines.push({ row: lines.length + 1, record: recordOf(fields, cells), unknownFields: [] });
+      if (rows === MAX_CENSUS_ROWS) throw new TooManyCensusRows();
+      rows += 1;
+      yield { row: rows, record: recordOf(fields, cells), unknownFields: [] };
     }
   } catch (err) {
     if (err instanceof MalformedRoster)
@@ -59,7 +68,6 @@ export async function readCensus(input: CensusInput): Promise<CensusLine[]> {
     throw err;
   }
   if (!fields) throw new MalformedCensus('the census is empty: a header row is needed');
-  return lines;
 }
 
 const FIELD_SET = new Set<string>(CENSUS_FIELDS);
