@@ -15,6 +15,7 @@ import {
   apiProcessEnv,
   BENCH_SETTINGS,
   benchTemporal,
+  READY_MS,
   startBenchStack,
   workerProcessEnv,
   type BenchStack,
@@ -113,6 +114,15 @@ class Probe {
     await this.bench.end();
   }
 
+  async created(policyId: string): Promise<number> {
+    this.polls++;
+    const { rows } = await this.bench.query<{ n: string }>(
+      'select count(*) as n from endorsements where policy_id = $1',
+      [policyId],
+    );
+    return Number(rows[0]!.n);
+  }
+
   async approved(policyId: string): Promise<number> {
     this.polls++;
     const { rows } = await this.bench.query<{ n: string }>(
@@ -185,6 +195,7 @@ interface Idle {
 interface Phase {
   copies: 1 | 2;
   endorsements: number;
+  createFailures: number;
   createRps: number;
   createP99: number;
   completedPerSecond: number;
@@ -216,7 +227,7 @@ async function main(): Promise<void> {
     });
     extra.push(api2);
     const apiUrls = [s.apiUrl, `http://127.0.0.1:${apiPort}`];
-    await waitForHttp(`${apiUrls[1]}/readyz`);
+    await waitForHttp(`${apiUrls[1]}/readyz`, READY_MS);
     let worker2: ChildProcess | null = null;
     probe = await Probe.open(
       s,
@@ -262,9 +273,10 @@ async function main(): Promise<void> {
           }),
         ),
       );
+      // A create the API refused (a 503 when the workflow start timed out on a loaded machine) left no
+      // row: the phase counts the endorsements that exist.
       const failed = runs.reduce((n, r) => n + r.non2xx + r.errors, 0);
-      if (failed) throw new Error(`creates failed: ${JSON.stringify(runs)}`);
-      return { rps: runs.reduce((n, r) => n + r.rps, 0), p99: Math.max(...runs.map((r) => r.p99)) };
+      return { rps: runs.reduce((n, r) => n + r.rps, 0), p99: Math.max(...runs.map((r) => r.p99)), failed };
     };
     const settle = async (target: number) => {
       await waitFor(async () => (await p.approved(policyId)) >= target, 600_000);
@@ -301,17 +313,15 @@ async function main(): Promise<void> {
         const pid = worker2.pid!;
         await waitFor(() => polling(pid), 120_000);
       }
-      let approved = await p.approved(policyId);
       await post(WARM_UP, copies);
-      approved += WARM_UP;
-      await settle(approved);
+      await settle(await p.created(policyId));
       await flush();
       const c0 = await p.counts();
       const polls0 = p.polls;
       const a = await p.sample();
       const create = await post(N, copies);
-      approved += N;
-      await settle(approved);
+      const n = N - create.failed;
+      await settle(await p.created(policyId));
       const b = await p.sample();
       await flush();
       const c1 = await p.counts();
@@ -335,23 +345,24 @@ async function main(): Promise<void> {
         c1[d].rowsWritten - c0[d].rowsWritten - idle.rowsPerSecond[d] * windowSeconds;
       return {
         copies,
-        endorsements: N,
+        endorsements: n,
+        createFailures: create.failed,
         createRps: round(create.rps, 1),
         createP99: create.p99,
-        completedPerSecond: round(N / busySeconds),
+        completedPerSecond: round(n / busySeconds),
         busySeconds: round(busySeconds, 1),
         coresBusy: Object.fromEntries(KINDS.map((k) => [k, round(busy[k] / 1000 / busySeconds)])) as Record<
           Kind,
           number
         >,
         cpuMsPerEndorsement: Object.fromEntries(
-          KINDS.map((k) => [k, round((all[k] - idle.cpuMsPerSecond[k] * windowSeconds) / N, 1)]),
+          KINDS.map((k) => [k, round((all[k] - idle.cpuMsPerSecond[k] * windowSeconds) / n, 1)]),
         ) as Record<Kind, number>,
-        commitsPerEndorsement: Object.fromEntries(DBS.map((d) => [d, round(commits(d) / N, 1)])) as Record<
+        commitsPerEndorsement: Object.fromEntries(DBS.map((d) => [d, round(commits(d) / n, 1)])) as Record<
           (typeof DBS)[number],
           number
         >,
-        rowsWrittenPerEndorsement: Object.fromEntries(DBS.map((d) => [d, round(rows(d) / N, 1)])) as Record<
+        rowsWrittenPerEndorsement: Object.fromEntries(DBS.map((d) => [d, round(rows(d) / n, 1)])) as Record<
           (typeof DBS)[number],
           number
         >,
@@ -366,9 +377,11 @@ async function main(): Promise<void> {
         const result = await phase(copies);
         phases.push(result);
         process.stdout.write(`${JSON.stringify(result)}\n`);
+        // Written after every phase: a run cut short still leaves what it measured.
+        if (phases.some((x) => x.copies === 1) && phases.some((x) => x.copies === 2))
+          await report(s, idle, phases);
       }
     }
-    await report(s, idle, phases);
   } finally {
     await connection?.close();
     await probe?.close();

@@ -203,6 +203,9 @@ export function benchTemporal(): 'dev' | 'cluster' {
   return chosen;
 }
 
+/** How long the stack's processes may take to answer once started. */
+export const READY_MS = 180_000;
+
 /** Its own database, its own Temporal dev server, and the API, worker and peers as separate processes. */
 export async function startBenchStack(employees: number): Promise<BenchStack> {
   const services = await startBackingServices('bench');
@@ -255,7 +258,15 @@ export async function startBenchStack(employees: number): Promise<BenchStack> {
   });
   const apiUrl = `http://127.0.0.1:${apiPort}`;
   const peerUrl = `http://127.0.0.1:${peerPort}`;
-  await Promise.all([waitForHttp(`${apiUrl}/readyz`), waitForHttp(`${peerUrl}/hello`)]);
+  // Minutes, not the default minute: on a 2-core machine shared with other runs a process's start can
+  // take that long. A stack that does not come up is taken down before the error goes on.
+  await Promise.all([
+    waitForHttp(`${apiUrl}/readyz`, READY_MS),
+    waitForHttp(`${peerUrl}/hello`, READY_MS),
+  ]).catch(async (err: unknown) => {
+    while (stops.length) await stops.pop()!().catch(() => undefined);
+    throw err;
+  });
 
   const token = createTokenService({
     keys: config.JWT_SIGNING_KEYS,
