@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -10,7 +11,9 @@ const LOAD_SCRIPT = path.resolve(import.meta.dirname, 'load.ts');
 /** One load run in its own process (autocannon), so the generator never competes inside the server. */
 export async function measure(spec: LoadSpec): Promise<LoadSummary> {
   // Bodies can be large (bulk updates): the spec travels as a file, not on the command line.
-  const file = path.join(os.tmpdir(), `ghi-load-${process.pid}-${Date.now()}.json`);
+  // A name of its own: two measurements started in the same millisecond (one per API copy) would
+  // otherwise share one file, and both send the second one's requests.
+  const file = path.join(os.tmpdir(), `ghi-load-${process.pid}-${randomUUID()}.json`);
   await fs.writeFile(file, JSON.stringify(spec));
   try {
     const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', LOAD_SCRIPT, file], {

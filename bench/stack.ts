@@ -14,7 +14,7 @@ import { dropDatabase, ensureDatabase } from '../db/databases.js';
 import { startEmbeddedPostgres } from '../infra/postgres.js';
 import { spawnEntry, waitForHttp } from '../infra/processes.js';
 import { freePort, resolveTemporalCli, startDevServer, stopChild } from '../infra/temporal.js';
-import { startTemporalCluster } from '../infra/temporal-cluster.js';
+import { DEFAULT_HISTORY_SHARDS, startTemporalCluster } from '../infra/temporal-cluster.js';
 import { clientTlsEnv } from '../infra/temporal-cluster-tls.js';
 import { resolveServerBinaries } from '../infra/temporal-server-binaries.js';
 import { loadBenchDataset, type BenchDataset } from './dataset.js';
@@ -70,7 +70,36 @@ export interface BenchStack {
   workerPid: number;
   /** The API process, likewise. */
   apiPid: number;
+  /** The database server (any database of it) and what Temporal keeps there and runs as. */
+  serverUrl: string;
+  temporal: TemporalFootprint;
   stop(): Promise<void>;
+}
+
+/** Temporal's processes and databases, for the bench's CPU and transaction counts. */
+export interface TemporalFootprint {
+  /** The dev server's process, or the cluster's nodes. */
+  pids(): number[];
+  /** The cluster's persistence and visibility databases (none for the in-memory dev server). */
+  databases: string[];
+  /** The cluster's history shards (null on the dev server). */
+  historyShards: number | null;
+}
+
+/** A worker process's environment on the stack's: the pool, slots and cache of BENCH_SETTINGS. */
+export function workerProcessEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return {
+    ...env,
+    DATABASE_POOL_MAX: String(BENCH_SETTINGS.workerPoolMax),
+    WORKER_ACTIVITY_CONCURRENCY: String(BENCH_SETTINGS.workerActivityConcurrency),
+    WORKER_WORKFLOW_CONCURRENCY: String(BENCH_SETTINGS.workerWorkflowConcurrency),
+    WORKER_MAX_CACHED_WORKFLOWS: String(BENCH_SETTINGS.workerCachedWorkflows),
+  };
+}
+
+/** An API process's environment on the stack's, listening on `port`. */
+export function apiProcessEnv(env: NodeJS.ProcessEnv, port: number): NodeJS.ProcessEnv {
+  return { ...env, PORT: String(port), DATABASE_POOL_MAX: String(BENCH_SETTINGS.apiPoolMax) };
 }
 
 export interface BackingServices {
@@ -82,6 +111,8 @@ export interface BackingServices {
   /** DATABASE_URL and DATABASE_SYSTEM_URL for a process's environment. */
   databaseEnv: { DATABASE_URL: string; DATABASE_SYSTEM_URL: string };
   temporalAddress: string;
+  serverUrl: string;
+  temporal: TemporalFootprint;
   /** Cleanups in start order; run them last to first. */
   stops: (() => Promise<void>)[];
 }
@@ -101,7 +132,7 @@ export async function migrateBenchDatabase(
 /** A fresh database, on DATABASE_OWNER_URL's (or DATABASE_URL's) server or an embedded PostgreSQL. */
 export async function startBenchDatabase(
   label: string,
-): Promise<Omit<BackingServices, 'temporalAddress'> & { serverUrl: string }> {
+): Promise<Omit<BackingServices, 'temporalAddress' | 'temporal'>> {
   const stops: (() => Promise<void>)[] = [];
   const runId = randomBytes(4).toString('hex');
   let serverUrl = process.env.DATABASE_OWNER_URL || process.env.DATABASE_URL;
@@ -147,11 +178,21 @@ export async function startBackingServices(label: string): Promise<BackingServic
       await cluster.stop({ dropDatabases: true });
       await fs.rm(dir, { recursive: true, force: true });
     });
-    return { ...database, temporalAddress: cluster.address };
+    const temporal: TemporalFootprint = {
+      pids: () => cluster.nodes.flatMap((n) => (n.process?.pid ? [n.process.pid] : [])),
+      databases: [cluster.databases.persistence, cluster.databases.visibility],
+      historyShards: DEFAULT_HISTORY_SHARDS,
+    };
+    return { ...database, serverUrl, temporal, temporalAddress: cluster.address };
   }
   const dev = await startDevServer({ cli, port: await freePort() });
   stops.push(() => dev.stop());
-  return { ...database, temporalAddress: dev.address };
+  const temporal: TemporalFootprint = {
+    pids: () => (dev.process.pid ? [dev.process.pid] : []),
+    databases: [],
+    historyShards: null,
+  };
+  return { ...database, serverUrl, temporal, temporalAddress: dev.address };
 }
 
 /** Which Temporal server the bench runs on: `dev` (default) or `cluster`. */
@@ -161,6 +202,9 @@ export function benchTemporal(): 'dev' | 'cluster' {
     throw new Error(`BENCH_TEMPORAL must be dev or cluster, not ${chosen}`);
   return chosen;
 }
+
+/** How long the stack's processes may take to answer once started. */
+export const READY_MS = 180_000;
 
 /** Its own database, its own Temporal dev server, and the API, worker and peers as separate processes. */
 export async function startBenchStack(employees: number): Promise<BenchStack> {
@@ -210,19 +254,11 @@ async function startedBenchStack(
 
   const children: ChildProcess[] = [
     spawnEntry('worker/main.ts', {
-      ...env,
-      DATABASE_POOL_MAX: String(BENCH_SETTINGS.workerPoolMax),
-      WORKER_ACTIVITY_CONCURRENCY: String(BENCH_SETTINGS.workerActivityConcurrency),
-      WORKER_WORKFLOW_CONCURRENCY: String(BENCH_SETTINGS.workerWorkflowConcurrency),
-      WORKER_MAX_CACHED_WORKFLOWS: String(BENCH_SETTINGS.workerCachedWorkflows),
+      ...workerProcessEnv(env),
       // The worker's collections traced to this file (bench/worker-memory.ts reads the heaps after them).
       GC_TRACE_FILE: process.env.BENCH_WORKER_GC_TRACE,
     }),
-    spawnEntry('api/main.ts', {
-      ...env,
-      PORT: String(apiPort),
-      DATABASE_POOL_MAX: String(BENCH_SETTINGS.apiPoolMax),
-    }),
+    spawnEntry('api/main.ts', apiProcessEnv(env, apiPort)),
     spawnEntry('bench/peers/server.ts', {
       ...env,
       // The peers' owner pool shows what the policies cost (bench/peers/server.ts).
@@ -241,8 +277,9 @@ async function startedBenchStack(
   });
   const apiUrl = `http://127.0.0.1:${apiPort}`;
   const peerUrl = `http://127.0.0.1:${peerPort}`;
-  // Three minutes: on a machine shared with other runs, a process can take over one to answer.
-  await Promise.all([waitForHttp(`${apiUrl}/readyz`, 180_000), waitForHttp(`${peerUrl}/hello`, 180_000)]);
+  // Minutes, not the default minute: on a 2-core machine shared with other runs a process's start can
+  // take that long (a stack that does not come up is stopped by startBenchStack).
+  await Promise.all([waitForHttp(`${apiUrl}/readyz`, READY_MS), waitForHttp(`${peerUrl}/hello`, READY_MS)]);
 
   const token = createTokenService({
     keys: config.JWT_SIGNING_KEYS,
@@ -263,6 +300,8 @@ async function startedBenchStack(
     env,
     workerPid: children[0]!.pid!,
     apiPid: children[1]!.pid!,
+    serverUrl: services.serverUrl,
+    temporal: services.temporal,
     stop: stopAll,
   };
 }

@@ -27,6 +27,12 @@ export type { ClusterNode, ClusterOptions, RunningCluster };
  */
 const NODE_START_MS = 120_000;
 
+/**
+ * History shards of a cluster this launcher creates (`numHistoryShards`): fixed when the cluster's
+ * persistence is first written, never changed afterwards (docs/performance.md, past one machine).
+ */
+export const DEFAULT_HISTORY_SHARDS = 4;
+
 export async function startTemporalCluster(opts: ClusterOptions): Promise<RunningCluster> {
   const log = opts.log ?? (() => undefined);
   const databases = { persistence: opts.name, visibility: `${opts.name}_visibility` };
@@ -152,7 +158,7 @@ function writeConfigs(
       persistenceDb: databases.persistence,
       visibilityDb: databases.visibility,
       ports: node.ports,
-      numHistoryShards: opts.numHistoryShards ?? 4,
+      numHistoryShards: opts.numHistoryShards ?? DEFAULT_HISTORY_SHARDS,
       frontendAddress,
       dynamicConfigFile,
       logLevel: opts.logLevel ?? 'warn',
