@@ -87,7 +87,19 @@ async function oneByOne(s: BenchStack, employeeIds: readonly string[], policyId:
           coverage_start_date: '2026-12-01',
           coverage_end_date: '2027-03-01',
         };
-        await post(s, '/v1/policy/endorsements', JSON.stringify(body), 'application/json');
+        // A 503 discarded the endorsement (D11): an integrator retries it, as the answer says.
+        for (let attempt = 1; ; attempt++) {
+          const sent = post(s, '/v1/policy/endorsements', JSON.stringify(body), 'application/json');
+          const retry = await sent.then(
+            () => false,
+            (err: Error) => attempt < 5 && err.message.includes(': 503 '),
+          );
+          if (!retry) {
+            await sent;
+            break;
+          }
+          await new Promise((r) => setTimeout(r, 1_000));
+        }
       }
     }),
   );
