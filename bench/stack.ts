@@ -222,7 +222,8 @@ export async function startBenchStack(employees: number): Promise<BenchStack> {
   });
   const apiUrl = `http://127.0.0.1:${apiPort}`;
   const peerUrl = `http://127.0.0.1:${peerPort}`;
-  await Promise.all([waitForHttp(`${apiUrl}/readyz`), waitForHttp(`${peerUrl}/hello`)]);
+  // Three minutes: on a machine shared with other benches, starting (and compiling) a process takes a while.
+  await Promise.all([waitForHttp(`${apiUrl}/readyz`, 180_000), waitForHttp(`${peerUrl}/hello`, 180_000)]);
 
   const token = createTokenService({
     keys: config.JWT_SIGNING_KEYS,
