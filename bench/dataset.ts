@@ -88,38 +88,42 @@ export async function loadBenchDataset(
     );
   }
   const membersPolicyId = policyIds[0]!;
-  await conn.execute(
-    `insert into users (id, client_id, email_key)
-       select 'usr_${tag}' || g, ?, '${tag}.' || g || '@example.com' from generate_series(1, ?) g`,
-    [clientId, employees],
-  );
-  await conn.execute(
-    `insert into employees (id, client_id, user_id, employee_code, name, email, phone_number, date_of_birth, gender, status, department)
-       select 'emp_${tag}' || g, ?, 'usr_${tag}' || g, 'B-' || g, initcap(substr(md5(g::text), 1, 7)) || ' ' || initcap(substr(md5((g * 7)::text), 1, 9)),
-              '${tag}.' || g || '@example.com', '+919800000000', date '1980-01-01' + (g % 9000), 'FEMALE', 'ACTIVE', 'Engineering'
-       from generate_series(1, ?) g`,
-    [clientId, employees],
-  );
-  await conn.execute(
-    `insert into dependents (id, client_id, employee_id, name, relationship, date_of_birth, gender)
-       select 'dep_${tag}' || g, ?, 'emp_${tag}' || g, 'Spouse ' || g, 'SPOUSE', date '1982-01-01' + (g % 9000), 'MALE'
-       from generate_series(1, ?) g
-     union all
-       select 'dep_${tag}' || g || '_2', ?, 'emp_${tag}' || g, 'Child ' || g, 'CHILD', date '2015-01-01' + (g % 3000), 'MALE'
-       from generate_series(1, ?) g`,
-    [clientId, employees, clientId, children],
-  );
-  // The employee's row (rank 0), then its dependents' (rank 1), as an approval writes them.
-  await conn.execute(
-    `insert into policy_members (id, client_id, policy_id, employee_id, dependent_id, coverage_start_date, coverage_end_date,
-       premium_amount, sum_insured, remaining_sum_insured, status, employee_name, member_rank)
-       select 'mem_${tag}' || g || '_' || r, ?, ?, e.id, case when r = 1 then 'dep_${tag}' || g when r = 2 then 'dep_${tag}' || g || '_2' end,
-              date '2026-01-01', date '2027-01-01', 3650, 300000, 300000, 'active', e.name, least(r, 1)
-       from generate_series(1, ?) g join employees e on e.id = 'emp_${tag}' || g
-       cross join (values (0), (1), (2)) v(r)
-       where r < 2 or g <= ?`,
-    [clientId, membersPolicyId, employees, children],
-  );
+  // In slices of 20,000 employees: one statement each stays well inside the statement timeout on a loaded machine.
+  for (let from = 1; from <= employees; from += 20_000) {
+    const to = Math.min(employees, from + 19_999);
+    await conn.execute(
+      `insert into users (id, client_id, email_key)
+         select 'usr_${tag}' || g, ?, '${tag}.' || g || '@example.com' from generate_series(?::int, ?::int) g`,
+      [clientId, from, to],
+    );
+    await conn.execute(
+      `insert into employees (id, client_id, user_id, employee_code, name, email, phone_number, date_of_birth, gender, status, department)
+         select 'emp_${tag}' || g, ?, 'usr_${tag}' || g, 'B-' || g, initcap(substr(md5(g::text), 1, 7)) || ' ' || initcap(substr(md5((g * 7)::text), 1, 9)),
+                '${tag}.' || g || '@example.com', '+919800000000', date '1980-01-01' + (g % 9000), 'FEMALE', 'ACTIVE', 'Engineering'
+         from generate_series(?::int, ?::int) g`,
+      [clientId, from, to],
+    );
+    await conn.execute(
+      `insert into dependents (id, client_id, employee_id, name, relationship, date_of_birth, gender)
+         select 'dep_${tag}' || g, ?, 'emp_${tag}' || g, 'Spouse ' || g, 'SPOUSE', date '1982-01-01' + (g % 9000), 'MALE'
+         from generate_series(?::int, ?::int) g
+       union all
+         select 'dep_${tag}' || g || '_2', ?, 'emp_${tag}' || g, 'Child ' || g, 'CHILD', date '2015-01-01' + (g % 3000), 'MALE'
+         from generate_series(?::int, least(?::int, ?::int)) g`,
+      [clientId, from, to, clientId, from, to, children],
+    );
+    // The employee's row (rank 0), then its dependents' (rank 1), as an approval writes them.
+    await conn.execute(
+      `insert into policy_members (id, client_id, policy_id, employee_id, dependent_id, coverage_start_date, coverage_end_date,
+         premium_amount, sum_insured, remaining_sum_insured, status, employee_name, member_rank)
+         select 'mem_${tag}' || g || '_' || r, ?, ?, e.id, case when r = 1 then 'dep_${tag}' || g when r = 2 then 'dep_${tag}' || g || '_2' end,
+                date '2026-01-01', date '2027-01-01', 3650, 300000, 300000, 'active', e.name, least(r, 1)
+         from generate_series(?::int, ?::int) g join employees e on e.id = 'emp_${tag}' || g
+         cross join (values (0), (1), (2)) v(r)
+         where r < 2 or g <= ?`,
+      [clientId, membersPolicyId, from, to, children],
+    );
+  }
   await conn.execute('analyze');
   const employeeIds = Array.from({ length: employees }, (_, i) => `emp_${tag}${i + 1}`);
   return { tag, clientId, clientSecret, policyIds, membersPolicyId, employeeIds };
