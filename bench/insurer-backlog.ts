@@ -24,11 +24,18 @@ export async function seedInsurerBacklog(
   await em.getConnection().execute(
     `insert into endorsements (id, client_id, policy_id, employee_id, type, status, coverage_start_date,
        coverage_end_date, premium_impact, sum_insured, workflow_started_at, sent_to_insurer_at)
-     select 'end_backlog' || g, ?, ?, 'emp_bench' || g, 'ENDORSEMENT_TYPE_ADDITION',
+     select 'end_backlog' || ? || g, ?, ?, 'emp_' || ? || g, 'ENDORSEMENT_TYPE_ADDITION',
             'ENDORSEMENT_STATUS_SENT_TO_INSURER', date '2026-06-01', date '2027-04-30', 3650, 300000, now(),
             now() - make_interval(secs => ? - g)
        from generate_series(1, ?) g`,
-    [dataset.clientId, dataset.policyIds[BACKLOG_POLICY], count, count],
+    [
+      dataset.tag === 'bench' ? '' : `_${dataset.tag}_`,
+      dataset.clientId,
+      dataset.policyIds[BACKLOG_POLICY],
+      dataset.tag,
+      count,
+      count,
+    ],
   );
   await em.getConnection().execute('analyze endorsements');
   const made = await createInsurerClient(em.fork(), 'BENCH');

@@ -178,6 +178,8 @@ export const PolicyMemberSchema = defineEntity({
         '(client_id, policy_id, employee_name_key, employee_id, member_rank, id)',
     },
     { name: 'policy_members_employee', properties: ['clientId', 'employeeId'] },
+    // The members list's total_count as an index-only scan (migration 0032).
+    { name: 'policy_members_count', properties: ['clientId', 'policyId'] },
     // One active row per covered person on a policy.
     {
       name: 'policy_members_one_active',

@@ -27,6 +27,7 @@ import { Migration0027DatabaseRoles } from './0027-database-roles.js';
 import { Migration0029AuditReason } from './0029-audit-reason.js';
 import { Migration0030ClientRevocation } from './0030-client-revocation.js';
 import { Migration0031PolicyRenewals } from './0031-policy-renewals.js';
+import { Migration0032PolicyMemberCount } from './0032-policy-member-count.js';
 
 /** Listed explicitly so migrations run the same under tsx, compiled JS and bundlers. */
 export const migrationsList: MigrationObject[] = [
@@ -58,4 +59,5 @@ export const migrationsList: MigrationObject[] = [
   { name: '0029-audit-reason', class: Migration0029AuditReason },
   { name: '0030-client-revocation', class: Migration0030ClientRevocation },
   { name: '0031-policy-renewals', class: Migration0031PolicyRenewals },
+  { name: '0032-policy-member-count', class: Migration0032PolicyMemberCount },
 ];
