@@ -159,14 +159,7 @@ async function reads(
   });
   const refUrls = urls(ref, cursors.reference);
   const largeUrls = urls(large, cursors.large);
-  const run = (url: string, token: string) => () =>
-    measure({
-      url,
-      headers: { authorization: `Bearer ${token}` },
-      connections: PLAN.connections,
-      durationSeconds: PLAN.seconds,
-      warmupSeconds: PLAN.warmup,
-    });
+  const run = (url: string, token: string) => timedLoad(token)(url);
   const out: Record<string, ReadRow> = {};
   for (const name of Object.keys(refUrls).filter(only ?? (() => true))) {
     say(name);
@@ -330,17 +323,20 @@ async function views(temporal: Client, insurerId: string) {
 }
 
 /** The insurer's backlog API (GET /v1/insurer/endorsements, limit 50): page 1 and page 200. */
+/** One timed load of an authenticated GET at the plan's connections, duration and warm-up. */
+const timedLoad = (token: string) => (url: string) => () =>
+  measure({
+    url,
+    headers: { authorization: `Bearer ${token}` },
+    connections: PLAN.connections,
+    durationSeconds: PLAN.seconds,
+    warmupSeconds: PLAN.warmup,
+  });
+
 async function backlog(s: BenchStack, token: string) {
   const base = `${s.apiUrl}/v1/insurer/endorsements?limit=50`;
   const deep = `${base}&start_cursor=${await backlogCursorOfPage(s.apiUrl, token, 200)}`;
-  const run = (url: string) => () =>
-    measure({
-      url,
-      headers: { authorization: `Bearer ${token}` },
-      connections: PLAN.connections,
-      durationSeconds: PLAN.seconds,
-      warmupSeconds: PLAN.warmup,
-    });
+  const run = timedLoad(token);
   const { ours, peer } = await compare(QUERY_ROUNDS, run(base), run(deep));
   return { page_1: ours, page_200: peer };
 }
