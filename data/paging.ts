@@ -68,6 +68,11 @@ export interface KeysetQuery {
   descending?: boolean;
   /** Scalar values computed once alongside the page, e.g. `{ policy_found: 'exists(…)' }`; names unlike any page column. */
   extra?: { columns: Record<string, string>; params: readonly unknown[] };
+  /**
+   * The rows under `where` counted some other way (a scalar expression): a count kept as rows are
+   * written, where reading every row on each page would grow with the list. Equal to the count.
+   */
+  count?: { sql: string; params: readonly unknown[] };
 }
 
 export interface Page<R> {
@@ -127,6 +132,7 @@ export function pageSql(q: KeysetQuery, key: unknown[] | null, backward: boolean
   const order = (cols: readonly string[], reverse: boolean) =>
     cols.map((c) => `${c} ${Boolean(q.descending) !== reverse ? 'desc' : 'asc'}`).join(', ');
   const extras = Object.entries(q.extra?.columns ?? {}).map(([name, expr]) => `, ${expr} as ${name}`);
+  const count = q.count ? `(${q.count.sql})` : `(select count(*) from ${q.from} where ${q.where})`;
   const probe = key
     ? `exists(select 1 from ${q.from} where ${q.where} and ${tuple} ${ops[backward ? 'atOrAfter' : 'atOrBefore']} ${marks})`
     : 'false';
@@ -141,14 +147,14 @@ export function pageSql(q: KeysetQuery, key: unknown[] | null, backward: boolean
     false,
   );
   const sql = `select m.*, r.*
-    from (select (select count(*) from ${q.from} where ${q.where}) as _total, ${probe} as _other ${extras.join('')}) m
+    from (select ${count} as _total, ${probe} as _other ${extras.join('')}) m
     left join lateral (
       select ${q.select}, ${keyColumns} from ${q.from} ${q.join ?? ''}
       where ${q.where} ${cut} order by ${pageOrder} limit ?
     ) r on true
     order by ${finalOrder}`;
   const params = [
-    ...q.params,
+    ...(q.count?.params ?? q.params),
     ...(key ? [...q.params, ...key] : []),
     ...(q.extra?.params ?? []),
     ...q.params,

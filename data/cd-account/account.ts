@@ -117,28 +117,21 @@ export async function readCdLowState(
 }
 
 /**
- * The low-balance check of one policy, one statement: the available balance less the additions not
- * yet holding (PENDING, positive premium, no hold) against the threshold (its own, else 10 % of the
- * gross annual premium). A change of state flips `cd_low`; a flip to low counts a crossing and
- * records `policy.cd_balance_low` keyed by that count, so an event goes out once per crossing and a
- * retry or a concurrent check records nothing new (the update re-checks the flag on the latest row).
- * Returns the deliveries to start. It runs under the policy's lock, so it must stay quick with
- * thousands of additions pending: each one's hold is looked up by its own index probe (a scalar
- * subquery). As `not exists` the planner may turn it into an anti-join, and with statistics behind a
- * burst of new rows it chose one that scanned every hold per addition: 731 ms against 5 ms at 3,000
- * pending (docs/performance.md).
+ * The low-balance check of one policy: the available balance less the additions not yet holding
+ * (PENDING, positive premium, no hold) against the threshold (its own, else 10 % of the gross annual
+ * premium). A change of state flips `cd_low`; a flip to low counts a crossing and records
+ * `policy.cd_balance_low` keyed by that count, so an event goes out once per crossing and a retry or
+ * a concurrent check records nothing new (the update re-checks the flag on the latest row). Returns
+ * the deliveries to start. It runs under the policy's lock on every hold, so it reads the additions'
+ * sum kept on the policy (`cd_pending`, migration 0033) after folding in what changed it since the
+ * last check, rather than summing thousands of pending additions each time.
  */
 export async function checkCdLow(scope: TenantScope, policyId: string): Promise<string[]> {
+  await foldCdPendingChanges(scope, policyId);
   const outbox = outboxSql('change', 'policy.cd_balance_low');
   const rows = await scope.sql<{ id: string }>(
     `with state as (
-       select p.client_id, p.id, p.cd_balance, p.cd_held,
-              ${THRESHOLD_SQL} as threshold,
-              coalesce((select sum(e.premium_impact) from endorsements e
-                         where e.client_id = p.client_id and e.policy_id = p.id
-                           and e.status = 'ENDORSEMENT_STATUS_PENDING' and e.premium_impact > 0
-                           and (select 1 from cd_ledger_entries h
-                                 where h.endorsement_id = e.id and h.kind = 'hold') is null), 0) as pending
+       select p.client_id, p.id, p.cd_balance, p.cd_held, ${THRESHOLD_SQL} as threshold, p.cd_pending as pending
          from policies p where p.client_id = ? and p.id = ?),
      judged as (select s.*, s.cd_balance - s.cd_held - s.pending < s.threshold as low from state s),
      flipped as (
@@ -159,6 +152,23 @@ export async function checkCdLow(scope: TenantScope, policyId: string): Promise<
     [scope.clientId, policyId, ...outbox.params],
   );
   return rows.map((r) => r.id);
+}
+
+/**
+ * Adds what changed the policy's pending additions since the last fold (rows the triggers of
+ * migration 0033 append) to `cd_pending`, deleting them, in one statement. Concurrency: a second
+ * fold waits on the rows the first deleted and skips them once it commits; the policy's update
+ * re-reads the latest row, so nothing is added twice or lost. Changes not yet committed stay for
+ * the next fold (the sum this replaced could not see them either).
+ */
+async function foldCdPendingChanges(scope: TenantScope, policyId: string): Promise<void> {
+  await scope.sql(
+    `with folded as (
+       delete from cd_pending_changes where client_id = ? and policy_id = ? returning amount)
+     update policies set cd_pending = cd_pending + (select sum(amount) from folded)
+      where client_id = ? and id = ? and exists (select 1 from folded)`,
+    [scope.clientId, policyId, scope.clientId, policyId],
+  );
 }
 
 /** Every active policy (any tenant), for the daily low-balance pass. */

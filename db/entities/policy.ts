@@ -65,6 +65,10 @@ export const PolicySchema = defineEntity({
     cdLowThreshold: money().nullable(),
     cdLow: p.boolean().default(false),
     cdLowCrossings: p.integer().default(0),
+    /** The low-balance forecast's PENDING additions holding nothing yet, as of the last check (0033). */
+    cdPending: money().default(0),
+    /** D5's members total_count: the policy's member rows as of the last fold (migration 0034). */
+    memberCount: p.bigint('number').default(0),
     /** D17: the policy term this one renews (migration 0028); at most one renewal per term. */
     renewedFrom: p.text().nullable(),
     createdAt: createdAt(),
