@@ -9,6 +9,7 @@ import {
 } from './paging.js';
 import type { TenantScope } from './scope.js';
 import { memberStatusOnSql } from './member-cover.js';
+import { KEPT_MEMBER_COUNT_SQL } from './policy-tallies.js';
 import { memberStatusOn } from '../domain/member-cover.js';
 
 /**
@@ -98,31 +99,9 @@ export function membersQuery(clientId: string, policyId: string, f: MemberFilter
       columns: { policy_found: 'exists(select 1 from policies where client_id = ? and id = ?)' },
       params: [clientId, policyId],
     },
-    // Unfiltered, the total is the policy's kept count (migration 0034), not a read of every member.
+    // Unfiltered, the total is the policy's kept count (data/policy-tallies.ts), not a read of every member.
     count: where.length === 2 ? { sql: KEPT_MEMBER_COUNT_SQL, params: [clientId, policyId] } : undefined,
   };
-}
-
-/** A policy's member rows: the count kept on it plus the changes not yet folded (0 for no such policy). */
-const KEPT_MEMBER_COUNT_SQL = `coalesce((select p.member_count + coalesce((
-    select sum(c.delta) from policy_member_changes c where c.client_id = p.client_id and c.policy_id = p.id), 0)
-  from policies p where p.client_id = ? and p.id = ?), 0)`;
-
-/**
- * Folds what changed the policy's member rows since the last fold into `member_count`, deleting the
- * change rows, in one statement. Run by a transaction that already holds the policy row (the
- * approval's CD posting), so it adds no lock. Concurrency: a second fold waits on the rows the first
- * deleted and skips them; the update re-reads the latest row. A reader sees the count and the
- * changes of one snapshot, so the sum is exact either side of a fold.
- */
-export async function foldPolicyMemberChanges(scope: TenantScope, policyId: string): Promise<void> {
-  await scope.sql(
-    `with folded as (
-       delete from policy_member_changes where client_id = ? and policy_id = ? returning delta)
-     update policies set member_count = member_count + (select sum(delta) from folded)
-      where client_id = ? and id = ? and exists (select 1 from folded)`,
-    [scope.clientId, policyId, scope.clientId, policyId],
-  );
 }
 
 /** One page of a policy's members (D5) and whether the policy is the client's, in one round trip. */

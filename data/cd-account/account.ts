@@ -1,5 +1,6 @@
 import type { EndorsementStatus, EndorsementType } from '../../domain/enums.js';
 import { outboxSql } from '../webhooks/outbox.js';
+import { foldPolicyTallies } from '../policy-tallies.js';
 import type { SystemScope, TenantScope } from '../scope.js';
 
 /** What the CD account needs of one endorsement. */
@@ -123,11 +124,11 @@ export async function readCdLowState(
  * `policy.cd_balance_low` keyed by that count, so an event goes out once per crossing and a retry or
  * a concurrent check records nothing new (the update re-checks the flag on the latest row). Returns
  * the deliveries to start. It runs under the policy's lock on every hold, so it reads the additions'
- * sum kept on the policy (`cd_pending`, migration 0033) after folding in what changed it since the
- * last check, rather than summing thousands of pending additions each time.
+ * sum kept on the policy (`cd_pending`, data/policy-tallies.ts), folded first, rather than summing
+ * thousands of pending additions each time.
  */
 export async function checkCdLow(scope: TenantScope, policyId: string): Promise<string[]> {
-  await foldCdPendingChanges(scope, policyId);
+  await foldPolicyTallies(scope, policyId);
   const outbox = outboxSql('change', 'policy.cd_balance_low');
   const rows = await scope.sql<{ id: string }>(
     `with state as (
@@ -152,23 +153,6 @@ export async function checkCdLow(scope: TenantScope, policyId: string): Promise<
     [scope.clientId, policyId, ...outbox.params],
   );
   return rows.map((r) => r.id);
-}
-
-/**
- * Adds what changed the policy's pending additions since the last fold (rows the triggers of
- * migration 0033 append) to `cd_pending`, deleting them, in one statement. Concurrency: a second
- * fold waits on the rows the first deleted and skips them once it commits; the policy's update
- * re-reads the latest row, so nothing is added twice or lost. Changes not yet committed stay for
- * the next fold (the sum this replaced could not see them either).
- */
-async function foldCdPendingChanges(scope: TenantScope, policyId: string): Promise<void> {
-  await scope.sql(
-    `with folded as (
-       delete from cd_pending_changes where client_id = ? and policy_id = ? returning amount)
-     update policies set cd_pending = cd_pending + (select sum(amount) from folded)
-      where client_id = ? and id = ? and exists (select 1 from folded)`,
-    [scope.clientId, policyId, scope.clientId, policyId],
-  );
 }
 
 /** Every active policy (any tenant), for the daily low-balance pass. */

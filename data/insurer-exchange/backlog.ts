@@ -3,6 +3,7 @@ import type { CoverageType, EndorsementStatus, EndorsementType, Gender } from '.
 import type { InsurerScope } from './scope.js';
 import { isoSql } from '../webhooks/outbox.js';
 import { readPage, type CursorCodec, type KeysetQuery, type Page, type PageRequest } from '../paging.js';
+import { KEPT_SENT_COUNT_SQL } from '../policy-tallies.js';
 
 /**
  * One endorsement waiting for its insurer, with what the insurer's endorsement file carries (D14):
@@ -74,6 +75,8 @@ export function readInsurerBacklog(
       { sql: 'e.sent_to_insurer_at', type: 'timestamptz' },
       { sql: 'e.id', type: 'text' },
     ],
+    // The total from the counts kept on the insurer's policies, not a read of every waiting row.
+    count: { sql: KEPT_SENT_COUNT_SQL, params: [scope.insurerId] },
   };
   return readPage<BacklogRow>(scope, codec, query, req);
 }

@@ -3,15 +3,9 @@ import { ClientSchema, TokenFailureSchema, TokenIssueSchema } from './client.js'
 import { DependentSchema, EmployeeSchema, UserSchema } from './employee.js';
 import { InsurerPrincipalSchema, InsurerTokenIssueSchema } from './insurer-principal.js';
 import { InsurerResponseFileSchema } from './insurer-response-file.js';
-import { CdLedgerEntrySchema, CdPendingChangeSchema } from './ledger.js';
-import {
-  EndorsementSchema,
-  GrantItemSchema,
-  GrantSchema,
-  PolicyMemberChangeSchema,
-  PolicyMemberSchema,
-} from './membership.js';
-import { PolicySchema } from './policy.js';
+import { CdLedgerEntrySchema } from './ledger.js';
+import { EndorsementSchema, GrantItemSchema, GrantSchema, PolicyMemberSchema } from './membership.js';
+import { PolicySchema, PolicyTallyChangeSchema } from './policy.js';
 import { AuditEventSchema, IdempotencyRecordSchema } from './records.js';
 import { PolicyRenewalSchema } from './renewal.js';
 import {
@@ -57,12 +51,11 @@ export const entities = [
   PolicySchema,
   PolicyRenewalSchema,
   CdLedgerEntrySchema,
-  CdPendingChangeSchema,
+  PolicyTallyChangeSchema,
   UserSchema,
   EmployeeSchema,
   DependentSchema,
   PolicyMemberSchema,
-  PolicyMemberChangeSchema,
   EndorsementSchema,
   GrantSchema,
   GrantItemSchema,

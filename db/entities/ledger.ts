@@ -54,21 +54,3 @@ export const CdLedgerEntrySchema = defineEntity({
   },
 });
 export type CdLedgerEntry = InferEntity<typeof CdLedgerEntrySchema>;
-
-/**
- * What changed a policy's `cd_pending` since its last low-balance check: appended by migration
- * 0033's triggers on endorsements, folded into the policy and deleted by the check.
- */
-export const CdPendingChangeSchema = defineEntity({
-  name: 'CdPendingChange',
-  tableName: 'cd_pending_changes',
-  filters: tenantFilter,
-  indexes: [{ name: 'cd_pending_changes_policy', properties: ['policyId'] }],
-  properties: {
-    id: p.bigint('number').primary().autoincrement(),
-    clientId: text(),
-    policyId: text(),
-    amount: money(),
-  },
-});
-export type CdPendingChange = InferEntity<typeof CdPendingChangeSchema>;

@@ -137,31 +137,13 @@ export const EndorsementSchema = defineEntity({
     sentToInsurerAt: p.datetime().nullable(),
     /** The CD account: reviewed, waiting until the policy's available balance covers it. */
     awaitingFundsSince: p.datetime().nullable(),
-    /** The CD account: its hold is placed (migration 0033's trigger on the hold's ledger entry). */
+    /** The CD account: its hold is placed (set by migration 0033's trigger on the hold's ledger entry). */
     cdHolding: p.boolean().default(false),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
 });
 export type Endorsement = InferEntity<typeof EndorsementSchema>;
-
-/**
- * What changed a policy's `member_count` since its last fold: appended by migration 0034's triggers
- * on policy_members, folded into the policy and deleted by the approval.
- */
-export const PolicyMemberChangeSchema = defineEntity({
-  name: 'PolicyMemberChange',
-  tableName: 'policy_member_changes',
-  filters: tenantFilter,
-  indexes: [{ name: 'policy_member_changes_policy', properties: ['clientId', 'policyId'] }],
-  properties: {
-    id: p.bigint('number').primary().autoincrement(),
-    clientId: text(),
-    policyId: text(),
-    delta: p.integer(),
-  },
-});
-export type PolicyMemberChange = InferEntity<typeof PolicyMemberChangeSchema>;
 
 /** What a grant did on one policy: an endorsement, or skipped/failed with a reason. */
 export const GrantItemSchema = defineEntity({

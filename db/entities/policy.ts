@@ -65,13 +65,34 @@ export const PolicySchema = defineEntity({
     cdLowThreshold: money().nullable(),
     cdLow: p.boolean().default(false),
     cdLowCrossings: p.integer().default(0),
-    /** The low-balance forecast's PENDING additions holding nothing yet, as of the last check (0033). */
+    /**
+     * Sums kept as of the last fold (migration 0033; the changes since are in policy_tally_changes):
+     * the CD forecast's PENDING additions holding nothing yet, the member rows, the endorsements
+     * waiting for the insurer.
+     */
     cdPending: money().default(0),
-    /** D5's members total_count: the policy's member rows as of the last fold (migration 0034). */
     memberCount: p.bigint('number').default(0),
+    sentCount: p.bigint('number').default(0),
     /** D17: the policy term this one renews (migration 0028); at most one renewal per term. */
     renewedFrom: p.text().nullable(),
     createdAt: createdAt(),
   },
 });
 export type Policy = InferEntity<typeof PolicySchema>;
+
+/** What changed a policy's kept sums since their last fold (migration 0033's triggers append them). */
+export const PolicyTallyChangeSchema = defineEntity({
+  name: 'PolicyTallyChange',
+  tableName: 'policy_tally_changes',
+  filters: tenantFilter,
+  indexes: [{ name: 'policy_tally_changes_policy', properties: ['clientId', 'policyId'] }],
+  properties: {
+    id: p.bigint('number').primary().autoincrement(),
+    clientId: text(),
+    policyId: text(),
+    cdPending: money().default(0),
+    members: p.integer().default(0),
+    sent: p.integer().default(0),
+  },
+});
+export type PolicyTallyChange = InferEntity<typeof PolicyTallyChangeSchema>;

@@ -28,8 +28,7 @@ import { Migration0029AuditReason } from './0029-audit-reason.js';
 import { Migration0030ClientRevocation } from './0030-client-revocation.js';
 import { Migration0031PolicyRenewals } from './0031-policy-renewals.js';
 import { Migration0032PolicyMemberCount } from './0032-policy-member-count.js';
-import { Migration0033CdPendingForecast } from './0033-cd-pending-forecast.js';
-import { Migration0034PolicyMemberCountKept } from './0034-policy-member-count-kept.js';
+import { Migration0033PolicyTallies } from './0033-policy-tallies.js';
 
 /** Listed explicitly so migrations run the same under tsx, compiled JS and bundlers. */
 export const migrationsList: MigrationObject[] = [
@@ -62,6 +61,5 @@ export const migrationsList: MigrationObject[] = [
   { name: '0030-client-revocation', class: Migration0030ClientRevocation },
   { name: '0031-policy-renewals', class: Migration0031PolicyRenewals },
   { name: '0032-policy-member-count', class: Migration0032PolicyMemberCount },
-  { name: '0033-cd-pending-forecast', class: Migration0033CdPendingForecast },
-  { name: '0034-policy-member-count-kept', class: Migration0034PolicyMemberCountKept },
+  { name: '0033-policy-tallies', class: Migration0033PolicyTallies },
 ];

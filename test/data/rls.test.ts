@@ -9,8 +9,7 @@ import { CENSUS_TENANT_TABLES } from '../../db/migrations/0018-census-row-securi
 import { CD_STATEMENT_TENANT_TABLES } from '../../db/migrations/0021-cd-statement-reconciliations.js';
 import { PARTNER_TABLES } from '../../db/migrations/0024-platform-partners.js';
 import { RENEWAL_TENANT_TABLES } from '../../db/migrations/0031-policy-renewals.js';
-import { CD_PENDING_TENANT_TABLES } from '../../db/migrations/0033-cd-pending-forecast.js';
-import { MEMBER_COUNT_TENANT_TABLES } from '../../db/migrations/0034-policy-member-count-kept.js';
+import { TALLY_TENANT_TABLES } from '../../db/migrations/0033-policy-tallies.js';
 import { initOrm, loginsOf, migrate, migrateDatabase, type Orm } from '../../db/orm.js';
 import { SERVICE_ROLE } from '../../db/roles.js';
 import { newId } from '../../domain/ids.js';
@@ -31,8 +30,7 @@ const TENANT_TABLES = [
   ...CENSUS_TENANT_TABLES,
   ...CD_STATEMENT_TENANT_TABLES,
   ...RENEWAL_TENANT_TABLES,
-  ...CD_PENDING_TENANT_TABLES,
-  ...MEMBER_COUNT_TENANT_TABLES,
+  ...TALLY_TENANT_TABLES,
 ];
 
 /** A statement on the service role's pool with no scope: no row-level security setting at all. */

@@ -1,29 +1,24 @@
 import { expect } from 'chai';
-import { dropDatabase, ensureDatabase } from '../../db/databases.js';
-import { initOrm, type Orm } from '../../db/orm.js';
+import type { Orm } from '../../db/orm.js';
 import { loadBenchDataset, type BenchDataset } from '../../bench/dataset.js';
-import { stack } from '../support/stack.js';
+import { ownDatabase } from '../support/own-database.js';
 
 /**
- * Migrations 0033 and 0034 on a database with members and endorsements under way: each policy's
- * `cd_pending` starts at the sum the low-balance check used to recount (PENDING additions with a
- * positive premium and no hold), the held ones are marked, and `member_count` at its member rows.
+ * Migration 0033 on a database with members and endorsements under way: each policy's `cd_pending`
+ * starts at the sum the low-balance check used to recount (PENDING additions with a positive premium
+ * and no hold), the held ones are marked, `sent_count` at its endorsements waiting for the insurer
+ * and `member_count` at its member rows.
  */
-describe('migrations 0033 and 0034: the kept sums, backfilled', function () {
+describe('migration 0033: the sums kept on the policy, backfilled', function () {
   this.timeout(120_000);
   let orm: Orm;
-  let name: string;
+  let drop: () => Promise<void>;
   let data: BenchDataset;
   const sql = (query: string, params: unknown[] = []): Promise<any[]> =>
     orm.em.getConnection().execute(query, params);
 
   before(async () => {
-    name = `ghi_test_${stack().runId}_kept_sums`;
-    orm = await initOrm({
-      databaseUrl: await ensureDatabase(stack().ownerDatabaseUrl, name),
-      poolMax: 1,
-      as: 'owner',
-    });
+    ({ orm, drop } = await ownDatabase('kept_sums', 1));
     await orm.getMigrator().up({ to: '0032-policy-member-count' });
     data = await loadBenchDataset(orm.em.fork(), 10, { tag: 'pending', members: 10 });
     const [p1, p2] = data.policyIds;
@@ -51,10 +46,7 @@ describe('migrations 0033 and 0034: the kept sums, backfilled', function () {
     );
     await orm.getMigrator().up();
   });
-  after(async () => {
-    await orm?.close();
-    await dropDatabase(stack().ownerDatabaseUrl, name);
-  });
+  after(() => drop?.());
 
   it("starts each policy's sum at the additions that hold nothing yet", async () => {
     const rows = await sql('select id, cd_pending::text as cd_pending from policies where client_id = ?', [
@@ -78,12 +70,12 @@ describe('migrations 0033 and 0034: the kept sums, backfilled', function () {
       rows.map((r: { rows: number }) => r.rows),
     );
     expect(rows[0].kept).to.be.greaterThan(0);
-    expect(await sql('select count(*)::int as n from policy_member_changes')).to.deep.equal([{ n: 0 }]);
+    expect(await sql('select count(*)::int as n from policy_tally_changes')).to.deep.equal([{ n: 0 }]);
   });
 
   it('marks the held endorsements, and writes no change rows of its own', async () => {
     const held = await sql('select id from endorsements where cd_holding order by id');
     expect(held).to.deep.equal([{ id: 'end_m1' }]);
-    expect(await sql('select count(*)::int as n from cd_pending_changes')).to.deep.equal([{ n: 0 }]);
+    expect(await sql('select count(*)::int as n from policy_tally_changes')).to.deep.equal([{ n: 0 }]);
   });
 });

@@ -1,39 +1,31 @@
 import { expect } from 'chai';
-import { initOrm, migrate, type Orm } from '../../db/orm.js';
-import { dropDatabase, ensureDatabase } from '../../db/databases.js';
-import { foldPolicyMemberChanges, membersQuery, type MemberFilter } from '../../data/members.js';
+import { migrate, type Orm } from '../../db/orm.js';
+import { membersQuery, type MemberFilter } from '../../data/members.js';
 import { TenantScope } from '../../data/scope.js';
+import { foldPolicyTallies } from '../../data/policy-tallies.js';
 import { pageSql } from '../../data/paging.js';
 import { loadBenchDataset, type BenchDataset } from '../../bench/dataset.js';
-import { stack } from '../support/stack.js';
+import { ownDatabase } from '../support/own-database.js';
 
 /**
  * D5's total_count of a policy's unfiltered members list is the count kept on the policy (migration
- * 0034) plus the changes not yet folded: exact as member rows come and go, without reading them.
+ * 0033) plus the changes not yet folded: exact as member rows come and go, without reading them.
  */
 describe('the members list count', function () {
   this.timeout(180_000);
   let orm: Orm;
-  let name: string;
+  let drop: () => Promise<void>;
   let data: BenchDataset;
   const sql = (query: string, params: unknown[] = []): Promise<any[]> =>
     orm.em.getConnection().execute(query, params);
 
   before(async () => {
-    name = `ghi_test_${stack().runId}_member_count`;
-    orm = await initOrm({
-      databaseUrl: await ensureDatabase(stack().ownerDatabaseUrl, name),
-      poolMax: 2,
-      as: 'owner',
-    });
+    ({ orm, drop } = await ownDatabase('member_count'));
     await migrate(orm);
     data = await loadBenchDataset(orm.em.fork(), 2_000, { tag: 'count', members: 5_000 });
     await sql('vacuum analyze policy_members');
   });
-  after(async () => {
-    await orm?.close();
-    await dropDatabase(stack().ownerDatabaseUrl, name);
-  });
+  after(() => drop?.());
 
   const page = (filter: Partial<MemberFilter> = {}) => {
     const q = membersQuery(data.clientId, data.membersPolicyId, { today: '2026-06-01', ...filter });
@@ -42,9 +34,7 @@ describe('the members list count', function () {
   };
   const total = async (filter: Partial<MemberFilter> = {}) => Number((await sql(page(filter)))[0]!._total);
   const fold = () =>
-    orm.em.transactional((em) =>
-      foldPolicyMemberChanges(TenantScope.of(em, data.clientId), data.membersPolicyId),
-    );
+    orm.em.transactional((em) => foldPolicyTallies(TenantScope.of(em, data.clientId), data.membersPolicyId));
 
   it('counts every member of the policy, dependents and second dependents too', async () => {
     expect(await total()).to.equal(5_000);
@@ -74,7 +64,7 @@ describe('the members list count', function () {
     await fold();
     expect(await total()).to.equal(5_001);
     expect(
-      await sql('select count(*)::int as n from policy_member_changes where policy_id = ?', [
+      await sql('select count(*)::int as n from policy_tally_changes where policy_id = ?', [
         data.membersPolicyId,
       ]),
     ).to.deep.equal([{ n: 0 }]);
@@ -84,7 +74,7 @@ describe('the members list count', function () {
     const plan = (await sql(`explain ${page()}`))
       .map((r: { 'QUERY PLAN': string }) => r['QUERY PLAN'])
       .join('\n');
-    expect(plan).to.contain('policy_member_changes');
+    expect(plan).to.contain('policy_tally_changes');
     // The page's rows come in key order from the keyset index; nothing else reads policy_members.
     expect(plan.match(/on policy_members /g)).to.have.length(1);
     expect(plan).to.contain('policy_members_page_keyed');

@@ -1,7 +1,6 @@
 import { expect } from 'chai';
-import { dropDatabase, ensureDatabase } from '../../db/databases.js';
-import { initOrm, type Orm } from '../../db/orm.js';
-import { stack } from '../support/stack.js';
+import type { Orm } from '../../db/orm.js';
+import { ownDatabase } from '../support/own-database.js';
 
 /**
  * Migration 0024 on a database that holds what the per-client model left: two clients, each with its
@@ -11,19 +10,14 @@ import { stack } from '../support/stack.js';
 describe('migration 0024: per-client partner copies folded into one row per code', function () {
   this.timeout(120_000);
   let orm: Orm;
-  let name: string;
+  let drop: () => Promise<void>;
   const sql = (query: string, params: unknown[] = []): Promise<any[]> =>
     orm.em.getConnection().execute(query, params);
   const applied = async () =>
     (await sql('select name from mikro_orm_migrations order by id')).map((r: { name: string }) => r.name);
 
   before(async () => {
-    name = `ghi_test_${stack().runId}_partners`;
-    orm = await initOrm({
-      databaseUrl: await ensureDatabase(stack().ownerDatabaseUrl, name),
-      poolMax: 1,
-      as: 'owner',
-    });
+    ({ orm, drop } = await ownDatabase('partners', 1));
     await orm.getMigrator().up({ to: '0023-endorsement-batch' });
     for (const client of ['cli_a', 'cli_b']) {
       await sql(
@@ -66,10 +60,7 @@ describe('migration 0024: per-client partner copies folded into one row per code
       `insert into insurer_principals (id, insurer_id, secret_hash) values ('ipr_b', 'ins_niva_cli_b', 'x')`,
     );
   });
-  after(async () => {
-    await orm?.close();
-    await dropDatabase(stack().ownerDatabaseUrl, name);
-  });
+  after(() => drop?.());
 
   it('refuses copies that differ, naming each code and the settings that differ, and changes nothing', async () => {
     const failure = await orm

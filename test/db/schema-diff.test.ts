@@ -1,7 +1,6 @@
 import { expect } from 'chai';
-import { initOrm, migrate, type Orm } from '../../db/orm.js';
-import { dropDatabase, ensureDatabase } from '../../db/databases.js';
-import { stack } from '../support/stack.js';
+import { migrate, type Orm } from '../../db/orm.js';
+import { ownDatabase } from '../support/own-database.js';
 
 /**
  * The entities (db/entities) and the migrations describe one schema: on a database built by the
@@ -11,21 +10,13 @@ import { stack } from '../support/stack.js';
 describe('entities against the migrated schema', function () {
   this.timeout(120_000);
   let orm: Orm;
-  let name: string;
+  let drop: () => Promise<void>;
 
   before(async () => {
-    name = `ghi_test_${stack().runId}_schema`;
-    orm = await initOrm({
-      databaseUrl: await ensureDatabase(stack().ownerDatabaseUrl, name),
-      poolMax: 2,
-      as: 'owner',
-    });
+    ({ orm, drop } = await ownDatabase('schema'));
     await migrate(orm);
   });
-  after(async () => {
-    await orm?.close();
-    await dropDatabase(stack().ownerDatabaseUrl, name);
-  });
+  after(() => drop?.());
 
   const diff = async () => (await orm.getSchemaGenerator().getUpdateSchemaSQL({ wrap: false })).trim();
 

@@ -23,7 +23,7 @@ import {
 import { readDependentCandidates } from '../../data/dependents/endorsements.js';
 import { decideDependentEndorsement } from '../../domain/dependents/endorsements.js';
 import { endLapsedCoverOf } from '../../data/member-cover.js';
-import { foldPolicyMemberChanges } from '../../data/members.js';
+import { foldPolicyTallies } from '../../data/policy-tallies.js';
 import { lockAccountBeforeRefund, settleApprovedEndorsement } from '../cd-account/account.js';
 import { readCdAccount } from '../../data/cd-account/account.js';
 import { forecastHold, type CdForecast } from '../../domain/cd-account/account.js';
@@ -292,8 +292,8 @@ export async function applyEndorsementApproval(
     else if (e.type === 'ENDORSEMENT_TYPE_MODIFICATION') await approval.changeMemberSumInsured(tenant, e);
     const deliveries = await approval.markEndorsementApproved(tenant, e, ids);
     const funded = await settleApprovedEndorsement(tenant, e);
-    // The posting holds the policy row now: the members it enrolled join the policy's kept count.
-    await foldPolicyMemberChanges(tenant, e.policy_id);
+    // The posting holds the policy row now: its kept sums take in this approval's changes (and any before).
+    await foldPolicyTallies(tenant, e.policy_id);
     return { kind: 'applied', deliveries, funded };
   });
 }

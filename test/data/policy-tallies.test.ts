@@ -1,23 +1,26 @@
 import { expect } from 'chai';
-import { checkCdLow } from '../../../data/cd-account/account.js';
-import { postCdEntry } from '../../../data/cd-account/ledger.js';
-import { TenantScope } from '../../../data/scope.js';
-import { newId } from '../../../domain/ids.js';
-import { toPaise } from '../../../domain/premium.js';
-import { makeClient, makeEmployee, makePolicy } from '../../support/factories.js';
-import { stack } from '../../support/stack.js';
+import { checkCdLow } from '../../data/cd-account/account.js';
+import { KEPT_SENT_COUNT_SQL } from '../../data/policy-tallies.js';
+import { postCdEntry } from '../../data/cd-account/ledger.js';
+import { TenantScope } from '../../data/scope.js';
+import { newId } from '../../domain/ids.js';
+import { toPaise } from '../../domain/premium.js';
+import { makeClient, makeEmployee, makePolicy } from '../support/factories.js';
+import { stack } from '../support/stack.js';
 
 const tenant = (clientId: string) => TenantScope.of(stack().serviceOrm.em, clientId);
 
 /**
- * The low-balance forecast kept on the policy (migration 0033): after any mix of the writes the
- * service makes (creates one at a time and many in one statement, holds, status changes, a premium
- * change, a discarded create), the check's `cd_pending` equals the sum it replaced, recounted from
- * the endorsements and the ledger.
+ * The sums kept on the policy (migration 0033, data/policy-tallies.ts): after any mix of the writes
+ * the service makes (creates one at a time and many in one statement, holds, status changes, a
+ * premium change, a discarded create), the CD check's `cd_pending` equals the sum it replaced,
+ * recounted from the endorsements and the ledger, and the insurer's backlog total equals its
+ * waiting rows. (The members count: test/db/member-count.test.ts.)
  */
-describe('data: the CD forecast of pending additions', () => {
+describe('data: the sums kept on the policy', () => {
   let clientId: string;
   let policyId: string;
+  let insurerId: string;
 
   const recounted = async (): Promise<string> => {
     const [row] = await tenant(clientId).sql<{ total: string }>(
@@ -31,7 +34,7 @@ describe('data: the CD forecast of pending additions', () => {
   const kept = async (): Promise<{ cd_pending: string; changes: number }> => {
     const [row] = await tenant(clientId).sql<{ cd_pending: string; changes: number }>(
       `select cd_pending::text as cd_pending,
-              (select count(*)::int from cd_pending_changes c where c.policy_id = p.id) as changes
+              (select count(*)::int from policy_tally_changes c where c.policy_id = p.id) as changes
          from policies p where p.id = ?`,
       [policyId],
     );
@@ -69,7 +72,7 @@ describe('data: the CD forecast of pending additions', () => {
 
   beforeEach(async () => {
     ({ clientId } = await makeClient());
-    ({ id: policyId } = await makePolicy(clientId, { cdBalance: '100000.00' }));
+    ({ id: policyId, insurerId } = await makePolicy(clientId, { cdBalance: '100000.00' }));
   });
 
   it('counts a create at once, and many created by one statement, at the next check', async () => {
@@ -118,10 +121,35 @@ describe('data: the CD forecast of pending additions', () => {
     await insert(await endorsementValues('3650.00'));
     const other = await makeClient();
     const seen = await tenant(other.clientId).sql<{ n: number }>(
-      'select count(*)::int as n from cd_pending_changes where policy_id = ?',
+      'select count(*)::int as n from policy_tally_changes where policy_id = ?',
       [policyId],
     );
     expect(seen).to.deep.equal([{ n: 0 }]);
     expect((await kept()).changes).to.equal(1);
+  });
+
+  it("keeps the insurer's waiting endorsements as they are sent and decided, folded or not", async () => {
+    const waiting = async () => {
+      const [row] = await tenant(clientId).sql<{ kept: string; counted: string }>(
+        `select ${KEPT_SENT_COUNT_SQL}::text as kept,
+                (select count(*) from endorsements e join policies p on p.id = e.policy_id
+                  where p.insurer_id = ? and e.status = 'ENDORSEMENT_STATUS_SENT_TO_INSURER')::text as counted`,
+        [insurerId, insurerId],
+      );
+      return row!;
+    };
+    const [a, b, c] = await insert(
+      await endorsementValues('3650.00'),
+      await endorsementValues('7300.00'),
+      await endorsementValues('100.00', 'ENDORSEMENT_STATUS_SENT_TO_INSURER'),
+    );
+    for (const id of [a!, b!]) await update(id, "status = 'ENDORSEMENT_STATUS_SENT_TO_INSURER'");
+    expect(await waiting()).to.deep.equal({ kept: '3', counted: '3' });
+    await update(a!, "status = 'ENDORSEMENT_STATUS_APPROVED'");
+    await checked();
+    await update(c!, "status = 'ENDORSEMENT_STATUS_REJECTED'");
+    expect(await waiting()).to.deep.equal({ kept: '1', counted: '1' });
+    await tenant(clientId).sql('delete from endorsements where id = ?', [b]);
+    expect(await waiting()).to.deep.equal({ kept: '0', counted: '0' });
   });
 });
