@@ -100,7 +100,10 @@ export function membersQuery(clientId: string, policyId: string, f: MemberFilter
       params: [clientId, policyId],
     },
     // Unfiltered, the total is the policy's kept count (data/policy-tallies.ts), not a read of every member.
-    count: where.length === 2 ? { sql: KEPT_MEMBER_COUNT_SQL, params: [clientId, policyId] } : undefined,
+    count:
+      !f.employeeId && !f.status && !f.search
+        ? { sql: KEPT_MEMBER_COUNT_SQL, params: [clientId, policyId] }
+        : undefined,
   };
 }
 

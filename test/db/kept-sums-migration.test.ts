@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { Orm } from '../../db/orm.js';
 import { loadBenchDataset, type BenchDataset } from '../../bench/dataset.js';
-import { ownDatabase } from '../support/own-database.js';
+import { ownDatabase, type OwnSql } from '../support/own-database.js';
 
 /**
  * Migration 0033 on a database with members and endorsements under way: each policy's `cd_pending`
@@ -14,11 +14,10 @@ describe('migration 0033: the sums kept on the policy, backfilled', function () 
   let orm: Orm;
   let drop: () => Promise<void>;
   let data: BenchDataset;
-  const sql = (query: string, params: unknown[] = []): Promise<any[]> =>
-    orm.em.getConnection().execute(query, params);
+  let sql: OwnSql;
 
   before(async () => {
-    ({ orm, drop } = await ownDatabase('kept_sums', 1));
+    ({ orm, sql, drop } = await ownDatabase('kept_sums', 1));
     await orm.getMigrator().up({ to: '0032-policy-member-count' });
     data = await loadBenchDataset(orm.em.fork(), 10, { tag: 'pending', members: 10 });
     const [p1, p2] = data.policyIds;

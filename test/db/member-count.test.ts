@@ -5,7 +5,7 @@ import { TenantScope } from '../../data/scope.js';
 import { foldPolicyTallies } from '../../data/policy-tallies.js';
 import { pageSql } from '../../data/paging.js';
 import { loadBenchDataset, type BenchDataset } from '../../bench/dataset.js';
-import { ownDatabase } from '../support/own-database.js';
+import { ownDatabase, type OwnSql } from '../support/own-database.js';
 
 /**
  * D5's total_count of a policy's unfiltered members list is the count kept on the policy (migration
@@ -16,11 +16,10 @@ describe('the members list count', function () {
   let orm: Orm;
   let drop: () => Promise<void>;
   let data: BenchDataset;
-  const sql = (query: string, params: unknown[] = []): Promise<any[]> =>
-    orm.em.getConnection().execute(query, params);
+  let sql: OwnSql;
 
   before(async () => {
-    ({ orm, drop } = await ownDatabase('member_count'));
+    ({ orm, sql, drop } = await ownDatabase('member_count'));
     await migrate(orm);
     data = await loadBenchDataset(orm.em.fork(), 2_000, { tag: 'count', members: 5_000 });
     await sql('vacuum analyze policy_members');

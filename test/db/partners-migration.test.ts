@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { Orm } from '../../db/orm.js';
-import { ownDatabase } from '../support/own-database.js';
+import { ownDatabase, type OwnSql } from '../support/own-database.js';
 
 /**
  * Migration 0024 on a database that holds what the per-client model left: two clients, each with its
@@ -11,13 +11,12 @@ describe('migration 0024: per-client partner copies folded into one row per code
   this.timeout(120_000);
   let orm: Orm;
   let drop: () => Promise<void>;
-  const sql = (query: string, params: unknown[] = []): Promise<any[]> =>
-    orm.em.getConnection().execute(query, params);
+  let sql: OwnSql;
   const applied = async () =>
     (await sql('select name from mikro_orm_migrations order by id')).map((r: { name: string }) => r.name);
 
   before(async () => {
-    ({ orm, drop } = await ownDatabase('partners', 1));
+    ({ orm, sql, drop } = await ownDatabase('partners', 1));
     await orm.getMigrator().up({ to: '0023-endorsement-batch' });
     for (const client of ['cli_a', 'cli_b']) {
       await sql(
