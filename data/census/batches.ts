@@ -19,28 +19,10 @@ const NAMED_SQL = `select n.id from employees n
                    select n.id from employees n join users nu on nu.id = n.user_id
                     where n.client_id = ? and nu.email_key = any(array[?]::text[])`;
 
-type CoverRow = { employee_id: string; dependent_id: string | null } & PlanEmployee['cover'][number];
+type CoverRow = { employee_id: string } & PlanEmployee['cover'][number];
 type EmployeeRow = Omit<PlanEmployee, 'cover' | 'open' | 'dependents' | 'details'> &
   NonNullable<PlanEmployee['details']>;
 type DependentRow = Omit<PlanDependent, 'cover'> & { employee_id: string };
-
-/**
- * What a census plan reads, whatever the census's size: the client's ACTIVE policies with their
- * available CD balance and the client's exit mode (readCensusPolicies), and the employees the
- * census names (readNamedEmployees).
- */
-export async function readCensusSnapshot(
-  scope: TenantScope,
-  codes: readonly string[],
-  emailKeys: readonly string[],
-  today: string,
-): Promise<CensusSnapshot> {
-  const [policies, employees] = await Promise.all([
-    readCensusPolicies(scope),
-    readNamedEmployees(scope, codes, emailKeys, today),
-  ]);
-  return { ...policies, employees };
-}
 
 /** The client's ACTIVE policies with their available CD balance, and its exit mode (two statements at once). */
 export async function readCensusPolicies(
@@ -67,12 +49,12 @@ export async function readCensusPolicies(
 
 /**
  * The employees named by code or by a row's e-mail, with their stored details, their own cover on
- * `today` (D10), their open endorsements and their dependents with each one's cover. Planned for
- * 10,000 names: four statements at once on the pool, each a flat set of rows (no per-employee
- * subquery or JSON built in PostgreSQL), put together here by employee id; the employees named
- * matched in each statement (NAMED_SQL), then their members, open endorsements (a literal status
- * list, as the partial index endorsements_one_open's) and dependents hash-joined for thousands of
- * names, looked up by index (policy_members_employee, dependents_employee) for a few.
+ * `today` (D10) and their open endorsements; their dependents are readFamilies'. Planned for 10,000
+ * names: three statements at once on the pool, each a flat set of rows (no per-employee subquery or
+ * JSON built in PostgreSQL), put together here by employee id; the employees named matched in each
+ * statement (NAMED_SQL), then their own members and open endorsements (a literal status list, as
+ * the partial index endorsements_one_open's) hash-joined for thousands of names, looked up by index
+ * (policy_members_employee) for a few.
  */
 export async function readNamedEmployees(
   scope: TenantScope,
@@ -82,7 +64,7 @@ export async function readNamedEmployees(
 ): Promise<PlanEmployee[]> {
   const c = scope.clientId;
   const named = [c, codes, c, emailKeys];
-  const [people, covers, opens, families] = await Promise.all([
+  const [people, covers, opens] = await Promise.all([
     scope.sql<EmployeeRow>(
       `select e.id, e.employee_code, u.email_key, e.name, e.email, e.phone_number,
               e.date_of_birth::text as date_of_birth, e.gender, e.status
@@ -91,23 +73,16 @@ export async function readNamedEmployees(
       [c, ...named],
     ),
     scope.sql<CoverRow>(
-      `select m.employee_id, m.dependent_id, m.policy_id, m.sum_insured::text as sum_insured,
+      `select m.employee_id, m.policy_id, m.sum_insured::text as sum_insured,
               m.coverage_start_date::text as start, m.coverage_end_date::text as end
          from policy_members m
-        where m.client_id = ? and m.employee_id in (${NAMED_SQL}) and ${activeOnSql('m')}`,
+        where m.client_id = ? and m.employee_id in (${NAMED_SQL}) and m.dependent_id is null
+          and ${activeOnSql('m')}`,
       [c, ...named, today],
     ),
     scope.sql<{ employee_id: string; policy_id: string; endorsement_id: string }>(
       `select o.employee_id, o.policy_id, o.id as endorsement_id from endorsements o
         where o.client_id = ? and o.employee_id in (${NAMED_SQL}) and o.status in ${OPEN_STATUS_SQL}`,
-      [c, ...named],
-    ),
-    scope.sql<DependentRow>(
-      `select d.employee_id, d.id, d.relationship, d.name, d.date_of_birth::text as date_of_birth,
-              d.event_date::text as event_date
-         from dependents d
-        where d.client_id = ? and d.employee_id in (${NAMED_SQL})
-        order by d.employee_id, d.created_at, d.id`,
       [c, ...named],
     ),
   ]);
@@ -123,23 +98,54 @@ export async function readNamedEmployees(
       status: e.status,
     };
     const { id, employee_code, email_key } = e;
-    employees.set(id, { id, employee_code, email_key, details, cover: [], open: [], dependents: [] });
-  }
-  const dependents = new Map<string, PlanDependent>();
-  for (const d of families) {
-    const { id, relationship, name, date_of_birth, event_date } = d;
-    const dependent: PlanDependent = { id, relationship, name, date_of_birth, event_date, cover: [] };
-    dependents.set(id, dependent);
-    employees.get(d.employee_id)?.dependents!.push(dependent);
+    employees.set(id, { id, employee_code, email_key, details, cover: [], open: [] });
   }
   for (const m of covers) {
     const cover = { policy_id: m.policy_id, sum_insured: m.sum_insured, start: m.start, end: m.end };
-    if (m.dependent_id === null) employees.get(m.employee_id)?.cover.push(cover);
-    else dependents.get(m.dependent_id)?.cover.push(cover);
+    employees.get(m.employee_id)?.cover.push(cover);
   }
   for (const o of opens)
     employees.get(o.employee_id)?.open.push({ policy_id: o.policy_id, endorsement_id: o.endorsement_id });
   return [...employees.values()];
+}
+
+/**
+ * The dependents of the employees with these codes, each with its own cover on `today` (D10), by
+ * employee id (an employee without dependents is absent). Read only for the employees a dependent's
+ * row names: no other row's plan looks at a family, and in a census of joiners the families would be
+ * most of the rows read. One statement, a flat row per dependent and cover.
+ */
+export async function readFamilies(
+  scope: TenantScope,
+  codes: readonly string[],
+  today: string,
+): Promise<Map<string, PlanDependent[]>> {
+  const families = new Map<string, PlanDependent[]>();
+  if (codes.length === 0) return families;
+  const rows = await scope.sql<DependentRow & { policy_id: string | null } & Omit<CoverRow, 'employee_id'>>(
+    `select d.employee_id, d.id, d.relationship, d.name, d.date_of_birth::text as date_of_birth,
+            d.event_date::text as event_date, m.policy_id, m.sum_insured::text as sum_insured,
+            m.coverage_start_date::text as start, m.coverage_end_date::text as end
+       from dependents d
+       left join policy_members m on m.client_id = d.client_id and m.dependent_id = d.id and ${activeOnSql('m')}
+      where d.client_id = ?
+        and d.employee_id in (select e.id from employees e where e.client_id = ? and e.employee_code = any(array[?]::text[]))
+      order by d.employee_id, d.created_at, d.id`,
+    [today, scope.clientId, scope.clientId, codes],
+  );
+  let last: PlanDependent | undefined;
+  for (const r of rows) {
+    if (last?.id !== r.id) {
+      const { id, relationship, name, date_of_birth, event_date } = r;
+      last = { id, relationship, name, date_of_birth, event_date, cover: [] };
+      const family = families.get(r.employee_id);
+      if (family) family.push(last);
+      else families.set(r.employee_id, [last]);
+    }
+    if (r.policy_id !== null)
+      last.cover.push({ policy_id: r.policy_id, sum_insured: r.sum_insured, start: r.start, end: r.end });
+  }
+  return families;
 }
 
 /** A census row as staged at commit: its plan, and a new employee's details (personal data). */

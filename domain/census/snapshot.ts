@@ -40,7 +40,7 @@ export interface PlanEmployee {
   cover: { policy_id: string; sum_insured: string | null; start: string; end: string }[];
   /** Their open endorsements (PENDING or SENT_TO_INSURER). */
   open: { policy_id: string; endorsement_id: string }[];
-  /** Their dependents, each with its own cover (absent: none). */
+  /** Their dependents, each with its own cover (absent: none, or not read: only a dependent's row looks at them). */
   dependents?: PlanDependent[];
   /** Their stored details, which a row restating them differently updates (absent: not compared). */
   details?: StoredDetails;

@@ -1,6 +1,7 @@
 import {
   insertCensusBatch,
   readCensusPolicies,
+  readFamilies,
   readNamedEmployees,
   discardCensusBatch,
   type StagedRow,
@@ -21,6 +22,7 @@ import {
   type RowPlan,
 } from '../../domain/census/plan.js';
 import { RELATIONSHIP_OF } from '../../domain/census/dependents.js';
+import type { PlanDependent } from '../../domain/census/snapshot.js';
 import { emailKey } from '../../domain/employees.js';
 import { newId } from '../../domain/ids.js';
 import { CENSUS_BATCH_WORKFLOW, censusBatchStartOptions } from '../../workflows/census-batch/contract.js';
@@ -64,13 +66,17 @@ export const CENSUS_NAMES_PER_READ = 2_000;
  * The employees a census names, read while the census is still being parsed: the names (codes, and
  * the e-mails rows give) are sent CENSUS_NAMES_PER_READ at a time, each read once the one before
  * it has answered, so at most one is in flight and the reads keep pace with the parsing. An
- * employee named in two reads (by code in one, by e-mail in another) is kept once.
+ * employee named in two reads (by code in one, by e-mail in another) is kept once. Families are
+ * read only for the codes a dependent's row names (readFamilies), in the same read as the names
+ * that reach it, and put on their employees once every read has answered.
  */
 class NamedEmployeesReader {
   private readonly employees = new Map<string, PlanEmployee>();
+  private readonly families = new Map<string, PlanDependent[]>();
   private readonly codes = new Set<string>();
   private readonly emails = new Set<string>();
-  private pending = { codes: [] as string[], emails: [] as string[] };
+  private readonly familyCodes = new Set<string>();
+  private pending = { codes: [] as string[], emails: [] as string[], families: [] as string[] };
   private reading: Promise<void> = Promise.resolve();
   private failure: { error: unknown } | null = null;
 
@@ -79,25 +85,34 @@ class NamedEmployeesReader {
     private readonly today: string,
   ) {}
 
-  /** A row whose cells passed their rules: its code and e-mail are read (once each). */
+  /** A row whose cells passed their rules: its code and e-mail are read (once each), and a dependent's row its family. */
   add(row: CensusRow): void {
     if (!this.codes.has(row.employeeCode)) {
       this.codes.add(row.employeeCode);
       this.pending.codes.push(row.employeeCode);
+    }
+    if (row.relationship !== 'self' && !this.familyCodes.has(row.employeeCode)) {
+      this.familyCodes.add(row.employeeCode);
+      this.pending.families.push(row.employeeCode);
     }
     const email = row.email ? emailKey(row.email) : undefined;
     if (email !== undefined && !this.emails.has(email)) {
       this.emails.add(email);
       this.pending.emails.push(email);
     }
-    if (this.pending.codes.length + this.pending.emails.length >= CENSUS_NAMES_PER_READ) this.send();
+    const { codes, emails, families } = this.pending;
+    if (codes.length + emails.length + families.length >= CENSUS_NAMES_PER_READ) this.send();
   }
 
-  /** Every employee named, once the last names have been read. */
+  /** Every employee named, with the families read, once the last names have been read. */
   async all(): Promise<PlanEmployee[]> {
     this.send();
     await this.reading;
     if (this.failure) throw this.failure.error;
+    for (const [id, dependents] of this.families) {
+      const employee = this.employees.get(id);
+      if (employee) employee.dependents = dependents;
+    }
     return [...this.employees.values()];
   }
 
@@ -107,15 +122,19 @@ class NamedEmployeesReader {
   }
 
   private send(): void {
-    const { codes, emails } = this.pending;
-    if (codes.length + emails.length === 0) return;
-    this.pending = { codes: [], emails: [] };
+    const { codes, emails, families } = this.pending;
+    if (codes.length + emails.length + families.length === 0) return;
+    this.pending = { codes: [], emails: [], families: [] };
     // Chained, and a failure kept for all(): a census refused part way never leaves a read unawaited.
     this.reading = this.reading.then(async () => {
       if (this.failure) return;
       try {
-        for (const e of await readNamedEmployees(this.scope, codes, emails, this.today))
-          this.employees.set(e.id, e);
+        const [named, read] = await Promise.all([
+          codes.length + emails.length > 0 ? readNamedEmployees(this.scope, codes, emails, this.today) : [],
+          readFamilies(this.scope, families, this.today),
+        ]);
+        for (const e of named) this.employees.set(e.id, e);
+        for (const [id, dependents] of read) this.families.set(id, dependents);
       } catch (error) {
         this.failure = { error };
       }

@@ -1,0 +1,58 @@
+import { expect } from 'chai';
+import { TenantScope } from '../../../data/scope.js';
+import { CENSUS_NAMES_PER_READ, planCensus } from '../../../usecases/census/census.js';
+import { census, newJoiner, type CensusRowIn } from '../../support/census.js';
+import { makeDependent, makeMember } from '../../support/factories.js';
+import { stack } from '../../support/stack.js';
+
+const TODAY = '2026-11-24';
+
+describe('census planning reads (usecases/census/census.ts)', () => {
+  it('finds a stored dependent named by a row after the read that named their employee', async () => {
+    const w = await census();
+    const wife = await makeDependent(w.clientId, w.covered.id, {
+      name: 'Asha Census',
+      relationship: 'SPOUSE',
+      dateOfBirth: '1991-03-03',
+    });
+    await makeMember(w.clientId, w.policyId, { id: w.covered.id, name: 'Covered' }, { dependentId: wife.id });
+    // Row 1 names the employee in the first read; the joiners (a code and an e-mail each) fill it,
+    // so the spouse's row comes in a later read, which must still find her.
+    const joiners = Array.from({ length: CENSUS_NAMES_PER_READ / 2 + 10 }, (_, i) =>
+      newJoiner(`P-${i}-${w.clientId.slice(-6)}`),
+    );
+    const rows: CensusRowIn[] = [
+      {
+        employee_code: w.covered.employeeCode,
+        action: 'add',
+        effective_date: '2026-12-01',
+        policy_id: w.policyId,
+      },
+      ...joiners,
+      {
+        employee_code: w.covered.employeeCode,
+        name: 'ASHA CENSUS',
+        date_of_birth: '1991-03-03',
+        gender: 'female',
+        relationship: 'spouse',
+        action: 'delete',
+        effective_date: '2027-01-31',
+      },
+    ];
+    const scope = TenantScope.of(stack().orm.em, w.clientId);
+    const plan = await planCensus(scope, { kind: 'json', rows }, TODAY);
+
+    const [first] = plan.rows;
+    expect(first!.errors).to.deep.equal([
+      { field: 'row', reason: 'the employee is already covered by this policy', reveals: 'coverage' },
+    ]);
+    const spouse = plan.rows.at(-1)!;
+    expect(spouse.errors).to.deep.equal([]);
+    expect(spouse.endorsement).to.include({
+      type: 'ENDORSEMENT_TYPE_DELETION',
+      policy_id: w.policyId,
+      coverage_end_date: '2027-01-31',
+    });
+    expect(plan.totals).to.include({ rows: rows.length, ok: rows.length - 1, errors: 1 });
+  });
+});
