@@ -27,9 +27,10 @@ import { FILE_PEER_PREFIX, startBenchStack, type BenchStack } from './stack.js';
  *   (CENSUS_CHUNKS_AT_ONCE x CENSUS_STARTS_AT_ONCE) on the no-op worker (no database), until that
  *   worker's workflow task backlog is empty.
  * Memory: the peak RSS of the worker and the API during the commit, the worker's heaps after its last
- * full collection. Past D16's bound of 10,000 rows a census the rows go as files of 10,000, all
- * committed at once (as an HR team splits a larger intake), timed until every batch is COMPLETED and
- * every row reviewed; the dry run is the first file's. BENCH_CENSUS_PEERS=none measures ours alone
+ * full collection. Past D16's bound of 10,000 rows a census the rows go as files of 10,000, each
+ * committed as soon as the one before answers (as an HR team splits a larger intake), timed until
+ * every batch is COMPLETED and every row reviewed; the dry run is the first file's.
+ * BENCH_CENSUS_PEERS=none measures ours alone
  * (the 50,000-row run: BENCH_CENSUS_ROWS=50000 BENCH_CENSUS_PEERS=none);
  * BENCH_CENSUS_COMMIT=none measures the dry run alone (no commit, no commit peers).
  * BENCH_CENSUS_ROUNDS (default 1) repeats parsing and the dry run, alternately, and quotes the
