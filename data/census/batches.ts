@@ -22,7 +22,10 @@ const NAMED_SQL = `select n.id from employees n
 type CoverRow = { employee_id: string } & PlanEmployee['cover'][number];
 type EmployeeRow = Omit<PlanEmployee, 'cover' | 'open' | 'dependents' | 'details'> &
   NonNullable<PlanEmployee['details']>;
-type DependentRow = Omit<PlanDependent, 'cover'> & { employee_id: string };
+/** A dependent with one of its covers (the cover's fields null when it has none on the day). */
+type FamilyRow = Omit<PlanDependent, 'cover'> & { employee_id: string } & {
+  [K in keyof PlanDependent['cover'][number]]: PlanDependent['cover'][number][K] | null;
+};
 
 /** The client's ACTIVE policies with their available CD balance, and its exit mode (two statements at once). */
 export async function readCensusPolicies(
@@ -86,7 +89,7 @@ export async function readNamedEmployees(
       [c, ...named],
     ),
   ]);
-  // Fields picked by name: a rest pattern copies each of 40,000 rows through a slow generic path.
+  // Fields picked by name: a rest pattern copies each of 10,000 rows through a slow generic path.
   const employees = new Map<string, PlanEmployee>();
   for (const e of people) {
     const details = {
@@ -122,7 +125,7 @@ export async function readFamilies(
 ): Promise<Map<string, PlanDependent[]>> {
   const families = new Map<string, PlanDependent[]>();
   if (codes.length === 0) return families;
-  const rows = await scope.sql<DependentRow & { policy_id: string | null } & Omit<CoverRow, 'employee_id'>>(
+  const rows = await scope.sql<FamilyRow>(
     `select d.employee_id, d.id, d.relationship, d.name, d.date_of_birth::text as date_of_birth,
             d.event_date::text as event_date, m.policy_id, m.sum_insured::text as sum_insured,
             m.coverage_start_date::text as start, m.coverage_end_date::text as end
@@ -142,7 +145,7 @@ export async function readFamilies(
       if (family) family.push(last);
       else families.set(r.employee_id, [last]);
     }
-    if (r.policy_id !== null)
+    if (r.policy_id !== null && r.start !== null && r.end !== null)
       last.cover.push({ policy_id: r.policy_id, sum_insured: r.sum_insured, start: r.start, end: r.end });
   }
   return families;
