@@ -19,6 +19,8 @@ export interface ClusterOptions {
   numHistoryShards?: number;
   /** The front door's port; 0 takes a free one. */
   port?: number;
+  /** Ports something else in this run listens on (the UI's, the codec server's): never a node's. */
+  reservedPorts?: number[];
   logLevel?: 'debug' | 'info' | 'warn' | 'error';
   log?: (line: string) => void;
 }

@@ -42,8 +42,11 @@ export async function startTemporalCluster(opts: ClusterOptions): Promise<Runnin
   const tls = await createClusterTls(path.join(opts.dir, 'tls'));
 
   const nodes: ClusterNode[] = [];
+  // Every node's ports are chosen before any node listens, so the check in lowFreePort cannot see
+  // the ones already given out: they (and the ports others in this run will take) are skipped here.
+  const taken = new Set([opts.port ?? 0, ...(opts.reservedPorts ?? [])]);
   for (let i = 1; i <= (opts.nodes ?? 2); i++) {
-    const ports = await nodePorts();
+    const ports = await nodePorts(taken);
     nodes.push({
       name: `node-${i}`,
       ports,
@@ -112,10 +115,10 @@ export async function startTemporalCluster(opts: ClusterOptions): Promise<Runnin
   return cluster;
 }
 
-async function nodePorts(): Promise<NodePorts> {
+async function nodePorts(taken: Set<number>): Promise<NodePorts> {
   const ports = {} as NodePorts;
   for (const service of SERVICES) {
-    ports[service] = { grpc: await lowFreePort(), membership: await lowFreePort() };
+    ports[service] = { grpc: await lowFreePort(taken), membership: await lowFreePort(taken) };
   }
   return ports;
 }
@@ -125,16 +128,21 @@ async function nodePorts(): Promise<NodePorts> {
  * (`cluster_membership.rpc_port`), so the kernel's ephemeral ports (32768 and up) make a node exit
  * at start with "value … is out of range for type smallint". Outside the ephemeral range, no outgoing
  * connection takes it between this check and the listen either (the cluster's UI uses it for that).
+ * A port in `taken` is never returned, and the one returned is added to it.
  */
-export async function lowFreePort(): Promise<number> {
+export async function lowFreePort(taken = new Set<number>()): Promise<number> {
   for (;;) {
     const port = 20_000 + Math.floor(Math.random() * 12_000);
+    if (taken.has(port)) continue;
     const free = await new Promise<boolean>((resolve) => {
       const server = net.createServer();
       server.once('error', () => resolve(false));
       server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
     });
-    if (free) return port;
+    if (free) {
+      taken.add(port);
+      return port;
+    }
   }
 }
 

@@ -57,6 +57,7 @@ async function main(): Promise<void> {
     cli: await resolveTemporalCli(config.TEMPORAL_CLI_PATH),
     dir,
     port: config.TEMPORAL_CLUSTER_PORT,
+    reservedPorts: [config.TEMPORAL_CLUSTER_UI_PORT, config.CODEC_SERVER_PORT],
     logLevel: 'warn',
     log,
   });

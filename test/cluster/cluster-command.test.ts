@@ -25,7 +25,12 @@ describe('npm run cluster: the cluster with its Web UI', function () {
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ghi-npm-cluster-'));
     // Run as root, the embedded PostgreSQL runs as the postgres user, who must enter DATA_DIR.
     fs.chmodSync(dataDir, 0o755);
-    ports = { frontDoor: await lowFreePort(), ui: await lowFreePort(), codec: await lowFreePort() };
+    const taken = new Set<number>();
+    ports = {
+      frontDoor: await lowFreePort(taken),
+      ui: await lowFreePort(taken),
+      codec: await lowFreePort(taken),
+    };
     const env = Object.fromEntries(
       Object.entries(process.env).filter(
         ([k]) => !k.startsWith('DATABASE_') && !k.startsWith('TEMPORAL_TLS'),
