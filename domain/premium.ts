@@ -19,21 +19,23 @@ const DECIMAL = /^(-)?(\d{1,15})(?:\.(\d{1,2}))?$/;
 
 /** Exact decimal (string such as "3650.00", or a finite number with at most 2 decimals) to paise. */
 export function toPaise(amount: string | number): bigint {
+  const paise = paiseOrNull(amount);
+  if (paise === null) throw new RangeError('not a decimal amount with at most 2 decimals');
+  return paise;
+}
+
+/** toPaise's reading, null where toPaise throws (checks in bulk pay no exception). */
+function paiseOrNull(amount: string | number): bigint | null {
   const text = typeof amount === 'number' ? numberText(amount) : amount.trim();
   const m = DECIMAL.exec(text);
-  if (!m) throw new RangeError('not a decimal amount with at most 2 decimals');
+  if (!m) return null;
   const paise = BigInt(m[2]!) * 100n + BigInt((m[3] ?? '').padEnd(2, '0'));
   return m[1] ? -paise : paise;
 }
 
 /** True when the value is an amount toPaise accepts. */
 export function isAmount(amount: string | number): boolean {
-  try {
-    toPaise(amount);
-    return true;
-  } catch {
-    return false;
-  }
+  return paiseOrNull(amount) !== null;
 }
 
 function numberText(n: number): string {
@@ -114,9 +116,22 @@ export function modificationPremium(
 
 /** The policy slab with exactly this sum insured, compared in paise ("300000" = "300000.00"). */
 export function findSlab(slabs: readonly Slab[], sumInsured: string | number): Slab | undefined {
-  if (!isAmount(sumInsured)) return undefined;
-  const wanted = toPaise(sumInsured);
-  return slabs.find((s) => isAmount(s.sum_insured) && toPaise(s.sum_insured) === wanted);
+  const wanted = paiseOrNull(sumInsured);
+  if (wanted === null) return undefined;
+  const paise = slabPaise(slabs);
+  const at = paise.indexOf(wanted);
+  return at === -1 ? undefined : slabs[at];
+}
+
+/**
+ * Each slab's sum insured in paise (null: not an amount), read once per slab list: a census prices
+ * every row against its policy's same list. Keyed weakly by the list, which nobody changes in place.
+ */
+const slabPaiseOf = new WeakMap<readonly Slab[], (bigint | null)[]>();
+function slabPaise(slabs: readonly Slab[]): (bigint | null)[] {
+  let paise = slabPaiseOf.get(slabs);
+  if (!paise) slabPaiseOf.set(slabs, (paise = slabs.map((s) => paiseOrNull(s.sum_insured))));
+  return paise;
 }
 
 /** The stored decimal form of an amount ("300000" -> "300000.00"). */

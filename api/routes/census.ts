@@ -200,15 +200,16 @@ export const censusRoutes = [
       if (query.dry_run !== 'true') return commit(deps, scope, auth, planned);
       const view = censusViewOf(auth.scopes);
       ctx.status = 200;
-      ctx.body = {
-        payload: dryRunPayload.parse({
-          dry_run: true,
-          rows: planned.rows.map((r) => presentRowPlan(r, view)),
-          totals: presentTotals(planned.totals, view),
-          message: 'Census checked; nothing was written',
-          success: true,
-        }),
+      // Built to the schema's type by the presenters, not parsed again: 10,000 rows' answer is checked
+      // against the contract by the tests (every answer they receive), not on every dry run.
+      const payload: z.output<typeof dryRunPayload> = {
+        dry_run: true,
+        rows: planned.rows.map((r) => presentRowPlan(r, view)),
+        totals: presentTotals(planned.totals, view),
+        message: 'Census checked; nothing was written',
+        success: true,
       };
+      ctx.body = { payload };
       return undefined;
     },
   }),

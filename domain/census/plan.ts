@@ -74,6 +74,21 @@ const COLUMN_ORDER = new Map<string, number>([...CENSUS_FIELDS, 'row'].map((f, i
 const inColumnOrder = (errors: readonly RowError[]): RowError[] =>
   [...errors].sort((a, b) => COLUMN_ORDER.get(a.field)! - COLUMN_ORDER.get(b.field)!);
 
+/** An accepted row's plan: what it does over a plan that does nothing, built once (not copied from another plan). */
+const okPlan = (row: CensusRow, does: Partial<RowPlan>): RowPlan => ({
+  row: row.row,
+  status: 'ok',
+  errors: [],
+  employee_code: row.employeeCode,
+  creates_employee: false,
+  adds_dependent: false,
+  updates_employee: false,
+  employee_row: null,
+  endorsement: null,
+  exit: null,
+  ...does,
+});
+
 /** A row that failed its cells' rules, in plan form (so a report lists every row). */
 export const invalidRowPlan = (row: number, employeeCode: string, errors: RowError[]): RowPlan => ({
   row,
@@ -144,18 +159,12 @@ export class CensusPlanner {
     if (creates) this.created.set(row.employeeCode, row.row);
     if (creates || updates) this.byEmail.set(emailKey(row.email ?? existing!.email_key), row.employeeCode);
     this.opened.set(`${row.employeeCode}|${endorsement!.policy_id}`, row.row);
-    return {
-      ...this.okPlan(row),
+    return okPlan(row, {
       creates_employee: creates,
       updates_employee: updates,
       employee_row: creates ? null : (this.created.get(row.employeeCode) ?? null),
       endorsement,
-    };
-  }
-
-  /** An ok row's plan before what it does. */
-  private okPlan(row: CensusRow): RowPlan {
-    return { ...invalidRowPlan(row.row, row.employeeCode, []), status: 'ok' };
+    });
   }
 
   /**
@@ -183,7 +192,7 @@ export class CensusPlanner {
     const mode = this.snapshot.exit_mode ?? 'automatic';
     if (mode === 'automatic')
       for (const d of deletions) this.opened.set(`${row.employeeCode}|${d.policy_id}`, row.row);
-    return { ...this.okPlan(row), exit: { date_of_leaving: row.effectiveDate, mode, deletions } };
+    return okPlan(row, { exit: { date_of_leaving: row.effectiveDate, mode, deletions } });
   }
 
   /** A changed e-mail that another employee (stored or created by an earlier row) holds. */
@@ -232,12 +241,7 @@ export class CensusPlanner {
       ]);
     }
     if (endorsement) this.opened.set(`${code}|${endorsement.policy_id}`, row.row);
-    return {
-      ...this.okPlan(row),
-      adds_dependent: row.action === 'add',
-      employee_row: employeeRow,
-      endorsement,
-    };
+    return okPlan(row, { adds_dependent: row.action === 'add', employee_row: employeeRow, endorsement });
   }
 
   /**
@@ -304,14 +308,16 @@ export class CensusPlanner {
     p: CandidatePolicy,
     employeeId: string,
   ): EndorsementRequest {
-    const base = { employeeId, policyId: p.id, type, ...(row.sumInsured && { sumInsured: row.sumInsured }) };
-    if (type === 'ENDORSEMENT_TYPE_DELETION')
-      return {
-        ...base,
-        coverageStartDate: p.member_start ?? p.start_date,
-        coverageEndDate: row.effectiveDate,
-      };
-    return { ...base, coverageStartDate: row.effectiveDate, coverageEndDate: p.member_end ?? p.end_date };
+    const deletion = type === 'ENDORSEMENT_TYPE_DELETION';
+    const req: EndorsementRequest = {
+      employeeId,
+      policyId: p.id,
+      type,
+      coverageStartDate: deletion ? (p.member_start ?? p.start_date) : row.effectiveDate,
+      coverageEndDate: deletion ? row.effectiveDate : (p.member_end ?? p.end_date),
+    };
+    if (row.sumInsured) req.sumInsured = row.sumInsured;
+    return req;
   }
 
   /** D7's candidate rows for this employee (none covered yet for a new one), with earlier rows' opens. */
@@ -386,7 +392,8 @@ export function planTotals(plans: readonly RowPlan[], policies: readonly PlanPol
   };
   const perPolicy = new Map<string, { debit: bigint; credit: bigint; after?: string; waiting: number }>();
   let premium = 0n;
-  for (const e of plans.flatMap(createdEndorsements)) {
+  const counts = { ok: 0, employees_created: 0, employees_updated: 0, exits: 0 };
+  const add = (e: PlannedEndorsement) => {
     endorsements[e.type] += 1;
     const paise = toPaise(e.premium_impact);
     premium += paise;
@@ -398,6 +405,14 @@ export function planTotals(plans: readonly RowPlan[], policies: readonly PlanPol
       if (e.cd.waits_for_funds) acc.waiting += 1;
     }
     perPolicy.set(e.policy_id, acc);
+  };
+  // One pass over the plans (a census has ten thousand).
+  for (const p of plans) {
+    if (p.status === 'ok') counts.ok += 1;
+    if (p.creates_employee) counts.employees_created += 1;
+    if (p.updates_employee) counts.employees_updated += 1;
+    if (p.exit) counts.exits += 1;
+    createdEndorsements(p).forEach(add);
   }
   const cd = [...perPolicy.entries()]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
@@ -413,14 +428,13 @@ export function planTotals(plans: readonly RowPlan[], policies: readonly PlanPol
         ...(acc.after !== undefined && { available_after: acc.after, waiting: acc.waiting }),
       };
     });
-  const ok = plans.filter((p) => p.status === 'ok').length;
   return {
     rows: plans.length,
-    ok,
-    errors: plans.length - ok,
-    employees_created: plans.filter((p) => p.creates_employee).length,
-    employees_updated: plans.filter((p) => p.updates_employee).length,
-    exits: plans.filter((p) => p.exit).length,
+    ok: counts.ok,
+    errors: plans.length - counts.ok,
+    employees_created: counts.employees_created,
+    employees_updated: counts.employees_updated,
+    exits: counts.exits,
     endorsements,
     premium: formatPaise(premium),
     cd,

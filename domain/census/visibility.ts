@@ -53,6 +53,8 @@ const shows = (view: CensusView, fact: CensusFact | undefined) => !fact || view[
  * or refused) always shows.
  */
 export function visibleRowPlan(plan: RowPlan, view: CensusView): RowPlan {
+  // A token that reads everything sees an accepted row as planned (a dry run's usual ten thousand).
+  if (plan.errors.length === 0 && view.cd && view.coverage && view.employees) return plan;
   const errors: RowError[] = [];
   for (const e of plan.errors) {
     const shown: RowError = shows(view, e.reveals) ? e : { field: 'row', reason: withheldReason(e.reveals!) };

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { isCalendarDate } from '../../domain/dates.js';
+import { daysBetween, isCalendarDate } from '../../domain/dates.js';
 
 /** The reading every date field of the API shares: a YYYY-MM-DD string naming a real day. */
 function byDate(value: string): boolean {
@@ -30,5 +30,31 @@ describe('domain: calendar dates', () => {
         }
       }
     }
+  });
+});
+
+describe('domain: days between two dates', () => {
+  const byDate = (a: string, b: string) =>
+    Math.round((Date.parse(`${b}T00:00:00Z`) - Date.parse(`${a}T00:00:00Z`)) / 86_400_000);
+
+  it('counts the days the Date calendar counts, across leap days, centuries and the epoch', () => {
+    const from = ['0100-03-01', '1600-02-28', '1899-12-31', '1969-12-31', '1970-01-01', '2024-02-28'];
+    for (const a of from) {
+      const start = Date.parse(`${a}T00:00:00Z`);
+      for (let step = 0; step <= 1_200; step += 7) {
+        for (const span of [step, step * 61, step * 401]) {
+          const b = new Date(start + span * 86_400_000).toISOString().slice(0, 10);
+          expect(daysBetween(a, b), `${a}..${b}`).to.equal(byDate(a, b));
+          expect(daysBetween(b, a), `${b}..${a}`).to.equal(byDate(b, a));
+        }
+      }
+    }
+    expect(daysBetween('2028-01-01', '2028-12-31')).to.equal(365);
+    expect(daysBetween('2026-04-01', '2026-04-01')).to.equal(0);
+  });
+
+  it('answers NaN for a value that is not a YYYY-MM-DD date, as the Date calendar does', () => {
+    expect(daysBetween('2026-1-01', '2026-02-01')).to.be.NaN;
+    expect(daysBetween('2026-01-01', 'soon')).to.be.NaN;
   });
 });

@@ -8,6 +8,7 @@ import {
   modificationPremium,
   proRata,
   toPaise,
+  type Slab,
 } from '../../domain/premium.js';
 
 /** Hand calculations of D7's pro-rata rule: actual covered days (inclusive) / actual policy days. */
@@ -77,5 +78,21 @@ describe('premium (pro-rata, exact decimals)', () => {
     expect(findSlab(slabs, '300000')?.annual_premium).to.equal('3650.00');
     expect(findSlab(slabs, 400000)).to.equal(undefined);
     expect(findSlab(slabs, 'x')).to.equal(undefined);
+  });
+});
+
+describe('domain: a slab by its sum insured', () => {
+  it('finds the slab equal in paise, in each list as it is now', () => {
+    const slabs: Slab[] = [
+      { sum_insured: '300000.00', annual_premium: '3650.00' },
+      { sum_insured: '500000', annual_premium: '5000.00' },
+    ];
+    expect(findSlab(slabs, '300000')).to.equal(slabs[0]);
+    expect(findSlab(slabs, 500000)).to.equal(slabs[1]);
+    expect(findSlab(slabs, '500000.5')).to.equal(undefined);
+    expect(findSlab(slabs, 'lots')).to.equal(undefined);
+    const replaced: Slab[] = [{ sum_insured: '500000.50', annual_premium: '5000.00' }];
+    expect(findSlab(replaced, '500000.5')).to.equal(replaced[0]);
+    expect(findSlab(replaced, '300000')).to.equal(undefined);
   });
 });
