@@ -29,7 +29,8 @@ function paiseOrNull(amount: string | number): bigint | null {
   const text = typeof amount === 'number' ? numberText(amount) : amount.trim();
   const m = DECIMAL.exec(text);
   if (!m) return null;
-  const paise = BigInt(m[2]!) * 100n + BigInt((m[3] ?? '').padEnd(2, '0'));
+  // One BigInt of the digits with the decimals padded to two: the amount in paise.
+  const paise = BigInt(`${m[2]!}${(m[3] ?? '').padEnd(2, '0')}`);
   return m[1] ? -paise : paise;
 }
 
