@@ -8,7 +8,7 @@ import {
 import { transitionGrant } from '../data/grants/grants.js';
 import { queueWithdrawal, routeToInsurer, type InsurerRoute } from '../data/insurer-exchange/cut-off.js';
 import type { SystemScope } from '../data/scope.js';
-import type { EndorsementStatus, GrantStatus } from '../domain/enums.js';
+import { OPEN_ENDORSEMENT_STATUSES, type EndorsementStatus, type GrantStatus } from '../domain/enums.js';
 import { startDeliveries, type DeliveryStartDeps } from './webhooks/deliveries.js';
 
 /**
@@ -100,10 +100,16 @@ export async function routeAfterReview(
       'ENDORSEMENT_STATUS_SENT_TO_INSURER',
       'sent_to_insurer',
     );
+    // Closed already: this run routed it and went on to its decision in a workflow task whose
+    // completion was refused (signals arrived meanwhile), so its local steps run again on replay.
+    // Routing again changes nothing; the steps after it are guarded the same way.
+    if (moved.kind === 'conflict' && !isOpen(moved.status)) return { kind: 'routed', route };
     if (moved.kind !== 'done') return moved;
   }
   return { kind: 'routed', route };
 }
+
+const isOpen = (status: string): boolean => (OPEN_ENDORSEMENT_STATUSES as readonly string[]).includes(status);
 
 /** D7 + D14: a file insurer's endorsement cancelled after delivery is withdrawn by the next cut-off. */
 export async function queueFileWithdrawal(system: SystemScope, id: string): Promise<boolean> {

@@ -30,6 +30,7 @@ import { recordHistory } from '../support/record-history.js';
 import { closeSftpServer, startSftpServer, type SftpServer } from '../support/sftp-server.js';
 import { stack, TEST_KEYS } from '../support/stack.js';
 import {
+  auditActions,
   createEndorsement,
   decide,
   endorsementApi,
@@ -110,11 +111,6 @@ const queued = (id: string) =>
     async () => (await sql('select cut_off_queued_at from endorsements where id = ?', [id]))[0],
     (row) => row?.cut_off_queued_at != null,
     `${id} to wait for its cut-off`,
-  );
-
-const auditActions = async (id: string): Promise<string[]> =>
-  (await sql('select action from audit_events where entity_id = ? order by created_at, id', [id])).map(
-    (r) => r.action as string,
   );
 
 describe('a file insurer end to end (D14)', function () {

@@ -262,3 +262,9 @@ export async function insurerCommand(
     return { code: e.code, stdout: e.stdout, stderr: e.stderr };
   }
 }
+
+/** An endorsement's audit actions, oldest first. */
+export const auditActions = async (id: string): Promise<string[]> =>
+  (await sql('select action from audit_events where entity_id = ? order by created_at, id', [id])).map(
+    (r) => r.action as string,
+  );

@@ -7,6 +7,7 @@ import { createEndorsement as createRow } from '../../usecases/endorsements/endo
 import { makeDependent, makeEmployee, makeMember, makePolicy, sql } from '../support/factories.js';
 import { stack } from '../support/stack.js';
 import {
+  auditActions,
   cdBalance,
   createEndorsement,
   decide,
@@ -23,6 +24,15 @@ import {
   workflowState,
 } from './endorsement-support.js';
 import { checkCdLedgersAfterEachTest } from '../support/cd-ledger-check.js';
+import { createActivities } from '../../activities/index.js';
+import { createLogger } from '../../infra/logger.js';
+
+const cdEntries = (id: string): Promise<{ kind: string; amount: string; held_change: string }[]> =>
+  sql(
+    `select kind, amount::text as amount, held_change::text as held_change
+       from cd_ledger_entries where endorsement_id = ? order by seq`,
+    [id],
+  );
 
 describe('endorsement workflow', () => {
   checkCdLedgersAfterEachTest();
@@ -238,6 +248,36 @@ describe('endorsement workflow', () => {
       expect((await endorsementRow(id)).status).to.equal('ENDORSEMENT_STATUS_APPROVED');
       expect(await memberRows(world.policy.id)).to.have.length(1);
       expect(await ledger(world.policy.id)).to.have.length(1);
+    });
+
+    it('answers a re-run of its local steps after the decision as done, changing nothing', async () => {
+      // A workflow task that ran review, hold, routing and the approval locally can have its
+      // completion refused when signals arrive meanwhile; the replay then runs those steps again.
+      const world = await makeWorld();
+      const id = await createEndorsement(world);
+      await waitForStatus(id, 'ENDORSEMENT_STATUS_SENT_TO_INSURER');
+      await workflowHandle(id).signal(insurerDecisionSignal, { decision: 'APPROVED', uhid: 'ONCE' });
+      await waitForStatus(id, 'ENDORSEMENT_STATUS_APPROVED');
+      await workflowHandle(id).result();
+      const before = { audit: await auditActions(id), entries: await cdEntries(id) };
+
+      const steps = createActivities({
+        config: stack().config,
+        orm: stack().orm,
+        clock: systemClock,
+        logger: createLogger('silent'),
+        temporal: stack().temporal,
+        adapters: stack().adapters,
+      });
+      await steps.reviewEndorsement(id, true);
+      expect(await steps.holdEndorsementFunds(id)).to.deep.equal({ held: true });
+      expect(await steps.routeAfterReview(id)).to.include({ adapter: 'manual', queued: false });
+
+      expect(await endorsementRow(id)).to.include({ status: 'ENDORSEMENT_STATUS_APPROVED', uhid: 'ONCE' });
+      expect(before.audit).to.include('approve');
+      expect(await auditActions(id)).to.deep.equal(before.audit);
+      expect(before.entries.map((e) => e.kind)).to.include.members(['hold', 'debit']);
+      expect(await cdEntries(id)).to.deep.equal(before.entries);
     });
 
     it("still takes D8's insurerDecision signal; the Update then answers from what it decided", async () => {
