@@ -74,12 +74,17 @@ export type HoldOutcome =
  * At review: holds what the endorsement will cost (nothing for a zero or negative premium), or,
  * when the available balance cannot cover it or older endorsements of the policy already wait,
  * marks it waiting for funds (its place in the queue is its first such mark). A hold placed
- * meanwhile by a top-up counts as held. Every hold, and every wait, runs the low-balance check.
+ * meanwhile by a top-up counts as held. Every hold, and every wait, runs the low-balance check,
+ * after the commit: the policy row stays locked for the decision alone (the lock, the posting, the
+ * commit), not for the check's two statements too, so a census's holds on one policy queue behind
+ * each other less. The check
+ * is two guarded statements of its own, as the daily pass runs them (checkAllCdLow): it judges the
+ * sums as they are then and announces a crossing once; a retry of the activity runs it again.
  */
 export async function holdEndorsementFunds(system: SystemScope, id: string): Promise<HoldOutcome> {
-  return system.transaction(async (tx): Promise<HoldOutcome> => {
+  const decided = await system.transaction(async (tx) => {
     const e = await lockEndorsementAccount(tx, id);
-    if (!e) return { kind: 'gone' };
+    if (!e) return undefined;
     const tenant = TenantScope.of(tx.em, e.client_id);
     // The posting first: it refuses a second hold of the endorsement, so a retry finds it after.
     const placed =
@@ -87,10 +92,13 @@ export async function holdEndorsementFunds(system: SystemScope, id: string): Pro
       Boolean(await postCdEntry(tenant, holdPosting(e.policy_id, id, e.premium_impact, true))) ||
       Boolean(await findEndorsementEntry(tenant, id, 'hold'));
     if (e.awaiting || !placed) await setAwaitingFunds(tenant, id, !placed);
-    const deliveries = await checkCdLow(tenant, e.policy_id);
-    if (placed) return { kind: 'held', deliveries };
-    return { kind: 'waiting', reason: awaitingFundsReason(available(e), e.premium_impact), deliveries };
+    return { e, placed };
   });
+  if (!decided) return { kind: 'gone' };
+  const { e, placed } = decided;
+  const deliveries = await checkCdLow(TenantScope.of(system.em, e.client_id), e.policy_id);
+  if (placed) return { kind: 'held', deliveries };
+  return { kind: 'waiting', reason: awaitingFundsReason(available(e), e.premium_impact), deliveries };
 }
 
 /**
