@@ -74,26 +74,16 @@ const COLUMN_ORDER = new Map<string, number>([...CENSUS_FIELDS, 'row'].map((f, i
 const inColumnOrder = (errors: readonly RowError[]): RowError[] =>
   [...errors].sort((a, b) => COLUMN_ORDER.get(a.field)! - COLUMN_ORDER.get(b.field)!);
 
-/** An accepted row's plan: what it does over a plan that does nothing, built once (not copied from another plan). */
-const okPlan = (row: CensusRow, does: Partial<RowPlan>): RowPlan => ({
-  row: row.row,
-  status: 'ok',
-  errors: [],
-  employee_code: row.employeeCode,
-  creates_employee: false,
-  adds_dependent: false,
-  updates_employee: false,
-  employee_row: null,
-  endorsement: null,
-  exit: null,
-  ...does,
-});
-
-/** A row that failed its cells' rules, in plan form (so a report lists every row). */
-export const invalidRowPlan = (row: number, employeeCode: string, errors: RowError[]): RowPlan => ({
+/** A row's plan before what it does: the fields every plan has, in the answer's order. */
+const rowPlan = (
+  row: number,
+  employeeCode: string,
+  status: RowPlan['status'],
+  errors: RowError[],
+): RowPlan => ({
   row,
-  status: 'error',
-  errors: inColumnOrder(errors),
+  status,
+  errors,
   employee_code: employeeCode,
   creates_employee: false,
   adds_dependent: false,
@@ -102,6 +92,14 @@ export const invalidRowPlan = (row: number, employeeCode: string, errors: RowErr
   endorsement: null,
   exit: null,
 });
+
+/** An accepted row's plan: what it does, set on a fresh plan (one object a row, not copied). */
+const okPlan = (row: CensusRow, does: Partial<RowPlan>): RowPlan =>
+  Object.assign(rowPlan(row.row, row.employeeCode, 'ok', []), does);
+
+/** A row that failed its cells' rules, in plan form (so a report lists every row). */
+export const invalidRowPlan = (row: number, employeeCode: string, errors: RowError[]): RowPlan =>
+  rowPlan(row, employeeCode, 'error', inColumnOrder(errors));
 
 const NEW_EMPLOYEE_FIELDS = [
   ['name', 'name'],

@@ -24,8 +24,7 @@ import {
   workflowState,
 } from './endorsement-support.js';
 import { checkCdLedgersAfterEachTest } from '../support/cd-ledger-check.js';
-import { createActivities } from '../../activities/index.js';
-import { createLogger } from '../../infra/logger.js';
+import { stackActivities } from '../support/activities.js';
 
 const cdEntries = (id: string): Promise<{ kind: string; amount: string; held_change: string }[]> =>
   sql(
@@ -261,14 +260,7 @@ describe('endorsement workflow', () => {
       await workflowHandle(id).result();
       const before = { audit: await auditActions(id), entries: await cdEntries(id) };
 
-      const steps = createActivities({
-        config: stack().config,
-        orm: stack().orm,
-        clock: systemClock,
-        logger: createLogger('silent'),
-        temporal: stack().temporal,
-        adapters: stack().adapters,
-      });
+      const steps = stackActivities();
       await steps.reviewEndorsement(id, true);
       expect(await steps.holdEndorsementFunds(id)).to.deep.equal({ held: true });
       expect(await steps.routeAfterReview(id)).to.include({ adapter: 'manual', queued: false });

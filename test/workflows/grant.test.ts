@@ -1,7 +1,5 @@
 import { expect } from 'chai';
-import { createGrantActivities } from '../../activities/grant.js';
-import { createLogger } from '../../infra/logger.js';
-import { systemClock } from '../../domain/clock.js';
+import { stackActivities } from '../support/activities.js';
 import { TenantScope } from '../../data/scope.js';
 import { startEndorsementWorkflow } from '../../usecases/endorsements/endorsements.js';
 import { createGrant, startGrantWorkflow } from '../../usecases/grants/grants.js';
@@ -37,15 +35,7 @@ async function grantEndorsementRows(grantId: string): Promise<Record<string, any
 }
 
 /** The grant activities on this stack, called directly to set up a race the workflow must survive. */
-const grantActivities = () =>
-  createGrantActivities({
-    config: stack().config,
-    orm: stack().orm,
-    clock: systemClock,
-    logger: createLogger('silent'),
-    temporal: stack().temporal,
-    adapters: stack().adapters,
-  });
+const grantActivities = stackActivities;
 
 describe('grant workflow', () => {
   it('without policy_id: enrols into every active overlapping policy, clipped, skipping one already covering', async () => {

@@ -3,15 +3,13 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
-import { createActivities } from '../../activities/index.js';
+import { stackActivities } from '../support/activities.js';
 import {
   addWebhook,
   listWebhooks,
   removeWebhook,
   resealWebhookSecrets,
 } from '../../usecases/webhooks/endpoints.js';
-import { createLogger } from '../../infra/logger.js';
-import { systemClock } from '../../domain/clock.js';
 import { outboxSql } from '../../data/webhooks/outbox.js';
 import { TenantScope } from '../../data/scope.js';
 import { webhookWorkflowId } from '../../workflows/webhook/contract.js';
@@ -38,15 +36,7 @@ async function admin(env: Record<string, string>, ...args: string[]): Promise<an
   return JSON.parse(stdout);
 }
 
-const activities = () =>
-  createActivities({
-    config: stack().config,
-    orm: stack().orm,
-    clock: systemClock,
-    logger: createLogger('silent'),
-    temporal: stack().temporal,
-    adapters: stack().adapters,
-  });
+const activities = stackActivities;
 
 /** A receiver registered for the client (every event type). */
 async function subscribe(
