@@ -77,9 +77,9 @@ export type HoldOutcome =
  * meanwhile by a top-up counts as held. Every hold, and every wait, runs the low-balance check,
  * after the commit: the policy row stays locked for the decision alone (the lock, the posting, the
  * commit), not for the check's two statements too, so a census's holds on one policy queue behind
- * each other less. The check
- * is two guarded statements of its own, as the daily pass runs them (checkAllCdLow): it judges the
- * sums as they are then and announces a crossing once; a retry of the activity runs it again.
+ * each other less. The check is two guarded statements of its own, as the daily pass runs them
+ * (checkAllCdLow): it judges the sums as they are then and announces a crossing once; a retry of the
+ * activity runs it again.
  */
 export async function holdEndorsementFunds(system: SystemScope, id: string): Promise<HoldOutcome> {
   const decided = await system.transaction(async (tx) => {
