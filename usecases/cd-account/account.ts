@@ -74,17 +74,12 @@ export type HoldOutcome =
  * At review: holds what the endorsement will cost (nothing for a zero or negative premium), or,
  * when the available balance cannot cover it or older endorsements of the policy already wait,
  * marks it waiting for funds (its place in the queue is its first such mark). A hold placed
- * meanwhile by a top-up counts as held. Every hold, and every wait, runs the low-balance check,
- * after the commit: the policy row stays locked for the decision alone (the lock, the posting, the
- * commit), not for the check's two statements too, so a census's holds on one policy queue behind
- * each other less. The check is two guarded statements of its own, as the daily pass runs them
- * (checkAllCdLow): it judges the sums as they are then and announces a crossing once; a retry of the
- * activity runs it again.
+ * meanwhile by a top-up counts as held. Every hold, and every wait, runs the low-balance check.
  */
 export async function holdEndorsementFunds(system: SystemScope, id: string): Promise<HoldOutcome> {
-  const decided = await system.transaction(async (tx) => {
+  return system.transaction(async (tx): Promise<HoldOutcome> => {
     const e = await lockEndorsementAccount(tx, id);
-    if (!e) return undefined;
+    if (!e) return { kind: 'gone' };
     const tenant = TenantScope.of(tx.em, e.client_id);
     // The posting first: it refuses a second hold of the endorsement, so a retry finds it after.
     const placed =
@@ -92,13 +87,10 @@ export async function holdEndorsementFunds(system: SystemScope, id: string): Pro
       Boolean(await postCdEntry(tenant, holdPosting(e.policy_id, id, e.premium_impact, true))) ||
       Boolean(await findEndorsementEntry(tenant, id, 'hold'));
     if (e.awaiting || !placed) await setAwaitingFunds(tenant, id, !placed);
-    return { e, placed };
+    const deliveries = await checkCdLow(tenant, e.policy_id);
+    if (placed) return { kind: 'held', deliveries };
+    return { kind: 'waiting', reason: awaitingFundsReason(available(e), e.premium_impact), deliveries };
   });
-  if (!decided) return { kind: 'gone' };
-  const { e, placed } = decided;
-  const deliveries = await checkCdLow(TenantScope.of(system.em, e.client_id), e.policy_id);
-  if (placed) return { kind: 'held', deliveries };
-  return { kind: 'waiting', reason: awaitingFundsReason(available(e), e.premium_impact), deliveries };
 }
 
 /**
@@ -268,12 +260,24 @@ export interface CdThresholdResult {
   cd_low: boolean;
 }
 
-/** The daily pass: every active policy's low-balance check. Returns the deliveries to start. */
+/**
+ * The daily pass: every active policy's low-balance check. Returns the deliveries to start.
+ * Concurrency: each policy's check runs in a transaction of its own with the policy row locked
+ * first, the order every writer of the account keeps (a hold and an approval lock the row and then
+ * fold the kept sums): a fold that deleted change rows and then waited for the policy row would
+ * deadlock with an approval folding after its posting. A retry of the pass checks again and
+ * announces nothing twice (the flip is guarded).
+ */
 export async function checkAllCdLow(system: SystemScope): Promise<{ checked: number; deliveries: string[] }> {
   const policies = await listPoliciesForCdCheck(system);
   const deliveries: string[] = [];
   for (const p of policies)
-    deliveries.push(...(await checkCdLow(TenantScope.of(system.em, p.client_id), p.id)));
+    deliveries.push(
+      ...(await system.transaction(async (tx) => {
+        const tenant = TenantScope.of(tx.em, p.client_id);
+        return (await lockPolicyCd(tenant, p.id)) ? checkCdLow(tenant, p.id) : [];
+      })),
+    );
   return { checked: policies.length, deliveries };
 }
 
