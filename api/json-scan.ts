@@ -38,66 +38,102 @@ export class JsonScan {
   private capturing = false;
   private topField: string | number = '';
 
-  /** Reads the next bytes; answers the refusal once a bound is crossed, else null. */
+  /**
+   * Reads the next bytes; answers the refusal once a bound is crossed, else null. The state lives in
+   * locals while a piece is read and is stored back once (a bulk request's body is read here byte by
+   * byte: the fields' loads and stores in the loop cost more than the scan itself), and a string's
+   * inside is skipped to its next quote or backslash with the native search.
+   */
   feed(bytes: Buffer): string | null {
+    let { nodes, inString, escaped, inScalar, expectKey } = this;
+    const containers = this.containers;
     let keyStart = this.capturing ? 0 : -1;
-    for (let i = 0; i < bytes.length; i++) {
-      const b = bytes[i]!;
-      if (this.inString) {
-        if (this.escaped) this.escaped = false;
-        else if (b === BACKSLASH) this.escaped = true;
-        else if (b === QUOTE) {
-          this.inString = false;
-          if (this.capturing) {
-            this.topKey!.push(bytes.subarray(keyStart, i));
-            this.capturing = false;
-            keyStart = -1;
-            this.topField = keyText(Buffer.concat(this.topKey!));
-            this.topKey = null;
-          }
+    let refusal: string | null = null;
+    // The next quote and backslash at or after the search's start: -2 not searched, -1 none left.
+    let nextQuote = -2;
+    let nextSlash = -2;
+    const n = bytes.length;
+    for (let i = 0; i < n; i++) {
+      if (inString) {
+        if (escaped) {
+          escaped = false;
+          continue;
+        }
+        if (nextQuote !== -1 && nextQuote < i) nextQuote = bytes.indexOf(QUOTE, i);
+        if (nextSlash !== -1 && nextSlash < i) nextSlash = bytes.indexOf(BACKSLASH, i);
+        const stop = nextSlash !== -1 && (nextQuote === -1 || nextSlash < nextQuote) ? nextSlash : nextQuote;
+        // The string goes on past this piece.
+        if (stop === -1) break;
+        i = stop;
+        if (bytes[i] === BACKSLASH) {
+          escaped = true;
+          continue;
+        }
+        inString = false;
+        if (this.capturing) {
+          this.topKey!.push(bytes.subarray(keyStart, i));
+          this.capturing = false;
+          keyStart = -1;
+          this.topField = keyText(Buffer.concat(this.topKey!));
+          this.topKey = null;
         }
         continue;
       }
+      const b = bytes[i]!;
       if (b === QUOTE) {
-        this.inScalar = false;
-        this.inString = true;
-        if (this.expectKey) {
-          if (this.containers.length === 1) {
+        inScalar = false;
+        inString = true;
+        if (expectKey) {
+          if (containers.length === 1) {
             this.capturing = true;
             this.topKey = [];
             keyStart = i + 1;
           }
-        } else if (++this.nodes > MAX_JSON_NODES) return tooManyValues();
+        } else if (++nodes > MAX_JSON_NODES) {
+          refusal = tooManyValues();
+          break;
+        }
       } else if (b === OPEN_OBJECT || b === OPEN_ARRAY) {
-        this.inScalar = false;
-        if (++this.nodes > MAX_JSON_NODES) return tooManyValues();
-        if (this.containers.length >= MAX_JSON_DEPTH) return tooDeep(this.topField);
-        this.containers.push(b === OPEN_OBJECT);
-        this.expectKey = b === OPEN_OBJECT;
-        if (this.containers.length === 1) {
+        inScalar = false;
+        if (++nodes > MAX_JSON_NODES) {
+          refusal = tooManyValues();
+          break;
+        }
+        if (containers.length >= MAX_JSON_DEPTH) {
+          refusal = tooDeep(this.topField);
+          break;
+        }
+        containers.push(b === OPEN_OBJECT);
+        expectKey = b === OPEN_OBJECT;
+        if (containers.length === 1) {
           this.topIndex = 0;
           this.topField = 0;
         }
       } else if (b === CLOSE_OBJECT || b === CLOSE_ARRAY) {
-        this.inScalar = false;
-        this.containers.pop();
-        this.expectKey = false;
+        inScalar = false;
+        containers.pop();
+        expectKey = false;
       } else if (b === COMMA) {
-        this.inScalar = false;
-        const inObject = this.containers[this.containers.length - 1] === true;
-        this.expectKey = inObject;
-        if (this.containers.length === 1 && !inObject) this.topField = ++this.topIndex;
+        inScalar = false;
+        const inObject = containers[containers.length - 1] === true;
+        expectKey = inObject;
+        if (containers.length === 1 && !inObject) this.topField = ++this.topIndex;
       } else if (b === COLON) {
-        this.inScalar = false;
-        this.expectKey = false;
+        inScalar = false;
+        expectKey = false;
       } else if (isSpace(b)) {
-        this.inScalar = false;
-      } else if (!this.inScalar) {
+        inScalar = false;
+      } else if (!inScalar) {
         // The first character of a number, true, false or null.
-        this.inScalar = true;
-        if (++this.nodes > MAX_JSON_NODES) return tooManyValues();
+        inScalar = true;
+        if (++nodes > MAX_JSON_NODES) {
+          refusal = tooManyValues();
+          break;
+        }
       }
     }
+    Object.assign(this, { nodes, inString, escaped, inScalar, expectKey });
+    if (refusal) return refusal;
     if (this.capturing && keyStart >= 0) this.topKey!.push(Buffer.from(bytes.subarray(keyStart)));
     return null;
   }

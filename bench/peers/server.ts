@@ -12,6 +12,7 @@ import { pageSql } from '../../data/paging.js';
 import { policiesQuery } from '../../data/policies.js';
 import { apiConfig, loadConfig, requireDatabaseUrls } from '../../config/index.js';
 import { systemClock, today } from '../../domain/clock.js';
+import { isCalendarDate } from '../../domain/dates.js';
 import { SYSTEM_SETTING, TENANT_SETTING } from '../../db/roles.js';
 import { markEndorsementWorkflowStarted } from '../../data/endorsements/endorsements.js';
 import type { TenantScope as Scope } from '../../data/scope.js';
@@ -178,17 +179,38 @@ async function createPeer(ctx: Koa.Context) {
  * updateLastActive): the rows locked in id order, a date already in place writing nothing, one audit
  * row per changed row. `single`: one statement, its settings in the same message as ours (PostgreSQL
  * runs it as one transaction). `rows`: one statement per item (its update locks the row) in a transaction.
+ * Both answer what ours answers (spec 4.8): a result per item in request order, an item that is not
+ * a known id with a real date failing alone (checked by hand: the least machinery for the same checks).
  */
 async function bulk(ctx: Koa.Context, mode: 'single' | 'rows') {
   const auth = tokens.verify(ctx.get('authorization').replace(/^Bearer /, ''));
   if (!auth) throw new Error('unauthorized');
   const { clientId, tokenId } = auth;
-  const items = (
-    ctx.request as unknown as { body: { employees: { emp_id: string; last_active_date: string }[] } }
+  const sent = (
+    ctx.request as unknown as { body: { employees: { emp_id: unknown; last_active_date: unknown }[] } }
   ).body.employees;
+  const valid = (i: {
+    emp_id: unknown;
+    last_active_date: unknown;
+  }): i is { emp_id: string; last_active_date: string } =>
+    typeof i.emp_id === 'string' &&
+    i.emp_id.trim() !== '' &&
+    typeof i.last_active_date === 'string' &&
+    isCalendarDate(i.last_active_date);
+  const items = sent.filter(valid);
+  const answer = (known: Set<string>) => ({
+    success: true,
+    results: sent.map((i) =>
+      !valid(i)
+        ? { emp_id: String(i.emp_id), success: false, error: 'item: not an employee id with a real date' }
+        : known.has(i.emp_id)
+          ? { emp_id: i.emp_id, success: true }
+          : { emp_id: i.emp_id, success: false, error: 'Employee Not Found' },
+    ),
+  });
   if (mode === 'single') {
     const values = items.map(() => '(?, ?::date)').join(', ');
-    await tenantRows(
+    const locked = await tenantRows(
       clientId,
       `with v(id, d) as (values ${values}),
        locked as (
@@ -205,26 +227,31 @@ async function bulk(ctx: Koa.Context, mode: 'single' | 'rows') {
        select id from locked`,
       [...items.flatMap((i) => [i.emp_id, i.last_active_date]), clientId, clientId, clientId, tokenId],
     );
-    return { success: true };
+    return answer(new Set(locked.map((r) => (r as { id: string }).id)));
   }
   const conn = await pool.connect();
   try {
     await conn.query(`begin; ${asTenant(clientId, 'select 1')}`);
+    const known = new Set<string>();
     for (const i of items) {
-      await conn.query(
-        `with changed as (
+      const { rows } = await conn.query<{ id: string }>(
+        `with found as (select id from employees where client_id = $2 and id = $3 for update),
+         changed as (
            update employees set last_active_date = $1, updated_at = now()
-            where client_id = $2 and id = $3 and last_active_date is distinct from $1::date returning id)
-         insert into audit_events (client_id, entity, entity_id, action, changed_fields, actor_token_id)
-         select $2, 'employee', id, 'bulk_update', array['last_active_date'], $4 from changed`,
+            where client_id = $2 and id = $3 and last_active_date is distinct from $1::date returning id),
+         audited as (
+           insert into audit_events (client_id, entity, entity_id, action, changed_fields, actor_token_id)
+           select $2, 'employee', id, 'bulk_update', array['last_active_date'], $4 from changed)
+         select id from found`,
         [i.last_active_date, clientId, i.emp_id, tokenId],
       );
+      for (const r of rows) known.add(r.id);
     }
     await conn.query('commit');
+    return answer(known);
   } finally {
     conn.release();
   }
-  return { success: true };
 }
 
 /**

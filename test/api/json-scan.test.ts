@@ -46,4 +46,21 @@ describe('api: counting a JSON body’s values and nesting before it is parsed',
       }),
     );
   });
+
+  it('names the top-level key of a refusal whatever its quotes, escapes and pieces (property)', () => {
+    fc.assert(
+      fc.property(
+        // NUL is refused by the walk before the nesting (it names NUL, not the key).
+        fc.string({ unit: 'binary' }).filter((k) => !k.includes('\u0000')),
+        fc.json().filter((j) => !j.includes('\\u0000')),
+        fc.array(fc.nat(300)),
+        (key, before, cuts) => {
+          const body = `{"k\\\\": ${before}, ${JSON.stringify(key)}: ${nested(MAX_JSON_DEPTH)}}`;
+          const expected = unsafeInput(JSON.parse(body));
+          expect(expected).to.match(/must not nest deeper/);
+          expect(scan(body, cuts)).to.equal(expected);
+        },
+      ),
+    );
+  });
 });
