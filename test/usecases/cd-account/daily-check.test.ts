@@ -6,10 +6,10 @@ import { checkAllCdLow } from '../../../usecases/cd-account/account.js';
 import { makeClient, makeEmployee, makePolicy, sql } from '../../support/factories.js';
 import { stack } from '../../support/stack.js';
 
-/** The backends other than `pid` waiting for a lock now. */
+/** The backends waiting for a lock that the backend `pid` holds. */
 async function waitingForLocks(conn: pg.Client, pid: number): Promise<number> {
   const { rows } = await conn.query<{ n: string }>(
-    `select count(*) as n from pg_stat_activity where wait_event_type = 'Lock' and pid <> $1`,
+    'select count(*) as n from pg_stat_activity where $1 = any(pg_blocking_pids(pid))',
     [pid],
   );
   return Number(rows[0]!.n);
