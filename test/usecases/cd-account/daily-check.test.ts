@@ -1,18 +1,18 @@
 import { expect } from 'chai';
-import pg from 'pg';
-import { SystemScope } from '../../../data/scope.js';
+import { lockPolicyCd } from '../../../data/cd-account/ledger.js';
+import { foldPolicyTallies } from '../../../data/policy-tallies.js';
+import { SystemScope, TenantScope } from '../../../data/scope.js';
 import { newId } from '../../../domain/ids.js';
 import { checkAllCdLow } from '../../../usecases/cd-account/account.js';
 import { makeClient, makeEmployee, makePolicy, sql } from '../../support/factories.js';
 import { stack } from '../../support/stack.js';
 
-/** The backends waiting for a lock that the backend `pid` holds. */
-async function waitingForLocks(conn: pg.Client, pid: number): Promise<number> {
-  const { rows } = await conn.query<{ n: string }>(
-    'select count(*) as n from pg_stat_activity where $1 = any(pg_blocking_pids(pid))',
-    [pid],
-  );
-  return Number(rows[0]!.n);
+/** How many backends wait for a lock that the backend `pid` holds (read on a connection of its own). */
+async function blockedBy(pid: number): Promise<number> {
+  const [row] = await sql('select count(*) as n from pg_stat_activity where ? = any(pg_blocking_pids(pid))', [
+    pid,
+  ]);
+  return Number(row.n);
 }
 
 describe('usecases: the daily CD low-balance pass', () => {
@@ -34,37 +34,29 @@ describe('usecases: the daily CD low-balance pass', () => {
       );
     expect(await changes()).to.equal(1);
 
-    // An approval's transaction, as the service runs it: the policy row locked, then (after its
-    // posting) the kept sums folded while it still holds the row.
-    const approval = new pg.Client({ connectionString: stack().ownerDatabaseUrl });
-    await approval.connect();
-    try {
-      const pid = (await approval.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid;
-      await approval.query('begin');
-      await approval.query('select 1 from policies where id = $1 for no key update', [policy.id]);
-      const pass = checkAllCdLow(SystemScope.of(stack().serviceOrm.em)).then(
-        (r) => r,
-        (err: unknown) => err as Error,
-      );
-      for (let i = 0; i < 100 && (await waitingForLocks(approval, pid)) === 0; i++)
+    // An approval's transaction, as the service runs it: the policy row locked (lockPolicyCd), then
+    // (after its posting) the kept sums folded (foldPolicyTallies) while it still holds the row.
+    // The pass starts once the row is locked, from outside the approval's async context (started
+    // inside it, MikroORM would run it in the approval's own transaction).
+    let locked!: () => void;
+    const pass = new Promise<void>((resolve) => (locked = resolve))
+      .then(() => checkAllCdLow(SystemScope.of(stack().serviceOrm.em.fork())))
+      .catch((err: unknown) => err as Error);
+    await TenantScope.of(stack().serviceOrm.em.fork(), clientId).transaction(async (approval) => {
+      const [row] = await approval.sql<{ pid: number }>('select pg_backend_pid() as pid');
+      const pid = row!.pid;
+      await lockPolicyCd(approval, policy.id);
+      locked();
+      for (let i = 0; i < 100 && (await blockedBy(pid)) === 0; i++)
         await new Promise((r) => setTimeout(r, 20));
-      expect(await waitingForLocks(approval, pid), 'the pass waits for the policy row').to.be.greaterThan(0);
-      // The approval's fold: were the pass holding the change rows while it waits for the policy
-      // row, this would wait for the pass and PostgreSQL would end one of them as a deadlock.
-      await approval.query(`set lock_timeout = '3s'`);
-      await approval.query(
-        `with folded as (delete from policy_tally_changes where policy_id = $1 returning cd_pending)
-         update policies p set cd_pending = p.cd_pending + (select coalesce(sum(cd_pending), 0) from folded)
-          where p.id = $1`,
-        [policy.id],
-      );
-      await approval.query('commit');
-      const result = await pass;
-      expect(result).not.to.be.instanceOf(Error);
-      expect((result as { checked: number }).checked).to.be.greaterThan(0);
-    } finally {
-      await approval.end();
-    }
+      expect(await blockedBy(pid), 'the pass waits for the policy row').to.be.greaterThan(0);
+      // Were the pass holding the change rows while it waits for the policy row, this fold would
+      // wait for the pass and PostgreSQL would end one of them as a deadlock.
+      await foldPolicyTallies(approval, policy.id);
+    });
+    const result = await pass;
+    expect(result).not.to.be.instanceOf(Error);
+    expect((result as { checked: number }).checked).to.be.greaterThan(0);
     expect(await changes()).to.equal(0);
     const [row] = await sql('select cd_pending::text as cd_pending from policies where id = ?', [policy.id]);
     expect(row.cd_pending).to.equal('3650.00');
