@@ -1,4 +1,5 @@
 import path from 'node:path';
+import v8 from 'node:v8';
 import type { NativeConnection } from '@temporalio/worker';
 import { Worker, type ActivityInterceptorsFactory, type WorkerOptions } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities/index.js';
@@ -26,8 +27,28 @@ export interface WorkerDeps extends ActivityDeps {
   >;
 }
 
+/**
+ * Frames kept in a stack captured inside workflow code. The SDK captures and formats a stack for
+ * every promise created in workflow code (kept for the stack trace query the Web UI shows); at V8's
+ * default of ten frames an endorsement took about 150 ms from create to APPROVED with one in flight,
+ * with six about 105 (docs/performance.md). Six still name the step a workflow waits in
+ * (test/worker/create-worker.test.ts).
+ */
+export const WORKFLOW_STACK_FRAMES = 6;
+
+/**
+ * Limits the stacks of the workflow sandboxes made after this call. The limit is V8's flag, which
+ * each new JavaScript context reads once, when it is made: the SDK's workflow threads and their
+ * sandboxes are made by Worker.create, after this; this thread's own context (the activities, the
+ * database's errors) was made at start-up and keeps V8's default. Safe to repeat.
+ */
+export function limitWorkflowStacks(): void {
+  v8.setFlagsFromString(`--stack-trace-limit=${WORKFLOW_STACK_FRAMES}`);
+}
+
 /** The worker for every workflow and activity of the service, tuned for a small machine. */
 export async function createWorker(deps: WorkerDeps): Promise<Worker> {
+  limitWorkflowStacks();
   return Worker.create({
     connection: deps.connection,
     namespace: deps.namespace,

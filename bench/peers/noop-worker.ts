@@ -4,7 +4,7 @@ import type { Activities } from '../../activities/index.js';
 import { loadConfig } from '../../config/index.js';
 import { createLogger } from '../../infra/logger.js';
 import { payloadDataConverter, temporalConnectionOptions } from '../../infra/temporal-client.js';
-import { WORKFLOWS_PATH } from '../../worker/create-worker.js';
+import { limitWorkflowStacks, WORKFLOWS_PATH } from '../../worker/create-worker.js';
 import { installWorkerRuntime } from '../../worker/telemetry.js';
 import { BENCH_SETTINGS, FILE_PEER_PREFIX } from '../stack.js';
 
@@ -58,6 +58,8 @@ const config = loadConfig();
 const peerMetricsPort = Number(process.env.PEER_WORKER_METRICS_PORT ?? 0);
 installWorkerRuntime({ ...config, WORKER_METRICS_PORT: peerMetricsPort }, createLogger(config.LOG_LEVEL));
 const connection = await NativeConnection.connect(temporalConnectionOptions(config));
+// The real worker's workflow stacks, so the peers' workflow code costs what ours does.
+limitWorkflowStacks();
 const worker = await Worker.create({
   connection,
   taskQueue: config.TEMPORAL_TASK_QUEUE,

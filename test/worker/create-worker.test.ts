@@ -1,0 +1,36 @@
+import { expect } from 'chai';
+import { WORKFLOW_STACK_FRAMES } from '../../worker/create-worker.js';
+import {
+  createEndorsement,
+  makeWorld,
+  waitFor,
+  waitForStatus,
+  workflowHandle,
+} from '../workflows/endorsement-support.js';
+
+/** The stacks of the stack trace query (what the Web UI's Stack Trace tab shows), as frame lists. */
+const stacksOf = (trace: string): string[][] =>
+  trace
+    .split(/\n\s*\n/)
+    .map((stack) => stack.split('\n').filter((line) => line.trim().startsWith('at ')))
+    .filter((frames) => frames.length > 0);
+
+describe('worker: workflow stacks', () => {
+  it('keeps at most six frames a stack in workflow code, still naming the step an endorsement waits in', async () => {
+    const world = await makeWorld();
+    const id = await createEndorsement(world);
+    await waitForStatus(id, 'ENDORSEMENT_STATUS_SENT_TO_INSURER');
+    // Submitted to the (manual) insurer, the story waits for its decision.
+    const trace = await waitFor(
+      () => workflowHandle(id).query<string>('__stack_trace'),
+      (t) => t.includes('at waitForDecision ('),
+      'the stack trace to show the wait for a decision',
+    );
+    const stacks = stacksOf(trace);
+    expect(stacks.length).to.be.greaterThan(1);
+    expect(Math.max(...stacks.map((s) => s.length))).to.be.at.most(WORKFLOW_STACK_FRAMES);
+    expect(trace).to.match(/at waitForDecision \(.*workflows\/endorsement\/steps\.ts:\d+:\d+\)/);
+    // This thread's own stacks (the activities', here the test's) are not cut to the workflows' six.
+    expect(Error.stackTraceLimit).to.be.greaterThan(WORKFLOW_STACK_FRAMES);
+  });
+});
