@@ -31,7 +31,7 @@ export interface WorkerDeps extends ActivityDeps {
  * Frames kept in a stack captured inside workflow code. The SDK captures and formats a stack for
  * every promise created in workflow code (kept for the stack trace query the Web UI shows); at V8's
  * default of ten frames an endorsement took about 150 ms from create to APPROVED with one in flight,
- * with six about 105 (docs/performance.md). Six still name the step a workflow waits in
+ * with six about 105 in most runs (docs/performance.md). Six still name the step a workflow waits in
  * (test/worker/create-worker.test.ts).
  */
 export const WORKFLOW_STACK_FRAMES = 6;
