@@ -7,6 +7,7 @@ import {
   apiConfig,
   codecServerOrigins,
   ConfigError,
+  configSchema,
   loadConfig,
   payloadEncryptionKeys,
   temporalTls,
@@ -16,6 +17,17 @@ const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const KEY = 'k'.repeat(32);
 
 describe('configuration', () => {
+  it('names every setting it reads in the docs, where an operator looks for it', () => {
+    const docs = fs
+      .readdirSync(path.join(ROOT, 'docs'), { recursive: true, encoding: 'utf8' })
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => fs.readFileSync(path.join(ROOT, 'docs', f), 'utf8'))
+      .join('\n');
+    // In a code span: `NAME`, `NAME=value`, `NAME` / `OTHER`.
+    const unnamed = Object.keys(configSchema.shape).filter((name) => !new RegExp(`\`${name}\\b`).test(docs));
+    expect(unnamed).to.deep.equal([]);
+  });
+
   it('applies defaults when nothing is set, with no signing key at all', () => {
     const cfg = loadConfig({});
     expect(cfg.PORT).to.equal(3000);
