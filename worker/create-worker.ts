@@ -46,6 +46,29 @@ export function limitWorkflowStacks(): void {
   v8.setFlagsFromString(`--stack-trace-limit=${WORKFLOW_STACK_FRAMES}`);
 }
 
+/** The worker's slots and workflow cache, from the configuration (docs/operators/README.md). */
+export type WorkerTuning = Required<NonNullable<WorkerDeps['tuning']>>;
+
+/**
+ * The settings an operator sizes the worker with: activities a little above the database pool
+ * (they wait on it), workflow tasks at once, and the workflows kept in memory between their tasks.
+ */
+export function workerTuning(
+  config: Pick<
+    WorkerDeps['config'],
+    | 'DATABASE_POOL_MAX'
+    | 'WORKER_ACTIVITY_CONCURRENCY'
+    | 'WORKER_WORKFLOW_CONCURRENCY'
+    | 'WORKER_MAX_CACHED_WORKFLOWS'
+  >,
+): WorkerTuning {
+  return {
+    maxConcurrentActivityTaskExecutions: config.WORKER_ACTIVITY_CONCURRENCY || config.DATABASE_POOL_MAX * 2,
+    maxConcurrentWorkflowTaskExecutions: config.WORKER_WORKFLOW_CONCURRENCY,
+    maxCachedWorkflows: config.WORKER_MAX_CACHED_WORKFLOWS,
+  };
+}
+
 /** The worker for every workflow and activity of the service, tuned for a small machine. */
 export async function createWorker(deps: WorkerDeps): Promise<Worker> {
   limitWorkflowStacks();
@@ -59,11 +82,7 @@ export async function createWorker(deps: WorkerDeps): Promise<Worker> {
     activities: createActivities(deps),
     // Database errors leave activities without their statement text (personal data), see db/errors.ts.
     interceptors: { activity: [safeActivityErrors, ...(deps.activityInterceptors ?? [])] },
-    // Activity concurrency near the database pool size (activities wait on it, so a little above it).
-    maxConcurrentActivityTaskExecutions:
-      deps.config.WORKER_ACTIVITY_CONCURRENCY || deps.config.DATABASE_POOL_MAX * 2,
-    maxConcurrentWorkflowTaskExecutions: deps.config.WORKER_WORKFLOW_CONCURRENCY,
-    maxCachedWorkflows: deps.config.WORKER_MAX_CACHED_WORKFLOWS,
+    ...workerTuning(deps.config),
     reuseV8Context: true,
     bundlerOptions: { ignoreModules: [] },
     ...deps.tuning,

@@ -1,5 +1,7 @@
 import { expect } from 'chai';
-import { WORKFLOW_STACK_FRAMES } from '../../worker/create-worker.js';
+import { loadConfig } from '../../config/index.js';
+import { WORKFLOW_STACK_FRAMES, workerTuning } from '../../worker/create-worker.js';
+import { stack } from '../support/stack.js';
 import {
   createEndorsement,
   makeWorld,
@@ -32,5 +34,45 @@ describe('worker: workflow stacks', () => {
     expect(trace).to.match(/at waitForDecision \(.*workflows\/endorsement\/steps\.ts:\d+:\d+\)/);
     // This thread's own stacks (the activities', here the test's) are not cut to the workflows' six.
     expect(Error.stackTraceLimit).to.be.greaterThan(WORKFLOW_STACK_FRAMES);
+  });
+});
+
+describe('worker: tuning', () => {
+  const config = (env: NodeJS.ProcessEnv) => loadConfig(env);
+
+  it('derives activity slots from the database pool unless set, and takes the rest as configured', () => {
+    expect(workerTuning(config({ DATABASE_POOL_MAX: '12' }))).to.deep.equal({
+      maxConcurrentActivityTaskExecutions: 24,
+      maxConcurrentWorkflowTaskExecutions: 40,
+      maxCachedWorkflows: 1000,
+    });
+    expect(
+      workerTuning(
+        config({
+          DATABASE_POOL_MAX: '12',
+          WORKER_ACTIVITY_CONCURRENCY: '7',
+          WORKER_WORKFLOW_CONCURRENCY: '9',
+          WORKER_MAX_CACHED_WORKFLOWS: '5000',
+        }),
+      ),
+    ).to.deep.equal({
+      maxConcurrentActivityTaskExecutions: 7,
+      maxConcurrentWorkflowTaskExecutions: 9,
+      maxCachedWorkflows: 5000,
+    });
+  });
+
+  it('runs the SDK worker with the configured slots and cache', () => {
+    const { worker, config: running } = stack();
+    const tuning = workerTuning(running);
+    // The SDK compiles the two slot counts into its tuner's fixed-size slot suppliers.
+    const { tuner } = worker.options;
+    const slots = (supplier: unknown) => (supplier as { type: string; numSlots: number }).numSlots;
+    expect({
+      maxConcurrentActivityTaskExecutions: slots(tuner.activityTaskSlotSupplier),
+      maxConcurrentWorkflowTaskExecutions: slots(tuner.workflowTaskSlotSupplier),
+      maxCachedWorkflows: worker.options.maxCachedWorkflows,
+    }).to.deep.equal(tuning);
+    expect(tuning.maxCachedWorkflows).to.equal(running.WORKER_MAX_CACHED_WORKFLOWS);
   });
 });
