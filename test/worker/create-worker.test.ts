@@ -38,17 +38,15 @@ describe('worker: workflow stacks', () => {
 });
 
 describe('worker: tuning', () => {
-  const config = (env: NodeJS.ProcessEnv) => loadConfig(env);
-
   it('derives activity slots from the database pool unless set, and takes the rest as configured', () => {
-    expect(workerTuning(config({ DATABASE_POOL_MAX: '12' }))).to.deep.equal({
+    expect(workerTuning(loadConfig({ DATABASE_POOL_MAX: '12' }))).to.deep.equal({
       maxConcurrentActivityTaskExecutions: 24,
       maxConcurrentWorkflowTaskExecutions: 40,
       maxCachedWorkflows: 1000,
     });
     expect(
       workerTuning(
-        config({
+        loadConfig({
           DATABASE_POOL_MAX: '12',
           WORKER_ACTIVITY_CONCURRENCY: '7',
           WORKER_WORKFLOW_CONCURRENCY: '9',
@@ -67,7 +65,7 @@ describe('worker: tuning', () => {
     const tuning = workerTuning(running);
     // The SDK compiles the two slot counts into its tuner's fixed-size slot suppliers.
     const { tuner } = worker.options;
-    const slots = (supplier: unknown) => (supplier as { type: string; numSlots: number }).numSlots;
+    const slots = (supplier: unknown) => (supplier as { numSlots: number }).numSlots;
     expect({
       maxConcurrentActivityTaskExecutions: slots(tuner.activityTaskSlotSupplier),
       maxConcurrentWorkflowTaskExecutions: slots(tuner.workflowTaskSlotSupplier),
