@@ -305,3 +305,15 @@ async function startedBenchStack(
     stop: stopAll,
   };
 }
+
+/**
+ * The API's own event-loop delay (prom-client's monitor, reset by each scrape): the longest and the
+ * 99th percentile since the last scrape, in ms. Unlike /healthz timed from here, it leaves out this
+ * process, which sends the requests on the same two cores.
+ */
+export async function apiLoopDelay(s: BenchStack): Promise<{ maxMs: number; p99Ms: number }> {
+  const text = await (await fetch(`http://127.0.0.1:${s.env.METRICS_PORT}/metrics`)).text();
+  const ms = (name: string) =>
+    Math.round(Number(new RegExp(`^${name} ([0-9.e+-]+)`, 'm').exec(text)?.[1] ?? NaN) * 10_000) / 10;
+  return { maxMs: ms('nodejs_eventloop_lag_max_seconds'), p99Ms: ms('nodejs_eventloop_lag_p99_seconds') };
+}

@@ -10,7 +10,7 @@ import {
   xlsxSharedStrings,
 } from '../test/support/hostile-uploads.js';
 import { rssMb } from './process-memory.js';
-import { startBenchStack, type BenchStack } from './stack.js';
+import { apiLoopDelay, startBenchStack, type BenchStack } from './stack.js';
 
 /**
  * `npm run bench:uploads`: the hostile census uploads an attack found (a CSV of a million rows,
@@ -49,20 +49,6 @@ const HOSTILE: { name: string; type: string; file: () => Buffer }[] = [
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 const round1 = (x: number) => Math.round(x * 10) / 10;
-
-/**
- * The API's own event-loop delay (prom-client's monitor, reset by each scrape): the longest and the
- * 99th percentile since the last scrape, in ms. Unlike /healthz timed from here, it leaves out this
- * process, which sends the uploads on the same two cores.
- */
-async function apiLoopDelay(s: BenchStack): Promise<{ maxMs: number; p99Ms: number }> {
-  const text = await (await fetch(`http://127.0.0.1:${s.env.METRICS_PORT}/metrics`)).text();
-  const seconds = (name: string) => Number(new RegExp(`^${name} ([0-9.e+-]+)`, 'm').exec(text)?.[1] ?? NaN);
-  return {
-    maxMs: round1(seconds('nodejs_eventloop_lag_max_seconds') * 1000),
-    p99Ms: round1(seconds('nodejs_eventloop_lag_p99_seconds') * 1000),
-  };
-}
 
 /** /healthz one request after another until `until` settles: each answer's time and status. */
 async function probe<T>(s: BenchStack, until: Promise<T>) {

@@ -1,5 +1,6 @@
 import type Koa from 'koa';
 import type { AppDeps } from '../deps.js';
+import { JsonAnswer } from '../json-answer.js';
 import type { RouteDef } from '../route.js';
 
 /** The route a request matched, set by the router's handler before anything can fail. */
@@ -9,7 +10,7 @@ export const matchedRoute = (ctx: Koa.Context): RouteDef | undefined =>
 /**
  * Records each answer once it is final (after the error middleware rendered it): request metrics
  * labelled with the route's pattern, never the raw path (ids would make every request a series),
- * and the optional response observer.
+ * and the optional response observer (an answer written in pieces as the object it writes).
  */
 export function observe(deps: Pick<AppDeps, 'metrics' | 'onResponse'>): Koa.Middleware {
   return async (ctx, next) => {
@@ -20,7 +21,8 @@ export function observe(deps: Pick<AppDeps, 'metrics' | 'onResponse'>): Koa.Midd
       const route = matchedRoute(ctx);
       const seconds = (performance.now() - started) / 1000;
       deps.metrics.observeRequest(ctx.method, route?.path ?? 'unmatched', ctx.status, seconds);
-      if (route) deps.onResponse?.(route, ctx.status, ctx.body, ctx.response.headers);
+      const body: unknown = ctx.body instanceof JsonAnswer ? ctx.body.value : ctx.body;
+      if (route) deps.onResponse?.(route, ctx.status, body, ctx.response.headers);
     }
   };
 }

@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { z } from 'zod';
 import type { BatchRowPageRow, BatchSummary } from '../../data/census/batches.js';
 import { CENSUS_BATCH_STATUSES, CENSUS_ROW_OUTCOMES } from '../../domain/census/batch.js';
@@ -5,6 +6,7 @@ import type { PlanTotals, RowPlan } from '../../domain/census/plan.js';
 import { CENSUS_FIELDS } from '../../domain/census/rows.js';
 import { visibleRowPlan, visibleTotals, type CensusView } from '../../domain/census/visibility.js';
 import { CENSUS_ENDORSEMENT_TYPES, EXIT_MODES } from '../../domain/enums.js';
+import { ROWS_PER_TURN } from '../../domain/upload-limits.js';
 import type { PlannedEndorsement } from '../../domain/census/plan.js';
 import { dateOut, idOut, moneyOut, outcome, pagingOut } from '../schemas/responses.js';
 
@@ -200,6 +202,19 @@ export function presentRowPlan(plan: RowPlan, view: CensusView): z.infer<typeof 
     endorsement: p.endorsement && presentPlanned(p.endorsement),
     exit: p.exit ? { ...p.exit, deletions: p.exit.deletions.map(presentPlanned) } : null,
   };
+}
+
+/** Every row of a census's report as `view` may see it, ROWS_PER_TURN between turns of the event loop (D18). */
+export async function presentRowPlans(
+  plans: readonly RowPlan[],
+  view: CensusView,
+): Promise<z.infer<typeof rowPlanSchema>[]> {
+  const rows: z.infer<typeof rowPlanSchema>[] = [];
+  for (const [i, plan] of plans.entries()) {
+    if (i > 0 && i % ROWS_PER_TURN === 0) await nextTurn();
+    rows.push(presentRowPlan(plan, view));
+  }
+  return rows;
 }
 
 /** Totals as `view` may see them (domain/census/visibility.ts). */

@@ -353,16 +353,30 @@ export const createdEndorsements = (p: RowPlan): PlannedEndorsement[] =>
  * The CD forecast of every endorsement the census would create, in file order as the batch applies
  * them: each one's hold is placed against what the rows before it left available, under the
  * review's rule (forecastHold: a policy whose queue waits, or whose balance falls short, makes it
- * wait too). Returns the plans with each created endorsement's `cd` set.
+ * wait too). One row at a time (`row`), so a census can be forecast as it is planned.
  */
-export function forecastCensusCd(plans: readonly RowPlan[], policies: readonly PlanPolicy[]): RowPlan[] {
-  const account = new Map(
-    policies.map((p) => [p.id, { available: toPaise(p.cd_available), waiting: p.cd_waiting ?? false }]),
-  );
-  const forecast = (e: PlannedEndorsement): PlannedEndorsement => {
-    const state = account.get(e.policy_id) ?? { available: 0n, waiting: false };
+export class CensusCdForecast {
+  private readonly account: Map<string, { available: bigint; waiting: boolean }>;
+
+  constructor(policies: readonly PlanPolicy[]) {
+    this.account = new Map(
+      policies.map((p) => [p.id, { available: toPaise(p.cd_available), waiting: p.cd_waiting ?? false }]),
+    );
+  }
+
+  /** The next row's plan in file order, with each endorsement it creates given its `cd`. */
+  row(p: RowPlan): RowPlan {
+    if (p.status !== 'ok') return p;
+    if (p.endorsement) return { ...p, endorsement: this.endorsement(p.endorsement) };
+    if (p.exit?.mode === 'automatic')
+      return { ...p, exit: { ...p.exit, deletions: p.exit.deletions.map((d) => this.endorsement(d)) } };
+    return p;
+  }
+
+  private endorsement(e: PlannedEndorsement): PlannedEndorsement {
+    const state = this.account.get(e.policy_id) ?? { available: 0n, waiting: false };
     const f = forecastHold(state.available, state.waiting, e.premium_impact);
-    account.set(e.policy_id, { available: f.availableAfter, waiting: state.waiting || f.waitsForFunds });
+    this.account.set(e.policy_id, { available: f.availableAfter, waiting: state.waiting || f.waitsForFunds });
     return {
       ...e,
       cd: {
@@ -371,70 +385,91 @@ export function forecastCensusCd(plans: readonly RowPlan[], policies: readonly P
         waits_for_funds: f.waitsForFunds,
       },
     };
-  };
-  return plans.map((p) => {
-    if (p.status !== 'ok') return p;
-    if (p.endorsement) return { ...p, endorsement: forecast(p.endorsement) };
-    if (p.exit?.mode === 'automatic')
-      return { ...p, exit: { ...p.exit, deletions: p.exit.deletions.map(forecast) } };
-    return p;
-  });
+  }
 }
 
-/** Endorsements by type, net premium and each policy's CD impact against its available balance. */
-export function planTotals(plans: readonly RowPlan[], policies: readonly PlanPolicy[]): PlanTotals {
-  const endorsements: Record<CensusEndorsementType, number> = {
+/** Every row's plan forecast in file order (CensusCdForecast). */
+export function forecastCensusCd(plans: readonly RowPlan[], policies: readonly PlanPolicy[]): RowPlan[] {
+  const forecast = new CensusCdForecast(policies);
+  return plans.map((p) => forecast.row(p));
+}
+
+/**
+ * Endorsements by type, net premium and each policy's CD impact against its available balance,
+ * counted one plan at a time (`add`), so a census can be totalled as it is planned.
+ */
+export class CensusTotals {
+  private readonly endorsements: Record<CensusEndorsementType, number> = {
     ENDORSEMENT_TYPE_ADDITION: 0,
     ENDORSEMENT_TYPE_DELETION: 0,
     ENDORSEMENT_TYPE_MODIFICATION: 0,
   };
-  const perPolicy = new Map<string, { debit: bigint; credit: bigint; after?: string; waiting: number }>();
-  let premium = 0n;
-  const counts = { ok: 0, employees_created: 0, employees_updated: 0, exits: 0 };
-  const add = (e: PlannedEndorsement) => {
-    endorsements[e.type] += 1;
+  private readonly perPolicy = new Map<
+    string,
+    { debit: bigint; credit: bigint; after?: string; waiting: number }
+  >();
+  private premium = 0n;
+  private readonly counts = { rows: 0, ok: 0, employees_created: 0, employees_updated: 0, exits: 0 };
+
+  constructor(private readonly policies: readonly PlanPolicy[]) {}
+
+  add(p: RowPlan): void {
+    const { counts } = this;
+    counts.rows += 1;
+    if (p.status === 'ok') counts.ok += 1;
+    if (p.creates_employee) counts.employees_created += 1;
+    if (p.updates_employee) counts.employees_updated += 1;
+    if (p.exit) counts.exits += 1;
+    for (const e of createdEndorsements(p)) this.endorsement(e);
+  }
+
+  totals(): PlanTotals {
+    const cd = [...this.perPolicy.entries()]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([policyId, acc]) => {
+        const available = toPaise(this.policies.find((p) => p.id === policyId)?.cd_available ?? '0');
+        const short = acc.debit - available;
+        return {
+          policy_id: policyId,
+          available: formatPaise(available),
+          debit: formatPaise(acc.debit),
+          credit: formatPaise(acc.credit),
+          shortfall: formatPaise(short > 0n ? short : 0n),
+          ...(acc.after !== undefined && { available_after: acc.after, waiting: acc.waiting }),
+        };
+      });
+    const { counts } = this;
+    return {
+      rows: counts.rows,
+      ok: counts.ok,
+      errors: counts.rows - counts.ok,
+      employees_created: counts.employees_created,
+      employees_updated: counts.employees_updated,
+      exits: counts.exits,
+      endorsements: { ...this.endorsements },
+      premium: formatPaise(this.premium),
+      cd,
+    };
+  }
+
+  private endorsement(e: PlannedEndorsement): void {
+    this.endorsements[e.type] += 1;
     const paise = toPaise(e.premium_impact);
-    premium += paise;
-    const acc = perPolicy.get(e.policy_id) ?? { debit: 0n, credit: 0n, waiting: 0 };
+    this.premium += paise;
+    const acc = this.perPolicy.get(e.policy_id) ?? { debit: 0n, credit: 0n, waiting: 0 };
     if (paise >= 0n) acc.debit += paise;
     else acc.credit -= paise;
     if (e.cd) {
       acc.after = e.cd.available_after;
       if (e.cd.waits_for_funds) acc.waiting += 1;
     }
-    perPolicy.set(e.policy_id, acc);
-  };
-  // One pass over the plans (a census has ten thousand).
-  for (const p of plans) {
-    if (p.status === 'ok') counts.ok += 1;
-    if (p.creates_employee) counts.employees_created += 1;
-    if (p.updates_employee) counts.employees_updated += 1;
-    if (p.exit) counts.exits += 1;
-    createdEndorsements(p).forEach(add);
+    this.perPolicy.set(e.policy_id, acc);
   }
-  const cd = [...perPolicy.entries()]
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([policyId, acc]) => {
-      const available = toPaise(policies.find((p) => p.id === policyId)?.cd_available ?? '0');
-      const short = acc.debit - available;
-      return {
-        policy_id: policyId,
-        available: formatPaise(available),
-        debit: formatPaise(acc.debit),
-        credit: formatPaise(acc.credit),
-        shortfall: formatPaise(short > 0n ? short : 0n),
-        ...(acc.after !== undefined && { available_after: acc.after, waiting: acc.waiting }),
-      };
-    });
-  return {
-    rows: plans.length,
-    ok: counts.ok,
-    errors: plans.length - counts.ok,
-    employees_created: counts.employees_created,
-    employees_updated: counts.employees_updated,
-    exits: counts.exits,
-    endorsements,
-    premium: formatPaise(premium),
-    cd,
-  };
+}
+
+/** The totals of these plans (CensusTotals). */
+export function planTotals(plans: readonly RowPlan[], policies: readonly PlanPolicy[]): PlanTotals {
+  const totals = new CensusTotals(policies);
+  for (const p of plans) totals.add(p);
+  return totals.totals();
 }

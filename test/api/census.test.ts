@@ -15,6 +15,7 @@ import { checkCdLedgersAfterEachTest } from '../support/cd-ledger-check.js';
 import { waitFor } from '../workflows/endorsement-support.js';
 import { workflowHandle } from '../workflows/endorsement-support.js';
 import { BatchId } from '../../workflows/search-attributes.js';
+import { MAX_CENSUS_ROWS } from '../../domain/upload-limits.js';
 
 const PATH = '/v1/policy/endorsements/batches';
 
@@ -93,6 +94,8 @@ describe('census batches API (D16)', () => {
     );
     const res = await upload(w, censusCsv(mixedRows(w)), CSV, '?dry_run=true');
     expect(res.status, res.text).to.equal(200);
+    // Written in pieces (api/json-answer.ts), as JSON still.
+    expect(res.headers.get('content-type')).to.equal('application/json; charset=utf-8');
     const { rows, totals } = res.body.payload;
     expect(rows.map((r: any) => r.status)).to.deep.equal([
       'ok',
@@ -165,6 +168,37 @@ describe('census batches API (D16)', () => {
       w.clientId,
     ]);
     expect(batches[0].n).to.equal(0);
+  });
+
+  it("plans and answers a census at D16's bound in pieces (D18), the CD forecast and totals running across them", async () => {
+    const w = await census();
+    const tag = w.clientId.slice(-6);
+    const joiners = Array.from({ length: MAX_CENSUS_ROWS }, (_, i) => newJoiner(`B${i + 1}-${tag}`));
+    const res = await upload(w, censusCsv(joiners), CSV, '?dry_run=true');
+    expect(res.status, res.text.slice(0, 300)).to.equal(200);
+    const { rows, totals } = res.body.payload;
+    expect(rows.map((r: any) => r.row)).to.deep.equal(joiners.map((_, i) => i + 1));
+    expect(rows.filter((r: any) => r.status === 'ok' && r.creates_employee)).to.have.length(MAX_CENSUS_ROWS);
+    // Each hold placed against what the rows before it left, in file order over every piece.
+    const paise = (amount: number | string) => Math.round(Number(amount) * 100);
+    let available = paise(totals.cd[0].available);
+    for (const r of rows) {
+      const { hold, available_after, waits_for_funds } = r.endorsement.cd;
+      if (!waits_for_funds) available -= paise(hold);
+      expect(paise(available_after), `row ${r.row}`).to.equal(available);
+    }
+    const premiums = rows.reduce((sum: number, r: any) => sum + paise(r.endorsement.premium_impact), 0);
+    expect(totals).to.include({
+      rows: MAX_CENSUS_ROWS,
+      ok: MAX_CENSUS_ROWS,
+      employees_created: MAX_CENSUS_ROWS,
+    });
+    expect(totals.endorsements.ENDORSEMENT_TYPE_ADDITION).to.equal(MAX_CENSUS_ROWS);
+    expect(paise(totals.premium)).to.equal(premiums);
+    expect(totals.cd[0]).to.include({
+      waiting: rows.filter((r: any) => r.endorsement.cd.waits_for_funds).length,
+    });
+    expect(paise(totals.cd[0].available_after)).to.equal(available);
   });
 
   it('reads the same plan from XLSX, CSV and JSON rows', async () => {
