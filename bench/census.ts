@@ -274,12 +274,14 @@ async function main(): Promise<void> {
     const commit = await peakRss(s, async () => {
       const t = performance.now();
       const batches: string[] = [];
+      await apiLoopDelay(s);
       for (const f of files)
         batches.push((await post(s, '/v1/policy/endorsements/batches', f, 'text/csv')).batch_id as string);
+      const postsLoopMaxMs = (await apiLoopDelay(s)).maxMs;
       for (const batchId of batches) await untilCompleted(s, batchId);
       const completedMs = performance.now() - t;
       await until(async () => (await queued(s, censusPolicy!)) >= ROWS);
-      return { completedMs, reviewedMs: performance.now() - t };
+      return { completedMs, reviewedMs: performance.now() - t, postsLoopMaxMs };
     });
     const workerHeaps = await gc.heaps().catch(() => null);
 
@@ -293,7 +295,7 @@ async function main(): Promise<void> {
       : null;
     const bare = peers ? await bareStarts(s, ROWS, CENSUS_CHUNKS_AT_ONCE * CENSUS_STARTS_AT_ONCE) : null;
 
-    const { completedMs, reviewedMs } = commit.result;
+    const { completedMs, reviewedMs, postsLoopMaxMs } = commit.result;
     const figures = {
       rows: ROWS,
       files: files.length,
@@ -307,6 +309,8 @@ async function main(): Promise<void> {
       commit: {
         untilCompletedMs: Math.round(completedMs),
         untilReviewedMs: Math.round(reviewedMs),
+        /** The API's longest event-loop delay while it planned, stored and started the batches (the POSTs). */
+        apiLoopDelayMaxMsDuringPosts: postsLoopMaxMs,
         rowsPerSecond: rate(ROWS, reviewedMs),
         peakRssMiB: commit.peak,
         workerHeapsAfterFullGcMiB: workerHeaps?.mb ?? null,

@@ -1,6 +1,8 @@
 import type { CensusSnapshot, PlanEmployee, PlanPolicy, RowPlan } from '../../domain/census/plan.js';
 import type { PlanDependent } from '../../domain/census/snapshot.js';
 import type { CensusBatchStatus, CensusRowOutcome } from '../../domain/census/batch.js';
+import { ROWS_PER_TURN } from '../../domain/upload-limits.js';
+import { jsonbLiteral } from '../bulk-json.js';
 import { exitModeOf } from '../endorsements/exits.js';
 import { activeOnSql } from '../member-cover.js';
 import { outboxSql } from '../webhooks/outbox.js';
@@ -159,8 +161,10 @@ export interface StagedRow {
 
 /**
  * Stores a committed census: the batch RUNNING and every row with its plan (a row with errors gets
- * its INVALID outcome at once), in one transaction of two statements. Not deduplicated by
- * content: the Idempotency-Key is how a client retries a commit safely.
+ * its INVALID outcome at once), in one transaction: the batch, then its rows ROWS_PER_TURN to a
+ * statement (D18: each piece is serialised while the event loop waits, a few milliseconds; 10,000
+ * rows at once, escaped as one literal, held it for seconds). Not deduplicated by content: the
+ * Idempotency-Key is how a client retries a commit safely.
  */
 export async function insertCensusBatch(
   scope: TenantScope,
@@ -173,22 +177,25 @@ export async function insertCensusBatch(
        values (?, ?, 'BATCH_STATUS_RUNNING', ?, ?::jsonb, ?)`,
       [batch.id, tx.clientId, rows.length, JSON.stringify(batch.totals), batch.actorTokenId],
     );
-    const staged = rows.map((r) => ({
-      row_number: r.plan.row,
-      employee_code: r.plan.employee_code,
-      person: r.person,
-      plan: r.plan,
-      outcome: r.plan.status === 'ok' ? null : 'INVALID',
-      reason: r.plan.status === 'ok' ? null : r.plan.errors.map((e) => `${e.field}: ${e.reason}`).join('; '),
-    }));
-    await tx.sql(
-      `insert into census_batch_rows (batch_id, row_number, client_id, employee_code, person, plan, outcome, reason, applied_at)
-       select ?, r.row_number, ?, r.employee_code, r.person, r.plan, r.outcome, r.reason,
-              case when r.outcome is null then null else now() end
-         from jsonb_to_recordset(?::jsonb)
-           as r(row_number integer, employee_code text, person jsonb, plan jsonb, outcome text, reason text)`,
-      [batch.id, tx.clientId, JSON.stringify(staged)],
-    );
+    for (let at = 0; at < rows.length; at += ROWS_PER_TURN) {
+      const staged = rows.slice(at, at + ROWS_PER_TURN).map((r) => ({
+        row_number: r.plan.row,
+        employee_code: r.plan.employee_code,
+        person: r.person,
+        plan: r.plan,
+        outcome: r.plan.status === 'ok' ? null : 'INVALID',
+        reason:
+          r.plan.status === 'ok' ? null : r.plan.errors.map((e) => `${e.field}: ${e.reason}`).join('; '),
+      }));
+      await tx.sql(
+        `insert into census_batch_rows (batch_id, row_number, client_id, employee_code, person, plan, outcome, reason, applied_at)
+         select ?, r.row_number, ?, r.employee_code, r.person, r.plan, r.outcome, r.reason,
+                case when r.outcome is null then null else now() end
+           from jsonb_to_recordset(${jsonbLiteral(staged)})
+             as r(row_number integer, employee_code text, person jsonb, plan jsonb, outcome text, reason text)`,
+        [batch.id, tx.clientId],
+      );
+    }
   });
 }
 
