@@ -1,6 +1,5 @@
 import { Readable } from 'node:stream';
-import { setImmediate as nextTurn } from 'node:timers/promises';
-import { ROWS_PER_TURN } from '../domain/upload-limits.js';
+import { inTurns, ROWS_PER_TURN } from '../domain/upload-limits.js';
 
 /**
  * A JSON answer written in pieces (D18): an array longer than ROWS_PER_TURN is serialised that many
@@ -35,10 +34,10 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> =>
 /** JSON.stringify(value) as pieces: plain objects key by key, long arrays ROWS_PER_TURN elements at a time. */
 export async function* jsonPieces(value: unknown): AsyncGenerator<string> {
   if (Array.isArray(value) && value.length > ROWS_PER_TURN) {
-    for (let at = 0; at < value.length; at += ROWS_PER_TURN) {
-      if (at > 0) await nextTurn();
-      const piece = JSON.stringify(value.slice(at, at + ROWS_PER_TURN));
-      yield `${at === 0 ? '[' : ','}${piece.slice(1, -1)}`;
+    let first = true;
+    for await (const piece of inTurns(value)) {
+      yield `${first ? '[' : ','}${JSON.stringify(piece).slice(1, -1)}`;
+      first = false;
     }
     yield ']';
     return;

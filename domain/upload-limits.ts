@@ -1,3 +1,5 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
+
 /**
  * Every bound on a file or body the service reads, in one place. A file is read as a stream and
  * refused as soon as it crosses one of these (UploadLimitExceeded), so what one file can cost (CPU,
@@ -54,6 +56,17 @@ export const JSON_PIECE_BYTES = 64 * KiB;
  * (measured: docs/security/uploads.md).
  */
 export const ROWS_PER_TURN = 500;
+
+/**
+ * The items ROWS_PER_TURN at a time, in order, each piece after the first once the event loop has
+ * had a turn (D18): other requests run between the pieces of a long file's work.
+ */
+export async function* inTurns<T>(items: readonly T[]): AsyncGenerator<T[]> {
+  for (let at = 0; at < items.length; at += ROWS_PER_TURN) {
+    if (at > 0) await nextTurn();
+    yield items.slice(at, at + ROWS_PER_TURN);
+  }
+}
 
 /** The bounds of one kind of tabular file (CSV, or the first sheet of an XLSX workbook). */
 export interface TableLimits {

@@ -1,4 +1,3 @@
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import { z } from 'zod';
 import type { BatchRowPageRow, BatchSummary } from '../../data/census/batches.js';
 import { CENSUS_BATCH_STATUSES, CENSUS_ROW_OUTCOMES } from '../../domain/census/batch.js';
@@ -6,7 +5,7 @@ import type { PlanTotals, RowPlan } from '../../domain/census/plan.js';
 import { CENSUS_FIELDS } from '../../domain/census/rows.js';
 import { visibleRowPlan, visibleTotals, type CensusView } from '../../domain/census/visibility.js';
 import { CENSUS_ENDORSEMENT_TYPES, EXIT_MODES } from '../../domain/enums.js';
-import { ROWS_PER_TURN } from '../../domain/upload-limits.js';
+import { inTurns } from '../../domain/upload-limits.js';
 import type { PlannedEndorsement } from '../../domain/census/plan.js';
 import { dateOut, idOut, moneyOut, outcome, pagingOut } from '../schemas/responses.js';
 
@@ -210,10 +209,7 @@ export async function presentRowPlans(
   view: CensusView,
 ): Promise<z.infer<typeof rowPlanSchema>[]> {
   const rows: z.infer<typeof rowPlanSchema>[] = [];
-  for (const [i, plan] of plans.entries()) {
-    if (i > 0 && i % ROWS_PER_TURN === 0) await nextTurn();
-    rows.push(presentRowPlan(plan, view));
-  }
+  for await (const piece of inTurns(plans)) for (const plan of piece) rows.push(presentRowPlan(plan, view));
   return rows;
 }
 

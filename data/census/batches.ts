@@ -1,7 +1,7 @@
 import type { CensusSnapshot, PlanEmployee, PlanPolicy, RowPlan } from '../../domain/census/plan.js';
 import type { PlanDependent } from '../../domain/census/snapshot.js';
 import type { CensusBatchStatus, CensusRowOutcome } from '../../domain/census/batch.js';
-import { ROWS_PER_TURN } from '../../domain/upload-limits.js';
+import { inTurns } from '../../domain/upload-limits.js';
 import { jsonbLiteral } from '../bulk-json.js';
 import { exitModeOf } from '../endorsements/exits.js';
 import { activeOnSql } from '../member-cover.js';
@@ -177,8 +177,8 @@ export async function insertCensusBatch(
        values (?, ?, 'BATCH_STATUS_RUNNING', ?, ?::jsonb, ?)`,
       [batch.id, tx.clientId, rows.length, JSON.stringify(batch.totals), batch.actorTokenId],
     );
-    for (let at = 0; at < rows.length; at += ROWS_PER_TURN) {
-      const staged = rows.slice(at, at + ROWS_PER_TURN).map((r) => ({
+    for await (const piece of inTurns(rows)) {
+      const staged = piece.map((r) => ({
         row_number: r.plan.row,
         employee_code: r.plan.employee_code,
         person: r.person,

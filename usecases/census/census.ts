@@ -11,7 +11,6 @@ import {
   listUnstartedCensusBatches,
   markCensusBatchWorkflowStarted,
 } from '../../data/census/batch-starts.js';
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import { parseCensusRecord, type CensusRow } from '../../domain/census/rows.js';
 import {
   CensusCdForecast,
@@ -22,7 +21,7 @@ import {
   type PlanTotals,
   type RowPlan,
 } from '../../domain/census/plan.js';
-import { ROWS_PER_TURN } from '../../domain/upload-limits.js';
+import { inTurns } from '../../domain/upload-limits.js';
 import { RELATIONSHIP_OF } from '../../domain/census/dependents.js';
 import type { PlanDependent } from '../../domain/census/snapshot.js';
 import { emailKey } from '../../domain/employees.js';
@@ -179,13 +178,14 @@ export async function planCensus(scope: TenantScope, input: CensusInput, today: 
   const staged: StagedRow[] = [];
   // In file order, ROWS_PER_TURN rows between turns of the event loop (D18): 10,000 rows planned
   // in one go would hold every other request on this process for a few hundred milliseconds.
-  for (const [i, { line, result }] of parsed.entries()) {
-    if (i > 0 && i % ROWS_PER_TURN === 0) await nextTurn();
-    const row = stagedRow(planner, line, result);
-    const plan = forecast.row(row.plan);
-    totals.add(plan);
-    rows.push(plan);
-    staged.push({ plan, person: row.person });
+  for await (const piece of inTurns(parsed)) {
+    for (const { line, result } of piece) {
+      const row = stagedRow(planner, line, result);
+      const plan = forecast.row(row.plan);
+      totals.add(plan);
+      rows.push(plan);
+      staged.push({ plan, person: row.person });
+    }
   }
   return { rows, totals: totals.totals(), staged };
 }
