@@ -51,9 +51,9 @@ export const XML_PIECE_BYTES = 4 * KiB;
 export const JSON_PIECE_BYTES = 64 * KiB;
 /**
  * Rows of a file handled between turns of the event loop once it is read (D18): a census is planned
- * (D7's checks, premium, CD forecast) and its report presented this many rows at a time, a few
- * milliseconds each, so a valid census at D16's bound holds no other request for long either
- * (measured: docs/security/uploads.md).
+ * (D7's checks, premium, CD forecast), its report presented and written, and its rows stored this
+ * many at a time, a few milliseconds each, so a valid census at D16's bound holds no other request
+ * for long either (measured: docs/security/uploads.md).
  */
 export const ROWS_PER_TURN = 500;
 

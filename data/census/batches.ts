@@ -162,9 +162,9 @@ export interface StagedRow {
 /**
  * Stores a committed census: the batch RUNNING and every row with its plan (a row with errors gets
  * its INVALID outcome at once), in one transaction: the batch, then its rows ROWS_PER_TURN to a
- * statement (D18: each piece is serialised while the event loop waits, a few milliseconds; 10,000
- * rows at once, escaped as one literal, held it for seconds). Not deduplicated by content: the
- * Idempotency-Key is how a client retries a commit safely.
+ * statement (D18: serialising a piece holds the event loop a few milliseconds; 10,000 rows escaped
+ * as one literal held it for seconds). Not deduplicated by content: the Idempotency-Key is how a
+ * client retries a commit safely.
  */
 export async function insertCensusBatch(
   scope: TenantScope,
