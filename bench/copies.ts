@@ -8,7 +8,8 @@ import proto from '@temporalio/proto';
 import pg from 'pg';
 import { spawnEntry, waitForHttp } from '../infra/processes.js';
 import { temporalConnectionOptions } from '../infra/temporal-client.js';
-import { freePort, stopChild } from '../infra/temporal.js';
+import { stopChild } from '../infra/temporal.js';
+import { freePort } from '../infra/ports.js';
 import { additionBody, waitFor } from './endorsements.js';
 import { measure, median } from './measure.js';
 import {

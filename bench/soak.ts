@@ -9,7 +9,8 @@ import { initOrm, type Orm } from '../db/orm.js';
 import { systemClock } from '../domain/clock.js';
 import { SCOPES } from '../domain/scopes.js';
 import { spawnEntry, waitForHttp } from '../infra/processes.js';
-import { freePort, stopChild } from '../infra/temporal.js';
+import { stopChild } from '../infra/temporal.js';
+import { freePort } from '../infra/ports.js';
 import { loadBenchDataset, type BenchDataset } from './dataset.js';
 import { migrateBenchDatabase, startBackingServices } from './stack.js';
 

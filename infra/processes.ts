@@ -44,6 +44,32 @@ export async function waitForHttp(url: string, timeoutMs = 60_000): Promise<void
   }
 }
 
+/**
+ * What a child process said, bounded: its first and its last `keep` characters. A Go program's panic
+ * puts its reason on the first line and its goroutine stacks after it, so the tail alone loses why.
+ */
+export class BoundedOutput {
+  private head = '';
+  private tail = '';
+  private dropped = false;
+  constructor(private readonly keep = 4000) {}
+
+  add(chunk: Buffer | string): void {
+    const text = chunk.toString();
+    const room = this.keep - this.head.length;
+    if (room > 0) this.head += text.slice(0, room);
+    const rest = room > 0 ? text.slice(room) : text;
+    if (!rest) return;
+    const joined = this.tail + rest;
+    if (joined.length > this.keep) this.dropped = true;
+    this.tail = joined.slice(-this.keep);
+  }
+
+  toString(): string {
+    return this.dropped ? `${this.head}\n[…]\n${this.tail}` : this.head + this.tail;
+  }
+}
+
 /** Runs a command with stdout and stderr kept together (the last 64 KiB); never rejects on a bad exit. */
 export function runCapturing(
   command: string[],

@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { dropDatabase } from '../db/databases.js';
 import {
@@ -12,6 +11,7 @@ import {
 } from './temporal-cluster-config.js';
 import { createSchemas, postgresTarget, registerNamespace } from './temporal-cluster-setup.js';
 import { clientTlsOptions, createClusterTls, type ClusterTls } from './temporal-cluster-tls.js';
+import { lowFreePort } from './ports.js';
 import { stopChild, waitForTemporal } from './temporal.js';
 import { startTcpBalancer } from './tcp-balancer.js';
 import type { ClusterNode, ClusterOptions, RunningCluster } from './temporal-cluster-types.js';
@@ -121,29 +121,6 @@ async function nodePorts(taken: Set<number>): Promise<NodePorts> {
     ports[service] = { grpc: await lowFreePort(taken), membership: await lowFreePort(taken) };
   }
   return ports;
-}
-
-/**
- * A free loopback port below 32768: the PostgreSQL schema keeps a member's port in a smallint
- * (`cluster_membership.rpc_port`), so the kernel's ephemeral ports (32768 and up) make a node exit
- * at start with "value … is out of range for type smallint". Outside the ephemeral range, no outgoing
- * connection takes it between this check and the listen either (the cluster's UI uses it for that).
- * A port in `taken` is never returned, and the one returned is added to it.
- */
-export async function lowFreePort(taken = new Set<number>()): Promise<number> {
-  for (;;) {
-    const port = 20_000 + Math.floor(Math.random() * 12_000);
-    if (taken.has(port)) continue;
-    const free = await new Promise<boolean>((resolve) => {
-      const server = net.createServer();
-      server.once('error', () => resolve(false));
-      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-    });
-    if (free) {
-      taken.add(port);
-      return port;
-    }
-  }
 }
 
 function writeConfigs(

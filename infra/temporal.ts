@@ -1,12 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { Connection, type TLSConfig } from '@temporalio/client';
 import proto from '@temporalio/proto';
 import { SEARCH_ATTRIBUTES } from '../workflows/search-attributes.js';
 import { SERVICE_DYNAMIC_CONFIG } from './temporal-cluster-config.js';
-import { runCapturing } from './processes.js';
+import { BoundedOutput, runCapturing } from './processes.js';
 
 export { runCapturing };
 
@@ -75,18 +74,6 @@ export function cliBuildFailure(command: string, code: number | string, output: 
   ].join('\n');
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 export interface DevServerOptions {
   cli: string;
   port: number;
@@ -129,13 +116,11 @@ export async function startDevServer(opts: DevServerOptions): Promise<RunningDev
   }
   for (const key of SEARCH_ATTRIBUTES) args.push('--search-attribute', `${key.name}=${cliType(key.type)}`);
   const child = spawn(opts.cli, args, { stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => {
-    stderr = (stderr + chunk.toString()).slice(-4000);
-  });
+  const stderr = new BoundedOutput();
+  child.stderr?.on('data', (chunk: Buffer) => stderr.add(chunk));
   const address = `127.0.0.1:${opts.port}`;
   await waitForTemporal(address, 60_000, () =>
-    child.exitCode !== null ? `dev server exited: ${stderr}` : null,
+    child.exitCode !== null ? `dev server exited (${child.exitCode}): ${stderr.toString()}` : null,
   );
   return {
     address,

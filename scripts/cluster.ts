@@ -9,7 +9,8 @@ import { clientTlsEnv } from '../infra/temporal-cluster-tls.js';
 import { resolveServerBinaries } from '../infra/temporal-server-binaries.js';
 import { startTemporalUi, type RunningUi } from '../infra/temporal-ui.js';
 import { resolveUiServer } from '../infra/temporal-ui-server.js';
-import { freePort, resolveTemporalCli } from '../infra/temporal.js';
+import { resolveTemporalCli } from '../infra/temporal.js';
+import { freePort } from '../infra/ports.js';
 
 /**
  * `npm run cluster`: the production shape of Temporal on this machine, two release server nodes on

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { Client, Connection } from '@temporalio/client';
 import { initOrm } from '../../db/orm.js';
-import { freePort } from '../../infra/temporal.js';
+import { freePort } from '../../infra/ports.js';
 import { client } from '../support/http.js';
 import { stack } from '../support/stack.js';
 

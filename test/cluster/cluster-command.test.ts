@@ -5,7 +5,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
 import { ROOT } from '../../infra/processes.js';
-import { lowFreePort } from '../../infra/temporal-cluster.js';
+import { lowFreePort } from '../../infra/ports.js';
 import { TEMPORAL_SERVER_VERSION } from '../../infra/temporal-server-binaries.js';
 import { TEMPORAL_UI_VERSION } from '../../infra/temporal-ui-server.js';
 

@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { lowFreePort } from '../../infra/temporal-cluster.js';
+import { lowFreePort } from '../../infra/ports.js';
 import { startTemporalUi, type RunningUi, type UiSettings } from '../../infra/temporal-ui.js';
 import { resolveUiServer } from '../../infra/temporal-ui-server.js';
 import { endorsementWorkflowId } from '../../workflows/endorsement/contract.js';

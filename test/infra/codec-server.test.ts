@@ -8,7 +8,7 @@ import { defaultPayloadConverter, type Payload } from '@temporalio/common';
 import { createCodecServer, listenCodecServer } from '../../infra/codec-server.js';
 import { AesGcmPayloadCodec } from '../../infra/payload-codec.js';
 import { spawnEntry } from '../../infra/processes.js';
-import { freePort } from '../../infra/temporal.js';
+import { freePort } from '../../infra/ports.js';
 
 const UI = 'http://localhost:8233';
 const token = randomBytes(24).toString('base64url');

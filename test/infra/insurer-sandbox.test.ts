@@ -15,7 +15,7 @@ import {
   startInsurerSandbox,
   type RunningSandbox,
 } from '../../infra/insurer-sandbox.js';
-import { freePort } from '../../infra/temporal.js';
+import { freePort } from '../../infra/ports.js';
 import { makeClient } from '../support/factories.js';
 import { stack } from '../support/stack.js';
 import {

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
 import YAML from 'yaml';
-import { freePort } from '../../infra/temporal.js';
+import { freePort } from '../../infra/ports.js';
 import {
   CURL_RECORDER,
   differsFromShown,

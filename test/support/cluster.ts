@@ -5,7 +5,8 @@ import { startEmbeddedPostgres, type RunningPostgres } from '../../infra/postgre
 import { startTemporalCluster, type RunningCluster } from '../../infra/temporal-cluster.js';
 import { clientTlsEnv } from '../../infra/temporal-cluster-tls.js';
 import { resolveServerBinaries } from '../../infra/temporal-server-binaries.js';
-import { freePort, resolveTemporalCli } from '../../infra/temporal.js';
+import { resolveTemporalCli } from '../../infra/temporal.js';
+import { freePort } from '../../infra/ports.js';
 
 /**
  * Which Temporal the test stack runs: `dev` (default), the CLI's dev server on SQLite, or `cluster`,

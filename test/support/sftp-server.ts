@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort } from '../../infra/temporal.js';
+import { freePort } from '../../infra/ports.js';
 
 const SSHD = '/usr/sbin/sshd';
 

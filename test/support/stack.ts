@@ -17,11 +17,11 @@ import { dropDatabase, ensureDatabase } from '../../db/databases.js';
 import { startEmbeddedPostgres, type RunningPostgres } from '../../infra/postgres.js';
 import {
   ensureSearchAttributes,
-  freePort,
   resolveTemporalCli,
   startDevServer,
   type RunningDevServer,
 } from '../../infra/temporal.js';
+import { freePort } from '../../infra/ports.js';
 import { newLocalKeys } from '../../infra/local-keys.js';
 import { payloadDataConverter, temporalConnectionOptions } from '../../infra/temporal-client.js';
 import { createWorker } from '../../worker/create-worker.js';

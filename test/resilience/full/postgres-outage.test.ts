@@ -11,7 +11,7 @@ import { systemClock } from '../../../domain/clock.js';
 import { SCOPES } from '../../../domain/scopes.js';
 import { ensureDatabase } from '../../../db/databases.js';
 import { startEmbeddedPostgres, type RunningPostgres } from '../../../infra/postgres.js';
-import { freePort } from '../../../infra/temporal.js';
+import { freePort } from '../../../infra/ports.js';
 import { client, type HttpClient, type HttpResult } from '../../support/http.js';
 import { stack } from '../../support/stack.js';
 import { startApiProcess, startWorker, stopChildren, type Child } from '../support/children.js';

@@ -5,12 +5,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, Connection } from '@temporalio/client';
 import { expect } from 'chai';
 import { createTemporalClient, payloadDataConverter } from '../../../infra/temporal-client.js';
-import {
-  freePort,
-  resolveTemporalCli,
-  startDevServer,
-  type RunningDevServer,
-} from '../../../infra/temporal.js';
+import { resolveTemporalCli, startDevServer, type RunningDevServer } from '../../../infra/temporal.js';
+import { freePort } from '../../../infra/ports.js';
 import { client, type HttpClient, type HttpResult } from '../../support/http.js';
 import { sql } from '../../support/factories.js';
 import { stack } from '../../support/stack.js';

@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { freePort } from '../../../infra/temporal.js';
+import { freePort } from '../../../infra/ports.js';
 import { SHARED_SOURCE_BUDGETS, stack, TEST_KEYS } from '../../support/stack.js';
 
 /**
