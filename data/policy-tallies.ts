@@ -7,24 +7,6 @@ import type { TenantScope } from './scope.js';
  */
 
 /**
- * The fold's first half, for a statement that folds as it does more (the CD check): CTEs deleting
- * the policy's change rows (parameters: the client and the policy) and `folded_total`, their sums
- * and how many there were.
- */
-export const FOLD_POLICY_TALLIES_SQL = `folded as (
-       delete from policy_tally_changes where client_id = ? and policy_id = ?
-       returning cd_pending, members, sent),
-     folded_total as (
-       select coalesce(sum(cd_pending), 0) as cd_pending, coalesce(sum(members), 0) as members,
-              coalesce(sum(sent), 0) as sent, count(*) as changes
-         from folded)`;
-
-/** The fold's second half: an UPDATE's SET adding the sums of `total` (a folded_total row) to policy `p`. */
-export const FOLDED_INTO_POLICY_SQL = (total: string): string =>
-  `cd_pending = p.cd_pending + ${total}.cd_pending, member_count = p.member_count + ${total}.members,
-              sent_count = p.sent_count + ${total}.sent`;
-
-/**
  * Adds what changed the policy's sums since the last fold to its columns, deleting the change rows,
  * in one statement. Run where the policy row is locked anyway (the CD check, the approval after its
  * posting), so it adds no lock. Concurrency: a second fold waits on the rows the first deleted and
@@ -34,10 +16,15 @@ export const FOLDED_INTO_POLICY_SQL = (total: string): string =>
  */
 export async function foldPolicyTallies(scope: TenantScope, policyId: string): Promise<void> {
   await scope.sql(
-    `with ${FOLD_POLICY_TALLIES_SQL}
-     update policies p set ${FOLDED_INTO_POLICY_SQL('f')}
-       from folded_total f
-      where p.client_id = ? and p.id = ? and f.changes > 0`,
+    `with folded as (
+       delete from policy_tally_changes where client_id = ? and policy_id = ?
+       returning cd_pending, members, sent),
+     total as (select sum(cd_pending) as cd_pending, sum(members) as members, sum(sent) as sent from folded)
+     update policies p
+        set cd_pending = p.cd_pending + t.cd_pending, member_count = p.member_count + t.members,
+            sent_count = p.sent_count + t.sent
+       from total t
+      where p.client_id = ? and p.id = ? and t.members is not null`,
     [scope.clientId, policyId, scope.clientId, policyId],
   );
 }

@@ -1,6 +1,6 @@
 import type { EndorsementStatus, EndorsementType } from '../../domain/enums.js';
 import { outboxSql } from '../webhooks/outbox.js';
-import { FOLD_POLICY_TALLIES_SQL, FOLDED_INTO_POLICY_SQL } from '../policy-tallies.js';
+import { foldPolicyTallies } from '../policy-tallies.js';
 import type { SystemScope, TenantScope } from '../scope.js';
 
 /** What the CD account needs of one endorsement. */
@@ -122,40 +122,35 @@ export async function readCdLowState(
  * (PENDING, positive premium, no hold) against the threshold (its own, else 10 % of the gross annual
  * premium). A change of state flips `cd_low`; a flip to low counts a crossing and records
  * `policy.cd_balance_low` keyed by that count, so an event goes out once per crossing and a retry or
- * a concurrent check records nothing new (the update re-checks the flag on the latest row; the
- * event's key is the crossing's number). It runs under the policy's lock on every hold, so it reads
- * the additions' sum kept on the policy (`cd_pending`, data/policy-tallies.ts) rather than summing
- * thousands of pending additions each time, and it folds the policy's kept sums in the same
- * statement: every round trip of the caller's transaction after the lock holds back the policy's
- * other holds, approvals and top-ups (data/policy-tallies.ts: the fold's own concurrency story).
+ * a concurrent check records nothing new (the update re-checks the flag on the latest row). Returns
+ * the deliveries to start. It runs under the policy's lock on every hold, so it reads the additions'
+ * sum kept on the policy (`cd_pending`, data/policy-tallies.ts), folded first, rather than summing
+ * thousands of pending additions each time.
  */
 export async function checkCdLow(scope: TenantScope, policyId: string): Promise<string[]> {
+  await foldPolicyTallies(scope, policyId);
   const outbox = outboxSql('change', 'policy.cd_balance_low');
   const rows = await scope.sql<{ id: string }>(
-    `with ${FOLD_POLICY_TALLIES_SQL},
-     state as (
-       select p.client_id, p.id, p.cd_balance, p.cd_held, ${THRESHOLD_SQL} as threshold,
-              p.cd_pending + f.cd_pending as pending, p.cd_low as was_low, f.cd_pending, f.members, f.sent,
-              f.changes
-         from policies p, folded_total f where p.client_id = ? and p.id = ?),
+    `with state as (
+       select p.client_id, p.id, p.cd_balance, p.cd_held, ${THRESHOLD_SQL} as threshold, p.cd_pending as pending
+         from policies p where p.client_id = ? and p.id = ?),
      judged as (select s.*, s.cd_balance - s.cd_held - s.pending < s.threshold as low from state s),
-     checked as (
+     flipped as (
        update policies p
-          set ${FOLDED_INTO_POLICY_SQL('j')},
-              cd_low = j.low, cd_low_crossings = p.cd_low_crossings + case when j.low and not p.cd_low then 1 else 0 end
+          set cd_low = j.low, cd_low_crossings = p.cd_low_crossings + case when j.low then 1 else 0 end
          from judged j
-        where p.id = j.id and (j.changes > 0 or p.cd_low <> j.low)
-       returning p.client_id, p.id, p.cd_low, p.cd_low_crossings, j.was_low, j.cd_balance, j.cd_held,
-                 j.pending, j.threshold),
+        where p.id = j.id and p.cd_low <> j.low
+       returning p.client_id, p.id, p.cd_low, p.cd_low_crossings, j.cd_balance, j.cd_held, j.pending,
+                 j.threshold),
      change as (
        select client_id, id as entity_id, 'LOW_' || cd_low_crossings as to_status,
               jsonb_build_object('policy_id', id, 'cd_balance', cd_balance::text, 'cd_held', cd_held::text,
                 'cd_available_balance', (cd_balance - cd_held)::text,
                 'cd_forecast', (cd_held + pending)::text, 'cd_low_threshold', threshold::text) as data
-         from checked where cd_low and not was_low),
+         from flipped where cd_low),
      ${outbox.sql}
      select id from outbox_deliveries`,
-    [scope.clientId, policyId, scope.clientId, policyId, ...outbox.params],
+    [scope.clientId, policyId, ...outbox.params],
   );
   return rows.map((r) => r.id);
 }
