@@ -1,19 +1,60 @@
 import { Readable } from 'node:stream';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { inTurns, ROWS_PER_TURN } from '../domain/upload-limits.js';
 
 /**
- * A JSON answer written in pieces (D18): an array longer than ROWS_PER_TURN is serialised that many
- * elements at a time, with a turn of the event loop between pieces, so a census report of 10,000
- * rows (4.7 MB) is not one JSON.stringify holding every other request on the process. The text is
- * JSON.stringify's own, byte for byte. `value` is the answer as an object, for the response
- * observer (api/middleware/observe.ts), which checks it against the contract.
+ * Rows presented as they are written: each piece of ROWS_PER_TURN items is presented, serialised and
+ * let go, so a report's ten thousand presented rows never live at once and their garbage dies young
+ * (a 10,000-row census's dry run: docs/performance.md). `all()` presents every row at once.
+ */
+export class PresentedRows<U> {
+  private constructor(
+    readonly length: number,
+    private readonly slice: (from: number, to: number) => U[],
+  ) {}
+
+  static of<T, U>(items: readonly T[], present: (item: T) => U): PresentedRows<U> {
+    return new PresentedRows(items.length, (from, to) => items.slice(from, to).map((item) => present(item)));
+  }
+
+  /** The presented rows ROWS_PER_TURN at a time, each piece after the first once the event loop has had a turn. */
+  async *pieces(): AsyncGenerator<U[]> {
+    for (let at = 0; at < this.length; at += ROWS_PER_TURN) {
+      if (at > 0) await nextTurn();
+      yield this.slice(at, at + ROWS_PER_TURN);
+    }
+  }
+
+  all(): U[] {
+    return this.slice(0, this.length);
+  }
+}
+
+/** An answer as JsonAnswer takes it: any array of it may be given as PresentedRows instead. */
+export type Presentable<T> = T extends (infer U)[]
+  ? U[] | PresentedRows<U>
+  : T extends object
+    ? { [K in keyof T]: Presentable<T[K]> }
+    : T;
+
+/**
+ * A JSON answer written in pieces (D18): an array longer than ROWS_PER_TURN, or PresentedRows, is
+ * serialised that many elements at a time, with a turn of the event loop between pieces, so a census
+ * report of 10,000 rows (4.7 MB) is not one JSON.stringify holding every other request on the
+ * process. The text is JSON.stringify's own, byte for byte (PresentedRows written as their `all()`).
+ * `value` is the answer as a plain object, presented only when read: the response observer
+ * (api/middleware/observe.ts) reads it to check it against the contract.
  */
 export class JsonAnswer extends Readable {
   private readonly pieces: AsyncIterator<string>;
 
-  constructor(readonly value: unknown) {
+  constructor(private readonly answer: unknown) {
     super();
-    this.pieces = jsonPieces(value)[Symbol.asyncIterator]();
+    this.pieces = jsonPieces(answer)[Symbol.asyncIterator]();
+  }
+
+  get value(): unknown {
+    return plain(this.answer);
   }
 
   override _read(): void {
@@ -31,15 +72,29 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> =>
   Object.getPrototypeOf(v) === Object.prototype &&
   typeof (v as { toJSON?: unknown }).toJSON !== 'function';
 
-/** JSON.stringify(value) as pieces: plain objects key by key, long arrays ROWS_PER_TURN elements at a time. */
+/** The answer with every PresentedRows presented (the same object where it holds none). */
+function plain(value: unknown): unknown {
+  if (value instanceof PresentedRows) return value.all();
+  if (Array.isArray(value)) {
+    const items = value.map(plain);
+    return items.every((v, i) => v === value[i]) ? value : items;
+  }
+  if (!isPlainObject(value)) return value;
+  const entries = Object.entries(value).map(([k, v]) => [k, plain(v)] as const);
+  return entries.every(([k, v]) => v === value[k]) ? value : Object.fromEntries(entries);
+}
+
+/**
+ * JSON.stringify(value) as pieces: plain objects key by key, long arrays and PresentedRows
+ * ROWS_PER_TURN elements at a time.
+ */
 export async function* jsonPieces(value: unknown): AsyncGenerator<string> {
+  if (value instanceof PresentedRows) {
+    yield* arrayPieces((value as PresentedRows<unknown>).pieces());
+    return;
+  }
   if (Array.isArray(value) && value.length > ROWS_PER_TURN) {
-    let first = true;
-    for await (const piece of inTurns(value)) {
-      yield `${first ? '[' : ','}${JSON.stringify(piece).slice(1, -1)}`;
-      first = false;
-    }
-    yield ']';
+    yield* arrayPieces(inTurns(value));
     return;
   }
   if (!isPlainObject(value)) {
@@ -55,4 +110,15 @@ export async function* jsonPieces(value: unknown): AsyncGenerator<string> {
     yield* jsonPieces(v);
   }
   yield first ? '{}' : '}';
+}
+
+/** An array written a piece at a time: `[`, each piece's elements, `]` (`[]` for none). */
+async function* arrayPieces(pieces: AsyncIterable<unknown[]>): AsyncGenerator<string> {
+  let first = true;
+  for await (const piece of pieces) {
+    if (piece.length === 0) continue;
+    yield `${first ? '[' : ','}${JSON.stringify(piece).slice(1, -1)}`;
+    first = false;
+  }
+  yield first ? '[]' : ']';
 }

@@ -1,3 +1,4 @@
+import { rememberLast } from './memo.js';
 import { daysBetween } from './dates.js';
 
 /** A sum-insured slab and its annual per-life premium; money as exact decimal strings. */
@@ -24,15 +25,23 @@ export function toPaise(amount: string | number): bigint {
   return paise;
 }
 
-/** toPaise's reading, null where toPaise throws (checks in bulk pay no exception). */
+/**
+ * toPaise's reading, null where toPaise throws (checks in bulk pay no exception). Text remembered:
+ * a census reads its policies' few slab amounts and premiums again on every row.
+ */
 function paiseOrNull(amount: string | number): bigint | null {
-  const text = typeof amount === 'number' ? numberText(amount) : amount.trim();
+  return typeof amount === 'number' ? decimalPaise(numberText(amount)) : textPaise(amount);
+}
+
+function decimalPaise(text: string): bigint | null {
   const m = DECIMAL.exec(text);
   if (!m) return null;
   // One BigInt of the digits with the decimals padded to two: the amount in paise.
   const paise = BigInt(`${m[2]!}${(m[3] ?? '').padEnd(2, '0')}`);
   return m[1] ? -paise : paise;
 }
+
+const textPaise = rememberLast((text: string) => decimalPaise(text.trim()));
 
 /** True when the value is an amount toPaise accepts. */
 export function isAmount(amount: string | number): boolean {
@@ -45,12 +54,12 @@ function numberText(n: number): string {
   return /e/i.test(text) ? 'NaN' : text;
 }
 
-/** Paise to the stored decimal form: "1000.00", "-12.50". */
-export function formatPaise(paise: bigint): string {
+/** Paise to the stored decimal form: "1000.00", "-12.50" (remembered, as a census's premiums repeat). */
+export const formatPaise = rememberLast((paise: bigint): string => {
   const sign = paise < 0n ? '-' : '';
   const abs = paise < 0n ? -paise : paise;
   return `${sign}${abs / 100n}.${(abs % 100n).toString().padStart(2, '0')}`;
-}
+});
 
 /** Days from start to end, both included (2026-04-01..2026-04-01 is one day). */
 export function inclusiveDays(start: string, end: string): number {

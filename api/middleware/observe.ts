@@ -21,8 +21,11 @@ export function observe(deps: Pick<AppDeps, 'metrics' | 'onResponse'>): Koa.Midd
       const route = matchedRoute(ctx);
       const seconds = (performance.now() - started) / 1000;
       deps.metrics.observeRequest(ctx.method, route?.path ?? 'unmatched', ctx.status, seconds);
-      const body: unknown = ctx.body instanceof JsonAnswer ? ctx.body.value : ctx.body;
-      if (route) deps.onResponse?.(route, ctx.status, body, ctx.response.headers);
+      // An answer written in pieces is presented again as one object only for an observer.
+      if (route && deps.onResponse) {
+        const body: unknown = ctx.body instanceof JsonAnswer ? ctx.body.value : ctx.body;
+        deps.onResponse(route, ctx.status, body, ctx.response.headers);
+      }
     }
   };
 }

@@ -5,7 +5,6 @@ import type { PlanTotals, RowPlan } from '../../domain/census/plan.js';
 import { CENSUS_FIELDS } from '../../domain/census/rows.js';
 import { visibleRowPlan, visibleTotals, type CensusView } from '../../domain/census/visibility.js';
 import { CENSUS_ENDORSEMENT_TYPES, EXIT_MODES } from '../../domain/enums.js';
-import { inTurns } from '../../domain/upload-limits.js';
 import type { PlannedEndorsement } from '../../domain/census/plan.js';
 import { dateOut, idOut, moneyOut, outcome, pagingOut } from '../schemas/responses.js';
 
@@ -201,16 +200,6 @@ export function presentRowPlan(plan: RowPlan, view: CensusView): z.infer<typeof 
     endorsement: p.endorsement && presentPlanned(p.endorsement),
     exit: p.exit ? { ...p.exit, deletions: p.exit.deletions.map(presentPlanned) } : null,
   };
-}
-
-/** Every row of a census's report as `view` may see it, ROWS_PER_TURN between turns of the event loop (D18). */
-export async function presentRowPlans(
-  plans: readonly RowPlan[],
-  view: CensusView,
-): Promise<z.infer<typeof rowPlanSchema>[]> {
-  const rows: z.infer<typeof rowPlanSchema>[] = [];
-  for await (const piece of inTurns(plans)) for (const plan of piece) rows.push(presentRowPlan(plan, view));
-  return rows;
 }
 
 /** Totals as `view` may see them (domain/census/visibility.ts). */

@@ -364,34 +364,38 @@ export class CensusCdForecast {
     );
   }
 
-  /** The next row's plan in file order, with each endorsement it creates given its `cd`. */
+  /**
+   * The next row's plan in file order, each endorsement it creates given its `cd` in place: a plan is
+   * one object a row, fresh from the planner (CensusPlanner.plan), so a census's ten thousand are not
+   * copied to be forecast.
+   */
   row(p: RowPlan): RowPlan {
-    if (p.status !== 'ok') return p;
-    if (p.endorsement) return { ...p, endorsement: this.endorsement(p.endorsement) };
-    if (p.exit?.mode === 'automatic')
-      return { ...p, exit: { ...p.exit, deletions: p.exit.deletions.map((d) => this.endorsement(d)) } };
+    if (p.status === 'ok') for (const e of createdEndorsements(p)) this.forecast(e);
     return p;
   }
 
-  private endorsement(e: PlannedEndorsement): PlannedEndorsement {
+  private forecast(e: PlannedEndorsement): void {
     const state = this.account.get(e.policy_id) ?? { available: 0n, waiting: false };
     const f = forecastHold(state.available, state.waiting, e.premium_impact);
     this.account.set(e.policy_id, { available: f.availableAfter, waiting: state.waiting || f.waitsForFunds });
-    return {
-      ...e,
-      cd: {
-        hold: formatPaise(f.hold),
-        available_after: formatPaise(f.availableAfter),
-        waits_for_funds: f.waitsForFunds,
-      },
+    e.cd = {
+      hold: formatPaise(f.hold),
+      available_after: formatPaise(f.availableAfter),
+      waits_for_funds: f.waitsForFunds,
     };
   }
 }
 
-/** Every row's plan forecast in file order (CensusCdForecast). */
+/** Copies of these plans (their endorsements too), each forecast in file order (CensusCdForecast). */
 export function forecastCensusCd(plans: readonly RowPlan[], policies: readonly PlanPolicy[]): RowPlan[] {
   const forecast = new CensusCdForecast(policies);
-  return plans.map((p) => forecast.row(p));
+  return plans.map((p) =>
+    forecast.row({
+      ...p,
+      endorsement: p.endorsement && { ...p.endorsement },
+      exit: p.exit && { ...p.exit, deletions: p.exit.deletions.map((d) => ({ ...d })) },
+    }),
+  );
 }
 
 /**

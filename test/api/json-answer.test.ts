@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { text } from 'node:stream/consumers';
-import { JsonAnswer, jsonPieces } from '../../api/json-answer.js';
+import { JsonAnswer, jsonPieces, PresentedRows } from '../../api/json-answer.js';
 import { ROWS_PER_TURN } from '../../domain/upload-limits.js';
 
 const joined = async (value: unknown) => {
@@ -59,5 +59,45 @@ describe('api: a JSON answer written in pieces', () => {
     const answer = new JsonAnswer(value);
     expect(answer.value).to.equal(value);
     expect(await text(answer)).to.equal(JSON.stringify(value));
+  });
+
+  it('presents rows as it writes them, a piece at a time, and each row once', async () => {
+    for (const rows of [0, 1, ROWS_PER_TURN, ROWS_PER_TURN + 1, 3 * ROWS_PER_TURN + 17]) {
+      const items = report(rows).payload.rows;
+      let presented = 0;
+      const present = (r: (typeof items)[number]) => {
+        presented += 1;
+        return { row: r.row, code: r.employee_code, endorsement: r.endorsement, left_out: undefined };
+      };
+      const expected = JSON.stringify({ rows: items.map(present), totals: { rows } });
+      presented = 0;
+      const answer = { rows: PresentedRows.of(items, present), totals: { rows } };
+      expect(await joined(answer), `${rows} rows`).to.equal(expected);
+      expect(presented, `${rows} rows presented`).to.equal(rows);
+    }
+  });
+
+  it('lets other work run between the pieces of presented rows (D18)', async () => {
+    const seen: string[] = [];
+    const items = Array.from({ length: 2 * ROWS_PER_TURN + 1 }, (_, i) => i);
+    const pieces = jsonPieces(PresentedRows.of(items, (i) => i * 2));
+    setImmediate(() => seen.push('another request'));
+    for await (const piece of pieces)
+      seen.push(piece.startsWith('[') ? 'first rows' : piece.startsWith(',') ? 'more rows' : piece);
+    expect(seen.indexOf('another request')).to.be.greaterThan(seen.indexOf('first rows'));
+    expect(seen.indexOf('another request')).to.be.lessThan(seen.indexOf('more rows'));
+  });
+
+  it('gives the response observer presented rows as a plain array, the rest of the answer as it was', async () => {
+    const { payload } = report(ROWS_PER_TURN + 3);
+    const totals = payload.totals;
+    const answer = new JsonAnswer({
+      payload: { ...payload, rows: PresentedRows.of(payload.rows, (r) => r.row) },
+    });
+    expect(answer.value).to.deep.equal({ payload: { ...payload, rows: payload.rows.map((r) => r.row) } });
+    expect((answer.value as { payload: typeof payload }).payload.totals).to.equal(totals);
+    const plainAnswer = report(3);
+    expect(new JsonAnswer(plainAnswer).value).to.equal(plainAnswer);
+    expect(JSON.parse(await text(answer))).to.deep.equal(JSON.parse(JSON.stringify(answer.value)));
   });
 });

@@ -173,6 +173,8 @@ describe('census plan (domain/census/plan.ts)', () => {
     // A policy whose queue already waits makes every new hold wait behind it.
     const queued = forecastCensusCd([add], [{ ...POLICY, cd_available: '5000.00', cd_waiting: true }]);
     expect(queued[0]!.endorsement?.cd).to.include({ waits_for_funds: true, available_after: '5000.00' });
+    // Each forecast is of copies: the plans given keep no `cd` of their own.
+    expect([add.endorsement?.cd, modify.endorsement?.cd]).to.deep.equal([undefined, undefined]);
   });
 
   it('refuses what D7 refuses, a new employee without details, and a second row for the same employee and policy', () => {
