@@ -1,5 +1,4 @@
 import { Readable } from 'node:stream';
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import { inTurns, ROWS_PER_TURN } from '../domain/upload-limits.js';
 
 /**
@@ -9,24 +8,18 @@ import { inTurns, ROWS_PER_TURN } from '../domain/upload-limits.js';
  */
 export class PresentedRows<U> {
   private constructor(
-    readonly length: number,
-    private readonly slice: (from: number, to: number) => U[],
+    /** The presented rows ROWS_PER_TURN at a time, with a turn of the event loop between (inTurns). */
+    readonly pieces: () => AsyncGenerator<U[]>,
+    readonly all: () => U[],
   ) {}
 
   static of<T, U>(items: readonly T[], present: (item: T) => U): PresentedRows<U> {
-    return new PresentedRows(items.length, (from, to) => items.slice(from, to).map((item) => present(item)));
-  }
-
-  /** The presented rows ROWS_PER_TURN at a time, each piece after the first once the event loop has had a turn. */
-  async *pieces(): AsyncGenerator<U[]> {
-    for (let at = 0; at < this.length; at += ROWS_PER_TURN) {
-      if (at > 0) await nextTurn();
-      yield this.slice(at, at + ROWS_PER_TURN);
-    }
-  }
-
-  all(): U[] {
-    return this.slice(0, this.length);
+    return new PresentedRows(
+      async function* () {
+        for await (const piece of inTurns(items)) yield piece.map((item) => present(item));
+      },
+      () => items.map((item) => present(item)),
+    );
   }
 }
 
@@ -90,7 +83,7 @@ function plain(value: unknown): unknown {
  */
 export async function* jsonPieces(value: unknown): AsyncGenerator<string> {
   if (value instanceof PresentedRows) {
-    yield* arrayPieces((value as PresentedRows<unknown>).pieces());
+    yield* arrayPieces(value.pieces());
     return;
   }
   if (Array.isArray(value) && value.length > ROWS_PER_TURN) {
@@ -112,11 +105,10 @@ export async function* jsonPieces(value: unknown): AsyncGenerator<string> {
   yield first ? '{}' : '}';
 }
 
-/** An array written a piece at a time: `[`, each piece's elements, `]` (`[]` for none). */
+/** An array written a piece at a time (pieces never empty): `[`, each piece's elements, `]` (`[]` for no piece). */
 async function* arrayPieces(pieces: AsyncIterable<unknown[]>): AsyncGenerator<string> {
   let first = true;
   for await (const piece of pieces) {
-    if (piece.length === 0) continue;
     yield `${first ? '[' : ','}${JSON.stringify(piece).slice(1, -1)}`;
     first = false;
   }
