@@ -21,9 +21,28 @@ const NAMED_SQL = `select n.id from employees n
                    select n.id from employees n join users nu on nu.id = n.user_id
                     where n.client_id = ? and nu.email_key = any(array[?]::text[])`;
 
-type CoverRow = { employee_id: string } & PlanEmployee['cover'][number];
-type EmployeeRow = Omit<PlanEmployee, 'cover' | 'open' | 'dependents' | 'details'> &
-  NonNullable<PlanEmployee['details']>;
+type Cover = PlanEmployee['cover'][number];
+type Details = NonNullable<PlanEmployee['details']>;
+/** readNamedEmployees' rows, as the arrays its statement aggregates them into (in this order). */
+type EmployeeRow = [
+  id: string,
+  employee_code: string,
+  email_key: string,
+  name: Details['name'],
+  email: Details['email'],
+  phone_number: Details['phone_number'],
+  date_of_birth: Details['date_of_birth'],
+  gender: Details['gender'],
+  status: Details['status'],
+];
+type CoverRow = [
+  employee_id: string,
+  policy_id: string,
+  sum_insured: Cover['sum_insured'],
+  start: string,
+  end: string,
+];
+type OpenRow = [employee_id: string, policy_id: string, endorsement_id: string];
 /** A dependent with one of its covers (the cover's fields null when it has none on the day). */
 type FamilyRow = Omit<PlanDependent, 'cover'> & { employee_id: string } & {
   [K in keyof PlanDependent['cover'][number]]: PlanDependent['cover'][number][K] | null;
@@ -55,11 +74,12 @@ export async function readCensusPolicies(
 /**
  * The employees named by code or by a row's e-mail, with their stored details, their own cover on
  * `today` (D10) and their open endorsements; their dependents are readFamilies'. Planned for 10,000
- * names: three statements at once on the pool, each a flat set of rows (no per-employee subquery or
- * JSON built in PostgreSQL), put together here by employee id; the employees named matched in each
- * statement (NAMED_SQL), then their own members and open endorsements (a literal status list, as
- * the partial index endorsements_one_open's) hash-joined for thousands of names, looked up by index
- * (policy_members_employee) for a few.
+ * names: one statement, the employees named matched once (NAMED_SQL), then their own members and
+ * open endorsements (a literal status list, as the partial index endorsements_one_open's),
+ * hash-joined for thousands of names, looked up by index (policy_members_employee) for a few. Each
+ * set comes back as one JSON array of positional arrays (no per-employee subquery: one aggregate a
+ * set), put together here by employee id: the driver then decodes three values, not a value per
+ * column of every row, which took a dry run's API more CPU than reading the rows took PostgreSQL.
  */
 export async function readNamedEmployees(
   scope: TenantScope,
@@ -68,49 +88,34 @@ export async function readNamedEmployees(
   today: string,
 ): Promise<PlanEmployee[]> {
   const c = scope.clientId;
-  const named = [c, codes, c, emailKeys];
-  const [people, covers, opens] = await Promise.all([
-    scope.sql<EmployeeRow>(
-      `select e.id, e.employee_code, u.email_key, e.name, e.email, e.phone_number,
-              e.date_of_birth::text as date_of_birth, e.gender, e.status
-         from employees e join users u on u.id = e.user_id
-        where e.client_id = ? and e.id in (${NAMED_SQL})`,
-      [c, ...named],
-    ),
-    scope.sql<CoverRow>(
-      `select m.employee_id, m.policy_id, m.sum_insured::text as sum_insured,
-              m.coverage_start_date::text as start, m.coverage_end_date::text as end
-         from policy_members m
-        where m.client_id = ? and m.employee_id in (${NAMED_SQL}) and m.dependent_id is null
-          and ${activeOnSql('m')}`,
-      [c, ...named, today],
-    ),
-    scope.sql<{ employee_id: string; policy_id: string; endorsement_id: string }>(
-      `select o.employee_id, o.policy_id, o.id as endorsement_id from endorsements o
-        where o.client_id = ? and o.employee_id in (${NAMED_SQL}) and o.status in ${OPEN_STATUS_SQL}`,
-      [c, ...named],
-    ),
-  ]);
-  // Fields picked by name: a rest pattern copies each of 10,000 rows through a slow generic path.
+  const [read] = await scope.sql<{ people: EmployeeRow[]; covers: CoverRow[]; opens: OpenRow[] }>(
+    `with named as materialized (${NAMED_SQL})
+     select
+       (select coalesce(json_agg(json_build_array(e.id, e.employee_code, u.email_key, e.name, e.email,
+                  e.phone_number, e.date_of_birth::text, e.gender, e.status)), '[]')
+          from employees e join users u on u.id = e.user_id
+         where e.client_id = ? and e.id in (select id from named)) as people,
+       (select coalesce(json_agg(json_build_array(m.employee_id, m.policy_id, m.sum_insured::text,
+                  m.coverage_start_date::text, m.coverage_end_date::text)), '[]')
+          from policy_members m
+         where m.client_id = ? and m.employee_id in (select id from named) and m.dependent_id is null
+           and ${activeOnSql('m')}) as covers,
+       (select coalesce(json_agg(json_build_array(o.employee_id, o.policy_id, o.id)), '[]')
+          from endorsements o
+         where o.client_id = ? and o.employee_id in (select id from named)
+           and o.status in ${OPEN_STATUS_SQL}) as opens`,
+    [c, codes, c, emailKeys, c, c, today, c],
+  );
   const employees = new Map<string, PlanEmployee>();
-  for (const e of people) {
-    const details = {
-      name: e.name,
-      email: e.email,
-      phone_number: e.phone_number,
-      date_of_birth: e.date_of_birth,
-      gender: e.gender,
-      status: e.status,
-    };
-    const { id, employee_code, email_key } = e;
+  for (const [id, employee_code, email_key, name, email, phone_number, date_of_birth, gender, status] of read!
+    .people) {
+    const details = { name, email, phone_number, date_of_birth, gender, status };
     employees.set(id, { id, employee_code, email_key, details, cover: [], open: [] });
   }
-  for (const m of covers) {
-    const cover = { policy_id: m.policy_id, sum_insured: m.sum_insured, start: m.start, end: m.end };
-    employees.get(m.employee_id)?.cover.push(cover);
-  }
-  for (const o of opens)
-    employees.get(o.employee_id)?.open.push({ policy_id: o.policy_id, endorsement_id: o.endorsement_id });
+  for (const [employeeId, policy_id, sum_insured, start, end] of read!.covers)
+    employees.get(employeeId)?.cover.push({ policy_id, sum_insured, start, end });
+  for (const [employeeId, policy_id, endorsement_id] of read!.opens)
+    employees.get(employeeId)?.open.push({ policy_id, endorsement_id });
   return [...employees.values()];
 }
 
