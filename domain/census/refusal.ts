@@ -48,7 +48,8 @@ export function refusalError(err: EndorsementRefused, type: EndorsementType): Ro
         ? 'no active policy of the client fits this row'
         : 'the employee is not covered by an active policy of the client',
     INVALID: err.detail.replace(/^\w+: /, ''),
-    IN_PROGRESS: `an endorsement is still open for this employee and policy${err.detail ? ` (${err.detail})` : ''}`,
+    // The detail is the whole sentence naming the open one (endorsementInProgress), or empty.
+    IN_PROGRESS: err.detail || 'an endorsement is still open for this employee and policy',
     ALREADY_COVERED: 'the employee is already covered by this policy',
     NOT_COVERED: 'the employee is not covered by this policy',
     DEPENDENT_NOT_FOUND: 'no such dependent of this employee',

@@ -55,4 +55,45 @@ describe('census planning reads (usecases/census/census.ts)', () => {
     });
     expect(plan.totals).to.include({ rows: rows.length, ok: rows.length - 1, errors: 1 });
   });
+
+  it('reads what it names: an open endorsement by code, an e-mail another employee holds', async () => {
+    const w = await census();
+    const res = await w.api.post('/v1/policy/endorsements', {
+      token: w.token,
+      body: {
+        employee_id: w.uncovered.id,
+        policy_id: w.policyId,
+        type: 'ADDITION',
+        coverage_start_date: '2026-12-01',
+        coverage_end_date: '2027-03-31',
+      },
+    });
+    expect(res.status).to.equal(200);
+    const open = res.body.payload.endorsement_id as string;
+    const joiner = newJoiner(`Q-${w.clientId.slice(-6)}`, { email: w.covered.email.toUpperCase() });
+    const rows: CensusRowIn[] = [
+      { employee_code: w.uncovered.employeeCode, action: 'add', effective_date: '2026-12-01' },
+      joiner,
+    ];
+    const scope = TenantScope.of(stack().orm.em, w.clientId);
+    const plan = await planCensus(scope, { kind: 'json', rows }, TODAY);
+
+    expect(plan.rows.map((r) => r.errors)).to.deep.equal([
+      [
+        {
+          field: 'row',
+          reason: `endorsement ${open} is still open for this employee and policy`,
+          reveals: 'coverage',
+        },
+      ],
+      [
+        {
+          field: 'email',
+          reason: 'is already the official e-mail of another employee',
+          reveals: 'employees',
+        },
+      ],
+    ]);
+    expect(plan.totals).to.include({ rows: 2, ok: 0, errors: 2 });
+  });
 });
