@@ -54,12 +54,18 @@ function numberText(n: number): string {
   return /e/i.test(text) ? 'NaN' : text;
 }
 
-/** Paise to the stored decimal form: "1000.00", "-12.50" (remembered, as a census's premiums repeat). */
-export const formatPaise = rememberLast((paise: bigint): string => {
+/** Paise to the stored decimal form: "1000.00", "-12.50". */
+export function paiseText(paise: bigint): string {
   const sign = paise < 0n ? '-' : '';
   const abs = paise < 0n ? -paise : paise;
   return `${sign}${abs / 100n}.${(abs % 100n).toString().padStart(2, '0')}`;
-});
+}
+
+/**
+ * paiseText remembered, for amounts that repeat (a census's premiums and sums insured). A running
+ * balance, different at every step, is paiseText's: remembering it would only fill the memory.
+ */
+export const formatPaise = rememberLast(paiseText);
 
 /** Days from start to end, both included (2026-04-01..2026-04-01 is one day). */
 export function inclusiveDays(start: string, end: string): number {

@@ -18,7 +18,7 @@ import {
   type EndorsementRequest,
 } from '../endorsements/endorsement.js';
 import type { CensusEndorsementType } from '../enums.js';
-import { formatPaise, toPaise } from '../premium.js';
+import { formatPaise, paiseText, toPaise } from '../premium.js';
 import { forecastHold } from '../cd-account/account.js';
 
 export interface RowPlan {
@@ -380,7 +380,8 @@ export class CensusCdForecast {
     this.account.set(e.policy_id, { available: f.availableAfter, waiting: state.waiting || f.waitsForFunds });
     e.cd = {
       hold: formatPaise(f.hold),
-      available_after: formatPaise(f.availableAfter),
+      // The running balance: a new amount every row (formatPaise remembers repeating ones).
+      available_after: paiseText(f.availableAfter),
       waits_for_funds: f.waitsForFunds,
     };
   }

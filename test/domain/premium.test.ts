@@ -6,6 +6,7 @@ import {
   formatPaise,
   inclusiveDays,
   modificationPremium,
+  paiseText,
   proRata,
   toPaise,
   type Slab,
@@ -64,6 +65,9 @@ describe('premium (pro-rata, exact decimals)', () => {
     expect(toPaise('-12.5')).to.equal(-1250n);
     expect(formatPaise(-1250n)).to.equal('-12.50');
     expect(formatPaise(toPaise('0.1') + toPaise('0.2'))).to.equal('0.30');
+    // The running balance's formatter (not remembered) writes the same text.
+    for (const p of [0n, 5n, -5n, -1250n, 123456789n]) expect(paiseText(p)).to.equal(formatPaise(p));
+    expect(paiseText(-5n)).to.equal('-0.05');
     expect(() => toPaise('1.005')).to.throw(RangeError);
     expect(() => toPaise(1e21)).to.throw(RangeError);
     expect(() => toPaise('abc')).to.throw(RangeError);
