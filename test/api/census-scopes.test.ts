@@ -1,5 +1,13 @@
 import { expect } from 'chai';
-import { census, censusCsv, CSV, newJoiner, type Census, type CensusRowIn } from '../support/census.js';
+import {
+  census,
+  censusCsv,
+  CSV,
+  newJoiner,
+  postUncoveredAddition,
+  type Census,
+  type CensusRowIn,
+} from '../support/census.js';
 import { checkCdLedgersAfterEachTest } from '../support/cd-ledger-check.js';
 import { waitFor } from '../workflows/endorsement-support.js';
 import type { ClientScope } from '../../domain/scopes.js';
@@ -57,16 +65,7 @@ describe('census batches under policy.endorsements (the requirement’s scope, b
 
   it('creates a single endorsement with policy.endorsements alone', async () => {
     const token = tokenOf(w, ['policy.endorsements']);
-    const res = await w.api.post('/v1/policy/endorsements', {
-      token,
-      body: {
-        employee_id: w.uncovered.id,
-        policy_id: w.policyId,
-        type: 'ADDITION',
-        coverage_start_date: '2026-12-01',
-        coverage_end_date: '2027-03-31',
-      },
-    });
+    const res = await postUncoveredAddition(w, token);
     expect(res.status, res.text).to.equal(200);
     const read = await w.api.get(`/v1/policy/endorsements/${res.body.payload.endorsement_id}`, { token });
     expect(read.status).to.equal(200);

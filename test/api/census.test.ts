@@ -129,7 +129,9 @@ describe('census batches API (D16)', () => {
       { field: 'policy_id', reason: 'the employee is not covered by an active policy of the client' },
     ]);
     expect(fields(rows[9])).to.deep.equal(['sum_insured']);
-    expect(rows[10].errors[0].reason).to.match(/still open.*row 1/);
+    expect(rows[10].errors[0].reason).to.equal(
+      'endorsement planned by row 1 of this census is still open for this employee and policy',
+    );
     expect(rows[11].errors).to.deep.equal([{ field: 'employee_code', reason: 'no employee has this code' }]);
     expect(totals).to.include({ rows: 12, ok: 4, errors: 8, employees_created: 2 });
     expect(totals.endorsements).to.deep.equal({

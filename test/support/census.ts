@@ -71,6 +71,19 @@ export async function census(): Promise<Census> {
   };
 }
 
+/** The uncovered employee's ADDITION on the census's policy through the API (left open, PENDING). */
+export const postUncoveredAddition = (w: Census, token = w.token) =>
+  w.api.post('/v1/policy/endorsements', {
+    token,
+    body: {
+      employee_id: w.uncovered.id,
+      policy_id: w.policyId,
+      type: 'ADDITION',
+      coverage_start_date: '2026-12-01',
+      coverage_end_date: '2027-03-31',
+    },
+  });
+
 /** A new joiner's row: every detail a new employee needs, added from 2026-12-01. */
 export const newJoiner = (code: string, o: CensusRowIn = {}): CensusRowIn => ({
   employee_code: code,

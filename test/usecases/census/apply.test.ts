@@ -4,7 +4,13 @@ import { TenantScope } from '../../../data/scope.js';
 import { newId } from '../../../domain/ids.js';
 import { applyCensusRange } from '../../../usecases/census/apply.js';
 import { planCensus } from '../../../usecases/census/census.js';
-import { census, newJoiner, type Census, type CensusRowIn } from '../../support/census.js';
+import {
+  census,
+  newJoiner,
+  postUncoveredAddition,
+  type Census,
+  type CensusRowIn,
+} from '../../support/census.js';
 import { checkCdLedgersAfterEachTest } from '../../support/cd-ledger-check.js';
 import { makePolicy, sql } from '../../support/factories.js';
 import { stack } from '../../support/stack.js';
@@ -119,16 +125,7 @@ describe('census apply (usecases/census/apply.ts)', () => {
     // Between the plan and the apply: the joiner's policy is no longer active, and the uncovered
     // employee gets an endorsement of their own through the API.
     await sql(`update policies set status = 'POLICY_STATUS_INACTIVE' where id = ?`, [other.id]);
-    const res = await w.api.post('/v1/policy/endorsements', {
-      token: w.token,
-      body: {
-        employee_id: w.uncovered.id,
-        policy_id: w.policyId,
-        type: 'ADDITION',
-        coverage_start_date: '2026-12-01',
-        coverage_end_date: '2027-03-31',
-      },
-    });
+    const res = await postUncoveredAddition(w);
     const open = res.body.payload.endorsement_id as string;
     const deps = await stack().deps();
     const result = await applyCensusRange(deps, scope, batchId, { from: 1, to: 3 }, TODAY);

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { TenantScope } from '../../../data/scope.js';
 import { CENSUS_NAMES_PER_READ, planCensus } from '../../../usecases/census/census.js';
-import { census, newJoiner, type CensusRowIn } from '../../support/census.js';
+import { census, newJoiner, postUncoveredAddition, type CensusRowIn } from '../../support/census.js';
 import { makeDependent, makeMember } from '../../support/factories.js';
 import { stack } from '../../support/stack.js';
 
@@ -58,16 +58,7 @@ describe('census planning reads (usecases/census/census.ts)', () => {
 
   it('reads what it names: an open endorsement by code, an e-mail another employee holds', async () => {
     const w = await census();
-    const res = await w.api.post('/v1/policy/endorsements', {
-      token: w.token,
-      body: {
-        employee_id: w.uncovered.id,
-        policy_id: w.policyId,
-        type: 'ADDITION',
-        coverage_start_date: '2026-12-01',
-        coverage_end_date: '2027-03-31',
-      },
-    });
+    const res = await postUncoveredAddition(w);
     expect(res.status).to.equal(200);
     const open = res.body.payload.endorsement_id as string;
     const joiner = newJoiner(`Q-${w.clientId.slice(-6)}`, { email: w.covered.email.toUpperCase() });
