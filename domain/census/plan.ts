@@ -117,6 +117,15 @@ const NEW_EMPLOYEE_FIELDS = [
  */
 export type { CensusSnapshot, PlanEmployee, PlannedCd, PlannedEndorsement, PlanPolicy } from './snapshot.js';
 
+/**
+ * The code a row whose cells failed is looked up by, to tell whether it also lacks a new employee's
+ * details (CensusPlanner.missingForNew): a self row's `add`. The stored employee must be read for it.
+ */
+export function codeAskedForNew(r: CensusRecord): string | undefined {
+  const dependent = r.relationship !== undefined && r.relationship.toLowerCase() !== 'self';
+  return r.employee_code && !dependent && r.action?.toLowerCase() === 'add' ? r.employee_code : undefined;
+}
+
 export class CensusPlanner {
   private readonly byCode = new Map<string, PlanEmployee>();
   private readonly byEmail = new Map<string, string>();
@@ -135,7 +144,16 @@ export class CensusPlanner {
     private readonly snapshot: CensusSnapshot,
     private readonly today: string,
   ) {
-    for (const e of snapshot.employees) {
+    this.know(snapshot.employees);
+  }
+
+  /**
+   * Stored employees read after the planner was made (a census's later reads of the names it gives):
+   * the rows planned after this see them. Each must be read before the first row naming it (by code,
+   * by e-mail, or a failed row's code: codeAskedForNew) is planned, and given once.
+   */
+  know(employees: readonly PlanEmployee[]): void {
+    for (const e of employees) {
       this.byCode.set(e.employee_code, e);
       this.byEmail.set(e.email_key, e.employee_code);
     }
@@ -247,16 +265,8 @@ export class CensusPlanner {
    * report names every problem of the row at once.
    */
   missingForNew(r: CensusRecord): RowError[] {
-    const code = r.employee_code;
-    const dependent = r.relationship !== undefined && r.relationship.toLowerCase() !== 'self';
-    if (
-      !code ||
-      dependent ||
-      this.byCode.has(code) ||
-      this.created.has(code) ||
-      r.action?.toLowerCase() !== 'add'
-    )
-      return [];
+    const code = codeAskedForNew(r);
+    if (code === undefined || this.byCode.has(code) || this.created.has(code)) return [];
     return (['name', 'email', 'phone', 'date_of_birth', 'gender'] as const)
       .filter((f) => r[f] === undefined)
       .map((field) => ({ field, reason: 'is required for a new employee' }));

@@ -15,6 +15,7 @@ import { parseCensusRecord, type CensusRow } from '../../domain/census/rows.js';
 import {
   CensusCdForecast,
   CensusPlanner,
+  codeAskedForNew,
   CensusTotals,
   invalidRowPlan,
   type PlanEmployee,
@@ -62,132 +63,192 @@ const dependentOf = (r: CensusRow): Record<string, string> => ({
 
 type ParsedRecord = ReturnType<typeof parseCensusRecord>;
 
-/** Names gathered from the census before the employees they name are read (one read in flight at a time). */
+/** Names gathered from the census before the employees they name are read. */
 export const CENSUS_NAMES_PER_READ = 2_000;
+/**
+ * Reads of those names on the database at once: two, so one is answered while the next is sent, and
+ * the reads keep pace with the parsing (one at a time, a 10,000-row census's five reads outlast it).
+ * Each read runs two statements (the employees, and the families a dependent's row names): a census
+ * holds at most four of the pool's connections.
+ */
+export const CENSUS_READS_IN_FLIGHT = 2;
+
+/** One read's answer: the employees it found, and the families it read by employee id. */
+interface NamedRead {
+  employees: PlanEmployee[];
+  families: Map<string, PlanDependent[]>;
+}
 
 /**
  * The employees a census names, read while the census is still being parsed: the names (codes, and
- * the e-mails rows give) are sent CENSUS_NAMES_PER_READ at a time, each read once the one before
- * it has answered, so at most one is in flight and the reads keep pace with the parsing. An
- * employee named in two reads (by code in one, by e-mail in another) is kept once. Families are
- * read only for the codes a dependent's row names (readFamilies), in the same read as the names
- * that reach it, and put on their employees once every read has answered.
+ * the e-mails rows give) are sent CENSUS_NAMES_PER_READ at a time, CENSUS_READS_IN_FLIGHT reads at
+ * once, each name once. Each row is planned once the read carrying its names has answered (`read`,
+ * then `through`), so the planning of the first rows runs while the last names are read. Every name a
+ * row's plan looks up goes no later than that row's read, so a row planned then sees what it would
+ * with every employee read. An employee found twice (by code in one read, by e-mail in another) is
+ * kept as first found. Families are read only for the codes a dependent's row names (readFamilies),
+ * in the read that carries the row, and put on their employees as that read is taken.
  */
 class NamedEmployeesReader {
-  private readonly employees = new Map<string, PlanEmployee>();
-  private readonly families = new Map<string, PlanDependent[]>();
   private readonly codes = new Set<string>();
   private readonly emails = new Set<string>();
   private readonly familyCodes = new Set<string>();
   private pending = { codes: [] as string[], emails: [] as string[], families: [] as string[] };
-  private reading: Promise<void> = Promise.resolve();
-  private failure: { error: unknown } | null = null;
+  /** The reads sent, in order (each handled at once: a failure is thrown by `through`). */
+  private readonly reads: Promise<NamedRead>[] = [];
+  /** Reads taken by `through`, in order. */
+  private taken = 0;
+  private readonly found = new Map<string, PlanEmployee>();
+  private failed = false;
 
   constructor(
     private readonly scope: TenantScope,
     private readonly today: string,
   ) {}
 
-  /** A row whose cells passed their rules: its code and e-mail are read (once each), and a dependent's row its family. */
-  add(row: CensusRow): void {
-    if (!this.codes.has(row.employeeCode)) {
-      this.codes.add(row.employeeCode);
-      this.pending.codes.push(row.employeeCode);
+  /** The read that carries the names given now. */
+  get read(): number {
+    return this.reads.length;
+  }
+
+  /** A row whose cells passed their rules: its code and e-mail are read, and a dependent's row its family. Its read. */
+  add(row: CensusRow): number {
+    const read = this.read;
+    this.name(this.codes, this.pending.codes, row.employeeCode);
+    if (row.relationship !== 'self') this.name(this.familyCodes, this.pending.families, row.employeeCode);
+    if (row.email) this.name(this.emails, this.pending.emails, emailKey(row.email));
+    return this.sendWhenFull(read);
+  }
+
+  /** A failed row's code, where its report asks whether the employee is new (codeAskedForNew). Its read. */
+  addCode(code: string | undefined): number {
+    const read = this.read;
+    if (code !== undefined) this.name(this.codes, this.pending.codes, code);
+    return this.sendWhenFull(read);
+  }
+
+  /** The census is read to its end: the names not yet sent go. */
+  finish(): void {
+    this.send();
+  }
+
+  /** Whether a read up to `read` is still to be taken (none is when its names went in earlier reads). */
+  taking(read: number): boolean {
+    return this.taken <= read && this.taken < this.reads.length;
+  }
+
+  /** The employees the reads up to `read` found that no read taken before did, their families on them. */
+  async through(read: number): Promise<PlanEmployee[]> {
+    const fresh: PlanEmployee[] = [];
+    while (this.taking(read)) {
+      const { employees, families } = await this.reads[this.taken++]!;
+      for (const e of employees)
+        if (!this.found.has(e.id)) {
+          this.found.set(e.id, e);
+          fresh.push(e);
+        }
+      for (const [id, dependents] of families) {
+        const employee = this.found.get(id);
+        if (employee) employee.dependents = dependents;
+      }
     }
-    if (row.relationship !== 'self' && !this.familyCodes.has(row.employeeCode)) {
-      this.familyCodes.add(row.employeeCode);
-      this.pending.families.push(row.employeeCode);
-    }
-    const email = row.email ? emailKey(row.email) : undefined;
-    if (email !== undefined && !this.emails.has(email)) {
-      this.emails.add(email);
-      this.pending.emails.push(email);
-    }
+    return fresh;
+  }
+
+  /** Once every read sent has answered or failed: a census refused part way leaves no read unawaited. */
+  settled(): Promise<unknown> {
+    return Promise.allSettled(this.reads);
+  }
+
+  private name(seen: Set<string>, pending: string[], name: string): void {
+    if (seen.has(name)) return;
+    seen.add(name);
+    pending.push(name);
+  }
+
+  private sendWhenFull(read: number): number {
     const { codes, emails, families } = this.pending;
     if (codes.length + emails.length + families.length >= CENSUS_NAMES_PER_READ) this.send();
-  }
-
-  /** Every employee named, with the families read, once the last names have been read. */
-  async all(): Promise<PlanEmployee[]> {
-    this.send();
-    await this.reading;
-    if (this.failure) throw this.failure.error;
-    for (const [id, dependents] of this.families) {
-      const employee = this.employees.get(id);
-      if (employee) employee.dependents = dependents;
-    }
-    return [...this.employees.values()];
-  }
-
-  /** Once the reads already sent have answered (never rejects: a failure is kept for all()). */
-  settled(): Promise<void> {
-    return this.reading;
+    return read;
   }
 
   private send(): void {
     const { codes, emails, families } = this.pending;
     if (codes.length + emails.length + families.length === 0) return;
     this.pending = { codes: [], emails: [], families: [] };
-    // Chained, and a failure kept for all(): a census refused part way never leaves a read unawaited.
-    this.reading = this.reading.then(async () => {
-      if (this.failure) return;
-      try {
-        const [named, read] = await Promise.all([
-          codes.length + emails.length > 0 ? readNamedEmployees(this.scope, codes, emails, this.today) : [],
-          readFamilies(this.scope, families, this.today),
-        ]);
-        for (const e of named) this.employees.set(e.id, e);
-        for (const [id, dependents] of read) this.families.set(id, dependents);
-      } catch (error) {
-        this.failure = { error };
-      }
+    const before = this.reads.at(-CENSUS_READS_IN_FLIGHT);
+    const turn = before ? before.then(nothing, nothing) : Promise.resolve();
+    const read = turn.then(async (): Promise<NamedRead> => {
+      if (this.failed) return { employees: [], families: new Map() };
+      const [employees, byEmployee] = await Promise.all([
+        codes.length + emails.length > 0 ? readNamedEmployees(this.scope, codes, emails, this.today) : [],
+        readFamilies(this.scope, families, this.today),
+      ]).catch((error: unknown) => {
+        // The reads after a failed one are not sent: the census is refused with the first failure.
+        this.failed = true;
+        throw error;
+      });
+      return { employees, families: byEmployee };
     });
+    // Handled at once: `through` or `settled` awaits it; a failure meanwhile is no unhandled rejection.
+    read.catch(nothing);
+    this.reads.push(read);
   }
 }
+
+const nothing = () => undefined;
 
 /**
  * D16's dry run, also what a commit stores: reads the census, checks each row's cells, reads what
  * exists (the client's policies as the census starts, the employees it names while it is parsed:
- * NamedEmployeesReader), and plans every row with D7's own rules (domain/census/plan.ts).
- * Writes nothing. The same census against the same data plans the same.
+ * NamedEmployeesReader), and plans every row with D7's own rules (domain/census/plan.ts), each once
+ * the read carrying its names has answered. Writes nothing. The same census against the same data
+ * plans the same.
  */
 export async function planCensus(scope: TenantScope, input: CensusInput, today: string): Promise<CensusPlan> {
   const policies = readCensusPolicies(scope);
   // Handled at once (awaited once the census is read): a failure meanwhile is no unhandled rejection.
-  policies.catch(() => undefined);
+  policies.catch(nothing);
   const named = new NamedEmployeesReader(scope, today);
-  const parsed: { line: CensusLine; result: ParsedRecord }[] = [];
+  const parsed: { line: CensusLine; result: ParsedRecord; read: number }[] = [];
   try {
     for await (const line of censusLines(input)) {
       const result = parseCensusRecord(line.row, line.record);
-      if ('row' in result && line.unknownFields.length === 0) named.add(result.row);
-      parsed.push({ line, result });
+      // A line with unknown fields is planned without a look-up (stagedRow).
+      const read =
+        line.unknownFields.length > 0
+          ? named.read
+          : 'row' in result
+            ? named.add(result.row)
+            : named.addCode(codeAskedForNew(line.record));
+      parsed.push({ line, result, read });
     }
+    named.finish();
+    const snapshot = { ...(await policies), employees: [] };
+    const planner = new CensusPlanner(snapshot, today);
+    // D17: each endorsement's CD hold forecast, rows before it counted (stored with the plan).
+    const forecast = new CensusCdForecast(snapshot.policies);
+    const totals = new CensusTotals(snapshot.policies);
+    const rows: RowPlan[] = [];
+    const staged: StagedRow[] = [];
+    // In file order, ROWS_PER_TURN rows between turns of the event loop (D18): 10,000 rows planned
+    // in one go would hold every other request on this process for a few hundred milliseconds.
+    for await (const piece of inTurns(parsed)) {
+      for (const { line, result, read } of piece) {
+        if (named.taking(read)) planner.know(await named.through(read));
+        const row = stagedRow(planner, line, result);
+        const plan = forecast.row(row.plan);
+        totals.add(plan);
+        rows.push(plan);
+        staged.push({ plan, person: row.person });
+      }
+    }
+    return { rows, totals: totals.totals(), staged };
   } catch (err) {
     // A census refused part way: the reads already sent answer before the refusal does.
     await Promise.allSettled([policies, named.settled()]);
     throw err;
   }
-  const [read, employees] = await Promise.all([policies, named.all()]);
-  const snapshot = { ...read, employees };
-  const planner = new CensusPlanner(snapshot, today);
-  // D17: each endorsement's CD hold forecast, rows before it counted (stored with the plan).
-  const forecast = new CensusCdForecast(snapshot.policies);
-  const totals = new CensusTotals(snapshot.policies);
-  const rows: RowPlan[] = [];
-  const staged: StagedRow[] = [];
-  // In file order, ROWS_PER_TURN rows between turns of the event loop (D18): 10,000 rows planned
-  // in one go would hold every other request on this process for a few hundred milliseconds.
-  for await (const piece of inTurns(parsed)) {
-    for (const { line, result } of piece) {
-      const row = stagedRow(planner, line, result);
-      const plan = forecast.row(row.plan);
-      totals.add(plan);
-      rows.push(plan);
-      staged.push({ plan, person: row.person });
-    }
-  }
-  return { rows, totals: totals.totals(), staged };
 }
 
 /** One parsed line's plan (an error plan for a line whose cells failed) and what its commit stages. */

@@ -16,9 +16,10 @@ describe('census planning reads (usecases/census/census.ts)', () => {
       dateOfBirth: '1991-03-03',
     });
     await makeMember(w.clientId, w.policyId, { id: w.covered.id, name: 'Covered' }, { dependentId: wife.id });
-    // Row 1 names the employee in the first read; the joiners (a code and an e-mail each) fill it,
-    // so the spouse's row comes in a later read, which must still find her.
-    const joiners = Array.from({ length: CENSUS_NAMES_PER_READ / 2 + 10 }, (_, i) =>
+    // Row 1 names the employee in the first read; the joiners (a code and an e-mail each) fill it and
+    // the next, so the spouse's row comes in a third read, sent while the second may still be on the
+    // database (CENSUS_READS_IN_FLIGHT), which must still find her.
+    const joiners = Array.from({ length: CENSUS_NAMES_PER_READ + 10 }, (_, i) =>
       newJoiner(`P-${i}-${w.clientId.slice(-6)}`),
     );
     const rows: CensusRowIn[] = [
@@ -84,6 +85,32 @@ describe('census planning reads (usecases/census/census.ts)', () => {
           reveals: 'employees',
         },
       ],
+    ]);
+    expect(plan.totals).to.include({ rows: 2, ok: 0, errors: 2 });
+  });
+
+  it("names a failed row's employee too: an existing employee's add row is not asked for a new one's details", async () => {
+    const w = await census();
+    // No other row names the employee: the failed row's own code is what the read must find.
+    const rows: CensusRowIn[] = [
+      {
+        employee_code: w.uncovered.employeeCode,
+        action: 'add',
+        effective_date: '2026-13-01',
+        policy_id: w.policyId,
+      },
+      { employee_code: `NEW-${w.clientId.slice(-6)}`, action: 'add', effective_date: '2026-13-01' },
+    ];
+    const scope = TenantScope.of(stack().orm.em, w.clientId);
+    const plan = await planCensus(scope, { kind: 'json', rows }, TODAY);
+
+    const dateError = { field: 'effective_date', reason: 'must be a real calendar date in YYYY-MM-DD form' };
+    const [existing, joiner] = plan.rows.map((r) => r.errors);
+    expect(existing).to.deep.equal([dateError]);
+    expect(joiner).to.deep.include.members([
+      dateError,
+      { field: 'name', reason: 'is required for a new employee' },
+      { field: 'email', reason: 'is required for a new employee' },
     ]);
     expect(plan.totals).to.include({ rows: 2, ok: 0, errors: 2 });
   });
