@@ -1,5 +1,5 @@
 import type { CensusSnapshot, PlanEmployee, PlanPolicy, RowPlan } from '../../domain/census/plan.js';
-import type { PlanDependent } from '../../domain/census/snapshot.js';
+import type { PlanDependent, StoredDetails } from '../../domain/census/snapshot.js';
 import type { CensusBatchStatus, CensusRowOutcome } from '../../domain/census/batch.js';
 import { inTurns } from '../../domain/upload-limits.js';
 import { jsonbLiteral } from '../bulk-json.js';
@@ -22,18 +22,16 @@ const NAMED_SQL = `select n.id from employees n
                     where n.client_id = ? and nu.email_key = any(array[?]::text[])`;
 
 type Cover = PlanEmployee['cover'][number];
-type Details = NonNullable<PlanEmployee['details']>;
 /** readNamedEmployees' rows, as the arrays its statement aggregates them into (in this order). */
-type EmployeeRow = [
+type EmployeeRow = [id: string, employee_code: string, email_key: string];
+type DetailsRow = [
   id: string,
-  employee_code: string,
-  email_key: string,
-  name: Details['name'],
-  email: Details['email'],
-  phone_number: Details['phone_number'],
-  date_of_birth: Details['date_of_birth'],
-  gender: Details['gender'],
-  status: Details['status'],
+  name: StoredDetails['name'],
+  email: StoredDetails['email'],
+  phone_number: StoredDetails['phone_number'],
+  date_of_birth: StoredDetails['date_of_birth'],
+  gender: StoredDetails['gender'],
+  status: StoredDetails['status'],
 ];
 type CoverRow = [
   employee_id: string,
@@ -71,28 +69,46 @@ export async function readCensusPolicies(
   return { policies, exit_mode: exitMode };
 }
 
+/** What a census's read names: codes and e-mail keys of employees, and the codes whose details rows restate. */
+export interface CensusNames {
+  codes: readonly string[];
+  emailKeys: readonly string[];
+  /** Codes of employees a row restates details of (D16's upsert compares them): their details are read. */
+  detailCodes: readonly string[];
+}
+
+/** An employee found, or their stored details read (by employee id). */
+export interface NamedEmployees {
+  employees: PlanEmployee[];
+  details: Map<string, StoredDetails>;
+}
+
 /**
- * The employees named by code or by a row's e-mail, with their stored details, their own cover on
- * `today` (D10) and their open endorsements; their dependents are readFamilies'. Planned for 10,000
+ * The employees named by code or by a row's e-mail, with their own cover on `today` (D10) and their
+ * open endorsements, and the stored details of those whose codes a row restating details gives
+ * (personal data, read for no one else); their dependents are readFamilies'. Planned for 10,000
  * names: one statement, the employees named matched once (NAMED_SQL), then their own members and
  * open endorsements (a literal status list, as the partial index endorsements_one_open's),
  * hash-joined for thousands of names, looked up by index (policy_members_employee) for a few. Each
  * set comes back as one JSON array of positional arrays (no per-employee subquery: one aggregate a
- * set), put together here by employee id: the driver then decodes three values, not a value per
+ * set), put together here by employee id: the driver then decodes four values, not a value per
  * column of every row, which took a dry run's API more CPU than reading the rows took PostgreSQL.
  */
 export async function readNamedEmployees(
   scope: TenantScope,
-  codes: readonly string[],
-  emailKeys: readonly string[],
+  { codes, emailKeys, detailCodes }: CensusNames,
   today: string,
-): Promise<PlanEmployee[]> {
+): Promise<NamedEmployees> {
   const c = scope.clientId;
-  const [read] = await scope.sql<{ people: EmployeeRow[]; covers: CoverRow[]; opens: OpenRow[] }>(
+  const [read] = await scope.sql<{
+    people: EmployeeRow[];
+    covers: CoverRow[];
+    opens: OpenRow[];
+    details: DetailsRow[];
+  }>(
     `with named as materialized (${NAMED_SQL})
      select
-       (select coalesce(json_agg(json_build_array(e.id, e.employee_code, u.email_key, e.name, e.email,
-                  e.phone_number, e.date_of_birth::text, e.gender, e.status)), '[]')
+       (select coalesce(json_agg(json_build_array(e.id, e.employee_code, u.email_key)), '[]')
           from employees e join users u on u.id = e.user_id
          where e.client_id = ? and e.id in (select id from named)) as people,
        (select coalesce(json_agg(json_build_array(m.employee_id, m.policy_id, m.sum_insured::text,
@@ -103,20 +119,24 @@ export async function readNamedEmployees(
        (select coalesce(json_agg(json_build_array(o.employee_id, o.policy_id, o.id)), '[]')
           from endorsements o
          where o.client_id = ? and o.employee_id in (select id from named)
-           and o.status in ${OPEN_STATUS_SQL}) as opens`,
-    [c, codes, c, emailKeys, c, c, today, c],
+           and o.status in ${OPEN_STATUS_SQL}) as opens,
+       (select coalesce(json_agg(json_build_array(d.id, d.name, d.email, d.phone_number,
+                  d.date_of_birth::text, d.gender, d.status)), '[]')
+          from employees d
+         where d.client_id = ? and d.employee_code = any(array[?]::text[])) as details`,
+    [c, codes, c, emailKeys, c, c, today, c, c, detailCodes],
   );
   const employees = new Map<string, PlanEmployee>();
-  for (const [id, employee_code, email_key, name, email, phone_number, date_of_birth, gender, status] of read!
-    .people) {
-    const details = { name, email, phone_number, date_of_birth, gender, status };
-    employees.set(id, { id, employee_code, email_key, details, cover: [], open: [] });
-  }
+  for (const [id, employee_code, email_key] of read!.people)
+    employees.set(id, { id, employee_code, email_key, cover: [], open: [] });
   for (const [employeeId, policy_id, sum_insured, start, end] of read!.covers)
     employees.get(employeeId)?.cover.push({ policy_id, sum_insured, start, end });
   for (const [employeeId, policy_id, endorsement_id] of read!.opens)
     employees.get(employeeId)?.open.push({ policy_id, endorsement_id });
-  return [...employees.values()];
+  const details = new Map<string, StoredDetails>();
+  for (const [id, name, email, phone_number, date_of_birth, gender, status] of read!.details)
+    details.set(id, { name, email, phone_number, date_of_birth, gender, status });
+  return { employees: [...employees.values()], details };
 }
 
 /**

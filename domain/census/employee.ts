@@ -13,12 +13,24 @@ const DETAILS = [
 ] as const;
 
 /**
+ * Whether a row restates an employee's details (a self row, not a delete, with a detail cell given):
+ * only such a row is compared with the stored details (changesDetails), so only its employee's are read.
+ */
+export function restatesDetails(row: CensusRow): boolean {
+  return (
+    row.relationship === 'self' &&
+    row.action !== 'delete' &&
+    DETAILS.some(([cell]) => row[cell] !== undefined)
+  );
+}
+
+/**
  * Whether a self row's details would change the stored employee (upserted by code, D16): a cell
  * given and different from the stored value. Empty cells keep the stored value; a row without the
- * stored details to compare with (none read) changes nothing.
+ * stored details to compare with (a new employee's) changes nothing.
  */
 export function changesDetails(row: CensusRow, stored: StoredDetails | undefined): boolean {
-  if (!stored || row.relationship !== 'self' || row.action === 'delete') return false;
+  if (!stored || !restatesDetails(row)) return false;
   return DETAILS.some(([cell, column]) => {
     const v = row[cell];
     return v !== undefined && v.trim() !== String(stored[column]).trim();

@@ -42,7 +42,7 @@ export interface PlanEmployee {
   open: { policy_id: string; endorsement_id: string }[];
   /** Their dependents, each with its own cover (absent: none, or not read: only a dependent's row looks at them). */
   dependents?: PlanDependent[];
-  /** Their stored details, which a row restating them differently updates (absent: not compared). */
+  /** Their stored details, which a row restating them differently updates (absent: no row restates them). */
   details?: StoredDetails;
 }
 

@@ -3,6 +3,7 @@ import {
   readCensusPolicies,
   readFamilies,
   readNamedEmployees,
+  type NamedEmployees,
   discardCensusBatch,
   type StagedRow,
 } from '../../data/census/batches.js';
@@ -25,6 +26,7 @@ import {
 import { inTurns } from '../../domain/upload-limits.js';
 import { RELATIONSHIP_OF } from '../../domain/census/dependents.js';
 import type { PlanDependent } from '../../domain/census/snapshot.js';
+import { restatesDetails } from '../../domain/census/employee.js';
 import { emailKey } from '../../domain/employees.js';
 import { newId } from '../../domain/ids.js';
 import { CENSUS_BATCH_WORKFLOW, censusBatchStartOptions } from '../../workflows/census-batch/contract.js';
@@ -73,9 +75,8 @@ export const CENSUS_NAMES_PER_READ = 2_000;
  */
 export const CENSUS_READS_IN_FLIGHT = 2;
 
-/** One read's answer: the employees it found, and the families it read by employee id. */
-interface NamedRead {
-  employees: PlanEmployee[];
+/** One read's answer: the employees it found, the details and the families it read by employee id. */
+interface NamedRead extends NamedEmployees {
   families: Map<string, PlanDependent[]>;
 }
 
@@ -86,14 +87,17 @@ interface NamedRead {
  * then `through`), so the planning of the first rows runs while the last names are read. Every name a
  * row's plan looks up goes no later than that row's read, so a row planned then sees what it would
  * with every employee read. An employee found twice (by code in one read, by e-mail in another) is
- * kept as first found. Families are read only for the codes a dependent's row names (readFamilies),
- * in the read that carries the row, and put on their employees as that read is taken.
+ * kept as first found. Stored details are read only for the codes of rows restating them
+ * (restatesDetails: personal data no other row's plan looks at), families only for the codes a
+ * dependent's row names (readFamilies), each in the read that carries the row, and put on their
+ * employees as that read is taken.
  */
 class NamedEmployeesReader {
   private readonly codes = new Set<string>();
   private readonly emails = new Set<string>();
   private readonly familyCodes = new Set<string>();
-  private pending = { codes: [] as string[], emails: [] as string[], families: [] as string[] };
+  private readonly detailCodes = new Set<string>();
+  private pending = this.nothingPending();
   /** The reads sent, in order (each handled at once: a failure is thrown by `through`). */
   private readonly reads: Promise<NamedRead>[] = [];
   /** Reads taken by `through`, in order. */
@@ -111,12 +115,16 @@ class NamedEmployeesReader {
     return this.reads.length;
   }
 
-  /** A row whose cells passed their rules: its code and e-mail are read, and a dependent's row its family. Its read. */
+  /**
+   * A row whose cells passed their rules: its code and e-mail are read, a dependent's row's family, and
+   * the stored details of the employee a row restates. Its read.
+   */
   add(row: CensusRow): number {
     const read = this.read;
     this.name(this.codes, this.pending.codes, row.employeeCode);
     if (row.relationship !== 'self') this.name(this.familyCodes, this.pending.families, row.employeeCode);
     if (row.email) this.name(this.emails, this.pending.emails, emailKey(row.email));
+    if (restatesDetails(row)) this.name(this.detailCodes, this.pending.details, row.employeeCode);
     return this.sendWhenFull(read);
   }
 
@@ -137,16 +145,20 @@ class NamedEmployeesReader {
     return this.taken <= read && this.taken < this.reads.length;
   }
 
-  /** The employees the reads up to `read` found that no read taken before did, their families on them. */
+  /** The employees the reads up to `read` found that no read taken before did; details and families put on theirs. */
   async through(read: number): Promise<PlanEmployee[]> {
     const fresh: PlanEmployee[] = [];
     while (this.taking(read)) {
-      const { employees, families } = await this.reads[this.taken++]!;
+      const { employees, details, families } = await this.reads[this.taken++]!;
       for (const e of employees)
         if (!this.found.has(e.id)) {
           this.found.set(e.id, e);
           fresh.push(e);
         }
+      for (const [id, stored] of details) {
+        const employee = this.found.get(id);
+        if (employee) employee.details = stored;
+      }
       for (const [id, dependents] of families) {
         const employee = this.found.get(id);
         if (employee) employee.dependents = dependents;
@@ -166,29 +178,45 @@ class NamedEmployeesReader {
     pending.push(name);
   }
 
+  private nothingPending() {
+    return {
+      codes: [] as string[],
+      emails: [] as string[],
+      details: [] as string[],
+      families: [] as string[],
+    };
+  }
+
+  private pendingNames(): number {
+    const { codes, emails, details, families } = this.pending;
+    return codes.length + emails.length + details.length + families.length;
+  }
+
   private sendWhenFull(read: number): number {
-    const { codes, emails, families } = this.pending;
-    if (codes.length + emails.length + families.length >= CENSUS_NAMES_PER_READ) this.send();
+    if (this.pendingNames() >= CENSUS_NAMES_PER_READ) this.send();
     return read;
   }
 
   private send(): void {
-    const { codes, emails, families } = this.pending;
-    if (codes.length + emails.length + families.length === 0) return;
-    this.pending = { codes: [], emails: [], families: [] };
+    if (this.pendingNames() === 0) return;
+    const { codes, emails, details, families } = this.pending;
+    this.pending = this.nothingPending();
     const before = this.reads.at(-CENSUS_READS_IN_FLIGHT);
     const turn = before ? before.then(nothing, nothing) : Promise.resolve();
     const read = turn.then(async (): Promise<NamedRead> => {
-      if (this.failed) return { employees: [], families: new Map() };
-      const [employees, byEmployee] = await Promise.all([
-        codes.length + emails.length > 0 ? readNamedEmployees(this.scope, codes, emails, this.today) : [],
+      if (this.failed) return { employees: [], details: new Map(), families: new Map() };
+      const names = { codes, emailKeys: emails, detailCodes: details };
+      const [named, byEmployee] = await Promise.all([
+        codes.length + emails.length + details.length > 0
+          ? readNamedEmployees(this.scope, names, this.today)
+          : { employees: [], details: new Map() },
         readFamilies(this.scope, families, this.today),
       ]).catch((error: unknown) => {
         // The reads after a failed one are not sent: the census is refused with the first failure.
         this.failed = true;
         throw error;
       });
-      return { employees, families: byEmployee };
+      return { ...named, families: byEmployee };
     });
     // Handled at once: `through` or `settled` awaits it; a failure meanwhile is no unhandled rejection.
     read.catch(nothing);

@@ -89,6 +89,36 @@ describe('census planning reads (usecases/census/census.ts)', () => {
     expect(plan.totals).to.include({ rows: 2, ok: 0, errors: 2 });
   });
 
+  it('compares the details a row restates with the stored ones, read in a later read than the employee', async () => {
+    const w = await census();
+    // Row 1 names the uncovered employee without restating details; the joiners fill that read, so the
+    // row renaming them comes in a later read, the one that must bring their stored details.
+    const joiners = Array.from({ length: CENSUS_NAMES_PER_READ / 2 + 10 }, (_, i) =>
+      newJoiner(`R-${i}-${w.clientId.slice(-6)}`),
+    );
+    const rows: CensusRowIn[] = [
+      { employee_code: w.uncovered.employeeCode, action: 'add', effective_date: '2026-13-01' },
+      ...joiners,
+      {
+        employee_code: w.uncovered.employeeCode,
+        name: 'Renamed In Census',
+        action: 'add',
+        effective_date: '2026-12-01',
+        policy_id: w.policyId,
+      },
+    ];
+    const scope = TenantScope.of(stack().orm.em, w.clientId);
+    const plan = await planCensus(scope, { kind: 'json', rows }, TODAY);
+
+    expect(plan.rows[0]!.errors).to.deep.equal([
+      { field: 'effective_date', reason: 'must be a real calendar date in YYYY-MM-DD form' },
+    ]);
+    const renamed = plan.rows.at(-1)!;
+    expect(renamed).to.include({ status: 'ok', creates_employee: false, updates_employee: true });
+    expect(renamed.endorsement).to.include({ type: 'ENDORSEMENT_TYPE_ADDITION', policy_id: w.policyId });
+    expect(plan.totals).to.include({ employees_created: joiners.length, employees_updated: 1, errors: 1 });
+  });
+
   it("names a failed row's employee too: an existing employee's add row is not asked for a new one's details", async () => {
     const w = await census();
     // No other row names the employee: the failed row's own code is what the read must find.
