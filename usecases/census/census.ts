@@ -83,10 +83,10 @@ interface NamedRead extends NamedEmployees {
 /**
  * The employees a census names, read while the census is still being parsed: the names (codes, and
  * the e-mails rows give) are sent CENSUS_NAMES_PER_READ at a time, CENSUS_READS_IN_FLIGHT reads at
- * once, each name once. Each row is planned once the read carrying its names has answered (`read`,
- * then `through`), so the planning of the first rows runs while the last names are read. Every name a
- * row's plan looks up goes no later than that row's read, so a row planned then sees what it would
- * with every employee read. An employee found twice (by code in one read, by e-mail in another) is
+ * once, each name once. Each row is planned once the read carrying its names has answered (the row's
+ * `read`; `through` takes the reads up to it), so the planning of the first rows runs while the last
+ * names are read. Every name a row's plan looks up goes no later than that row's read, so a row
+ * planned then sees what it would with every employee read. An employee found twice (by code in one read, by e-mail in another) is
  * kept as first found. Stored details are read only for the codes of rows restating them
  * (restatesDetails: personal data no other row's plan looks at), families only for the codes a
  * dependent's row names (readFamilies), each in the read that carries the row, and put on their
