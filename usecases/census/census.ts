@@ -73,7 +73,7 @@ export const CENSUS_NAMES_PER_READ = 2_000;
  * Each read runs two statements (the employees, and the families a dependent's row names): a census
  * holds at most four of the pool's connections.
  */
-export const CENSUS_READS_IN_FLIGHT = 2;
+const CENSUS_READS_IN_FLIGHT = 2;
 
 /** One read's answer: the employees it found, the details and the families it read by employee id. */
 interface NamedRead extends NamedEmployees {
@@ -86,8 +86,8 @@ interface NamedRead extends NamedEmployees {
  * once, each name once. Each row is planned once the read carrying its names has answered (the row's
  * `read`; `through` takes the reads up to it), so the planning of the first rows runs while the last
  * names are read. Every name a row's plan looks up goes no later than that row's read, so a row
- * planned then sees what it would with every employee read. An employee found twice (by code in one read, by e-mail in another) is
- * kept as first found. Stored details are read only for the codes of rows restating them
+ * planned then sees what it would with every employee read. An employee found twice (by code in one
+ * read, by e-mail in another) is kept as first found. Stored details are read only for the codes of rows restating them
  * (restatesDetails: personal data no other row's plan looks at), families only for the codes a
  * dependent's row names (readFamilies), each in the read that carries the row, and put on their
  * employees as that read is taken.
@@ -145,7 +145,10 @@ class NamedEmployeesReader {
     return this.taken <= read && this.taken < this.reads.length;
   }
 
-  /** The employees the reads up to `read` found that no read taken before did; details and families put on theirs. */
+  /**
+   * The employees the reads up to `read` found that no read taken before did; the details and families
+   * those reads brought put on their employees (found by this read or an earlier one).
+   */
   async through(read: number): Promise<PlanEmployee[]> {
     const fresh: PlanEmployee[] = [];
     while (this.taking(read)) {
