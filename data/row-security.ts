@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { SYSTEM_SETTING, TENANT_SETTING } from '../db/roles.js';
-import type { Sql } from './sql.js';
+import type { Sql, SqlMessage } from './sql.js';
 
 /**
  * Whose rows a statement may see under the row-level security policies (migration 0009): one
@@ -46,22 +46,32 @@ export async function tell(em: EntityManager, trx: Transaction, access: RowAcces
  * explicit transaction the first statement of the scope carries them and the rest go alone.
  */
 export function scopedSql(em: EntityManager, access: RowAccess): Sql {
-  const key = keyOf(access);
+  const message = scopedMessage(em, access);
   return async <T>(query: string, params: readonly unknown[] = []): Promise<T[]> => {
+    const [rows] = await message([{ query, params }]);
+    return rows as T[];
+  };
+}
+
+/**
+ * Several statements in one message (SqlMessage), with the scope's settings in front as for one
+ * statement: outside a transaction they, the settings and the statements are one implicit
+ * transaction, a failure in any statement undoing the message whole.
+ */
+export function scopedMessage(em: EntityManager, access: RowAccess): SqlMessage {
+  const key = keyOf(access);
+  return async (statements) => {
     const connection = em.getConnection();
     const trx = em.getTransactionContext<Transaction>();
-    const statement = em.getPlatform().formatQuery(query, [...params]);
-    if (trx && told.get(trx) === key) return connection.execute<T[]>(statement, [], 'all', trx);
-    const results = await connection.execute<unknown[]>(
-      `${settingsSql(em, access)};\n${statement}`,
-      [],
-      'all',
-      trx,
-    );
+    const platform = em.getPlatform();
+    const texts = statements.map((s) => platform.formatQuery(s.query, [...s.params]));
+    const tell = !(trx && told.get(trx) === key);
+    if (tell) texts.unshift(settingsSql(em, access));
+    const results = await connection.execute<unknown[]>(texts.join(';\n'), [], 'all', trx);
     if (trx) told.set(trx, key);
-    // One result per statement: the settings', then the statement's.
-    const [, ...answers] = results;
-    return (answers.length === 1 ? answers[0] : answers) as T[];
+    // One result per statement (pg answers a one-statement message with that statement's rows alone).
+    const answers = (texts.length === 1 ? [results] : results) as unknown[][];
+    return tell ? answers.slice(1) : answers;
   };
 }
 

@@ -2,8 +2,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { TENANT_FILTER } from '../db/entities/tenant.js';
 import { systemFork } from '../db/orm.js';
 import { looksLikeId } from '../domain/ids.js';
-import { scopedSql, withSettings, type RowAccess } from './row-security.js';
-import type { Sql } from './sql.js';
+import { scopedMessage, scopedSql, withSettings, type RowAccess } from './row-security.js';
+import type { Sql, SqlMessage } from './sql.js';
 
 /** Thrown when tenant data is asked for without a client id: a programming fault, never a 4xx. */
 export class MissingTenant extends Error {
@@ -21,12 +21,14 @@ export class MissingTenant extends Error {
  * and refuses any other client's rows even if a statement forgot its filter. Nothing outside
  * `data/` runs a statement (the API's metrics read the pool's sizes, never a connection).
  *
- * Repositories use `scope.sql` for statements and `scope.entities(em => ...)` for the entity API;
- * entity work straight on `scope.em` outside a scope's transaction runs without the setting and
- * sees no tenant rows (fails closed).
+ * Repositories use `scope.sql` for statements (`scope.message` for several in one round trip) and
+ * `scope.entities(em => ...)` for the entity API; entity work straight on `scope.em` outside a
+ * scope's transaction runs without the setting and sees no tenant rows (fails closed).
  */
 export class TenantScope {
   readonly sql: Sql;
+  /** Several statements in one round trip (SqlMessage). */
+  readonly message: SqlMessage;
   private readonly access: RowAccess;
 
   private constructor(
@@ -36,6 +38,7 @@ export class TenantScope {
     em.setFilterParams(TENANT_FILTER, { clientId });
     this.access = { clientId };
     this.sql = scopedSql(em, this.access);
+    this.message = scopedMessage(em, this.access);
   }
 
   /**

@@ -7,6 +7,20 @@ import { OPEN_ENDORSEMENT_STATUSES } from '../domain/enums.js';
  */
 export type Sql = <T>(query: string, params?: readonly unknown[]) => Promise<T[]>;
 
+/** A statement not yet sent: its text (placeholders `?`) and its values. */
+export interface Statement {
+  query: string;
+  params: readonly unknown[];
+}
+
+/**
+ * Statements sent as ONE message (data/row-security.ts), the rows of each in order. Outside a
+ * transaction PostgreSQL runs the message as one transaction of its own: a lock its first statement
+ * takes is held while the database runs the rest and released at their end, never across a round
+ * trip to a busy client. Inside the scope's transaction the statements join it.
+ */
+export type SqlMessage = (statements: readonly Statement[]) => Promise<unknown[][]>;
+
 /**
  * D7's open statuses as an SQL literal list, derived from the enum. A literal (not parameters) so
  * that `on conflict ... where status in ...` and lookups match the partial unique index

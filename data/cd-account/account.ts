@@ -1,7 +1,9 @@
 import type { EndorsementStatus, EndorsementType } from '../../domain/enums.js';
 import { outboxSql } from '../webhooks/outbox.js';
-import { foldPolicyTallies } from '../policy-tallies.js';
+import { policyTalliesFold } from '../policy-tallies.js';
 import type { SystemScope, TenantScope } from '../scope.js';
+import type { Statement } from '../sql.js';
+import { cdPosting, policyCdLock, type CdPosting, type LockedCd } from './ledger.js';
 
 /** What the CD account needs of one endorsement. */
 export interface EndorsementAccount {
@@ -36,6 +38,80 @@ export async function lockEndorsementAccount(
     [id],
   );
   return row;
+}
+
+/** What the hold at review needs of an endorsement, none of which changes after its create. */
+export interface EndorsementCost {
+  client_id: string;
+  policy_id: string;
+  premium_impact: string;
+}
+
+/** The endorsement's client, policy and premium (no lock); undefined for an unknown id. */
+export async function findEndorsementCost(
+  system: SystemScope,
+  id: string,
+): Promise<EndorsementCost | undefined> {
+  const [row] = await system.sql<EndorsementCost>(
+    `select client_id, policy_id, premium_impact::text as premium_impact from endorsements where id = ?`,
+    [id],
+  );
+  return row;
+}
+
+/** What the hold at review did: whether the endorsement holds its cost, the account as locked. */
+export interface HoldAtReview {
+  placed: boolean;
+  /** The policy's account before the hold (the reason a waiting endorsement is shown quotes it). */
+  account: LockedCd;
+  /** The low-balance check's deliveries to start. */
+  deliveries: string[];
+}
+
+/**
+ * The hold at review as ONE message (scope.message), sent outside any transaction: the policy row
+ * locked (lockPolicyCd's statement, the order every decision on the account keeps); the hold posted,
+ * when the endorsement costs anything (`posting`; its guard refuses it while the balance is short or
+ * older endorsements wait); the endorsement marked waiting for funds, or no longer waiting, by
+ * whether it now holds (its hold entry exists: posted now, by a retry before, or by a top-up
+ * meanwhile); then the low-balance check (the fold and the check, as checkCdLow). PostgreSQL runs
+ * the message as one transaction, so the policy row is held while the database runs these
+ * statements and released at their end, never across a round trip to the worker: on a policy with
+ * thousands of reviews at once (a census), each waits for the others' database time alone.
+ * Undefined when the policy is gone.
+ */
+export async function holdAtReview(
+  scope: TenantScope,
+  endorsementId: string,
+  policyId: string,
+  posting: CdPosting | null,
+): Promise<HoldAtReview | undefined> {
+  const mark: Statement = {
+    query: `with placed as (
+              select ?::boolean or exists (
+                       select 1 from cd_ledger_entries x where x.endorsement_id = ? and x.kind = 'hold') as placed),
+            marked as (
+              update endorsements e
+                 set awaiting_funds_since = case when p.placed then null
+                                                 else coalesce(e.awaiting_funds_since, clock_timestamp()) end
+                from placed p
+               where e.client_id = ? and e.id = ? and (e.awaiting_funds_since is not null or not p.placed)
+              returning e.id)
+            select placed from placed`,
+    params: [posting === null, endorsementId, scope.clientId, endorsementId],
+  };
+  const statements = [policyCdLock(scope, policyId), ...(posting ? [cdPosting(scope, posting)] : [])];
+  const answers = await scope.message([
+    ...statements,
+    mark,
+    policyTalliesFold(scope, policyId),
+    cdLowCheck(scope, policyId),
+  ]);
+  const [account] = answers[0] as LockedCd[];
+  const [marked] = answers[statements.length] as { placed: boolean }[];
+  const deliveries = answers.at(-1) as { id: string }[];
+  if (!account) return undefined;
+  return { placed: marked!.placed, account, deliveries: deliveries.map((d) => d.id) };
 }
 
 /**
@@ -125,13 +201,18 @@ export async function readCdLowState(
  * a concurrent check records nothing new (the update re-checks the flag on the latest row). Returns
  * the deliveries to start. It runs under the policy's lock on every hold, so it reads the additions'
  * sum kept on the policy (`cd_pending`, data/policy-tallies.ts), folded first, rather than summing
- * thousands of pending additions each time.
+ * thousands of pending additions each time. The fold and the check go in one round trip.
  */
 export async function checkCdLow(scope: TenantScope, policyId: string): Promise<string[]> {
-  await foldPolicyTallies(scope, policyId);
+  const [, rows] = await scope.message([policyTalliesFold(scope, policyId), cdLowCheck(scope, policyId)]);
+  return (rows as { id: string }[]).map((r) => r.id);
+}
+
+/** The check's statement, after the fold (its rows: the deliveries to start, `id`). */
+function cdLowCheck(scope: TenantScope, policyId: string): Statement {
   const outbox = outboxSql('change', 'policy.cd_balance_low');
-  const rows = await scope.sql<{ id: string }>(
-    `with state as (
+  return {
+    query: `with state as (
        select p.client_id, p.id, p.cd_balance, p.cd_held, ${THRESHOLD_SQL} as threshold, p.cd_pending as pending
          from policies p where p.client_id = ? and p.id = ?),
      judged as (select s.*, s.cd_balance - s.cd_held - s.pending < s.threshold as low from state s),
@@ -150,9 +231,8 @@ export async function checkCdLow(scope: TenantScope, policyId: string): Promise<
          from flipped where cd_low),
      ${outbox.sql}
      select id from outbox_deliveries`,
-    [scope.clientId, policyId, ...outbox.params],
-  );
-  return rows.map((r) => r.id);
+    params: [scope.clientId, policyId, ...outbox.params],
+  };
 }
 
 /** Every active policy (any tenant), for the daily low-balance pass. */

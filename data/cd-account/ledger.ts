@@ -4,6 +4,7 @@ import { newId } from '../../domain/ids.js';
 import { isoSql } from '../webhooks/outbox.js';
 import { readPage, type CursorCodec, type KeysetQuery, type Page, type PageRequest } from '../paging.js';
 import type { TenantScope } from '../scope.js';
+import type { Statement } from '../sql.js';
 
 /**
  * The CD account's ledger: holds and postings in one table, each entry written with the policy's
@@ -45,12 +46,19 @@ export interface CdTotals {
  * the policy, under the policy's lock, on every posting (a ledger grows for the policy's whole life).
  */
 export async function postCdEntry(scope: TenantScope, p: CdPosting): Promise<CdTotals | null> {
+  const { query, params } = cdPosting(scope, p);
+  const [row] = await scope.sql<CdTotals>(query, params);
+  return row ?? null;
+}
+
+/** postCdEntry's statement, to send in a message with others (its rows: the totals after, or none). */
+export function cdPosting(scope: TenantScope, p: CdPosting): Statement {
   const amount = formatPaise(p.amount);
   const held = formatPaise(p.held);
   const endorsementId = p.endorsementId ?? null;
   const reference = p.reference ?? null;
-  const [row] = await scope.sql<CdTotals>(
-    `with moved as (
+  return {
+    query: `with moved as (
        update policies p
           set cd_balance = p.cd_balance + ?::numeric, cd_held = p.cd_held + ?::numeric,
               cd_entries = p.cd_entries + 1
@@ -70,7 +78,7 @@ export async function postCdEntry(scope: TenantScope, p: CdPosting): Promise<CdT
          from moved
        returning id)
      select m.cd_balance::text as cd_balance, m.cd_held::text as cd_held from moved m, entry`,
-    [
+    params: [
       amount,
       held,
       scope.clientId,
@@ -91,8 +99,7 @@ export async function postCdEntry(scope: TenantScope, p: CdPosting): Promise<CdT
       reference,
       p.reason,
     ],
-  );
-  return row ?? null;
+  };
 }
 
 /**
@@ -100,16 +107,21 @@ export async function postCdEntry(scope: TenantScope, p: CdPosting): Promise<CdT
  * FOR NO KEY UPDATE, as lockEndorsementAccount: decisions on the account serialise, inserts that
  * reference the policy (new endorsements) do not wait for them.
  */
-export async function lockPolicyCd(
-  scope: TenantScope,
-  policyId: string,
-): Promise<(CdTotals & { gross_premium: string }) | undefined> {
-  const [row] = await scope.sql<CdTotals & { gross_premium: string }>(
-    `select cd_balance::text as cd_balance, cd_held::text as cd_held, gross_premium::text as gross_premium
-       from policies where client_id = ? and id = ? for no key update`,
-    [scope.clientId, policyId],
-  );
+export async function lockPolicyCd(scope: TenantScope, policyId: string): Promise<LockedCd | undefined> {
+  const { query, params } = policyCdLock(scope, policyId);
+  const [row] = await scope.sql<LockedCd>(query, params);
   return row;
+}
+
+export type LockedCd = CdTotals & { gross_premium: string };
+
+/** lockPolicyCd's statement, to send first in a message (its one row: the account, LockedCd). */
+export function policyCdLock(scope: TenantScope, policyId: string): Statement {
+  return {
+    query: `select cd_balance::text as cd_balance, cd_held::text as cd_held, gross_premium::text as gross_premium
+              from policies where client_id = ? and id = ? for no key update`,
+    params: [scope.clientId, policyId],
+  };
 }
 
 /** One endorsement's entry of a kind (its hold, release, debit, credit), if posted. */

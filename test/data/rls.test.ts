@@ -277,6 +277,42 @@ describe('data: row-level security (D1 in the database)', () => {
     });
   });
 
+  it('a message of statements runs under the setting as one transaction: one answer each, a failure undoes it whole', async () => {
+    const { a, b } = await twoTenants();
+    const scope = TenantScope.of(service.em, a.clientId);
+    const names = (clientId: string) => sql('select name from employees where client_id = ?', [clientId]);
+    const [renamed, seen] = await scope.message([
+      {
+        query: `update employees set name = 'Message One' where client_id = ? returning id`,
+        params: [a.clientId],
+      },
+      // Names no client: the setting alone narrows it, and it sees the update before it.
+      {
+        query: 'select name from employees where name = ? or client_id = ?',
+        params: ['Message One', b.clientId],
+      },
+    ]);
+    expect(renamed).to.deep.equal([{ id: a.employee.id }]);
+    expect(seen).to.deep.equal([{ name: 'Message One' }]);
+
+    const failed = await scope
+      .message([
+        { query: `update employees set name = 'Message Two' where client_id = ?`, params: [a.clientId] },
+        { query: 'select 1 / 0', params: [] },
+      ])
+      .then(
+        () => null,
+        (err: Error) => err.message,
+      );
+    expect(failed).to.match(/division by zero/);
+    expect(await names(a.clientId)).to.deep.equal([{ name: 'Message One' }]);
+    expect(await names(b.clientId)).to.deep.equal([{ name: b.employee.name }]);
+    // The pool's one connection goes back without the setting: a bare statement sees no tenant rows.
+    expect(await bare(service, 'select id from employees where client_id = ?', [a.clientId])).to.deep.equal(
+      [],
+    );
+  });
+
   it('entity queries of a scope run under its setting; on the bare EntityManager they find nothing', async () => {
     const { a } = await twoTenants();
     // The ORM's tenant filter off: only the database narrows these.

@@ -3,7 +3,9 @@ import { TenantScope, type SystemScope } from '../../data/scope.js';
 import { cdFundsHeldSignal, endorsementWorkflowId } from '../../workflows/endorsement/contract.js';
 import {
   checkCdLow,
+  findEndorsementCost,
   findPolicyClient,
+  holdAtReview,
   listPoliciesForCdCheck,
   lockEndorsementAccount,
   lockEndorsementsAwaitingFunds,
@@ -77,20 +79,17 @@ export type HoldOutcome =
  * meanwhile by a top-up counts as held. Every hold, and every wait, runs the low-balance check.
  */
 export async function holdEndorsementFunds(system: SystemScope, id: string): Promise<HoldOutcome> {
-  return system.transaction(async (tx): Promise<HoldOutcome> => {
-    const e = await lockEndorsementAccount(tx, id);
-    if (!e) return { kind: 'gone' };
-    const tenant = TenantScope.of(tx.em, e.client_id);
-    // The posting first: it refuses a second hold of the endorsement, so a retry finds it after.
-    const placed =
-      holdFor(e.premium_impact) === 0n ||
-      Boolean(await postCdEntry(tenant, holdPosting(e.policy_id, id, e.premium_impact, true))) ||
-      Boolean(await findEndorsementEntry(tenant, id, 'hold'));
-    if (e.awaiting || !placed) await setAwaitingFunds(tenant, id, !placed);
-    const deliveries = await checkCdLow(tenant, e.policy_id);
-    if (placed) return { kind: 'held', deliveries };
-    return { kind: 'waiting', reason: awaitingFundsReason(available(e), e.premium_impact), deliveries };
-  });
+  const e = await findEndorsementCost(system, id);
+  if (!e) return { kind: 'gone' };
+  const tenant = TenantScope.of(system.em, e.client_id);
+  const posting =
+    holdFor(e.premium_impact) === 0n ? null : holdPosting(e.policy_id, id, e.premium_impact, true);
+  // One message, outside a transaction: the policy row is held for the database's time alone.
+  const hold = await holdAtReview(tenant, id, e.policy_id, posting);
+  if (!hold) return { kind: 'gone' };
+  const { placed, account, deliveries } = hold;
+  if (placed) return { kind: 'held', deliveries };
+  return { kind: 'waiting', reason: awaitingFundsReason(available(account), e.premium_impact), deliveries };
 }
 
 /**
