@@ -59,6 +59,14 @@ export async function findEndorsementCost(
   return row;
 }
 
+/**
+ * The waiting mark's new value: the instant the endorsement began waiting for funds, kept from the
+ * first time (its place in the queue, oldest first) while `waiting` holds, else null. `column` names
+ * the endorsement's column as the statement spells it.
+ */
+const awaitingFundsSince = (waiting: string, column = 'awaiting_funds_since'): string =>
+  `case when ${waiting} then coalesce(${column}, clock_timestamp()) end`;
+
 /** What the hold at review did: whether the endorsement holds its cost, the account as locked. */
 export interface HoldAtReview {
   placed: boolean;
@@ -92,8 +100,7 @@ export async function holdAtReview(
                        select 1 from cd_ledger_entries x where x.endorsement_id = ? and x.kind = 'hold') as placed),
             marked as (
               update endorsements e
-                 set awaiting_funds_since = case when p.placed then null
-                                                 else coalesce(e.awaiting_funds_since, clock_timestamp()) end
+                 set awaiting_funds_since = ${awaitingFundsSince('not p.placed', 'e.awaiting_funds_since')}
                 from placed p
                where e.client_id = ? and e.id = ? and (e.awaiting_funds_since is not null or not p.placed)
               returning e.id)
@@ -155,7 +162,7 @@ export async function readCdAccount(
 export async function setAwaitingFunds(scope: TenantScope, id: string, waiting: boolean): Promise<void> {
   await scope.sql(
     `update endorsements
-        set awaiting_funds_since = case when ? then coalesce(awaiting_funds_since, clock_timestamp()) end
+        set awaiting_funds_since = ${awaitingFundsSince('?')}
       where client_id = ? and id = ?`,
     [waiting, scope.clientId, id],
   );

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { findStuckEndorsements, formatAge, stuckVisibilityQuery } from '../../admin/stuck.js';
 import { workflowUiUrl } from '../../config/index.js';
 import { newId } from '../../domain/ids.js';
-import { makeEmployee, sql } from '../support/factories.js';
+import { makeEmployee, makeEndorsement, sql } from '../support/factories.js';
 import { deletePeriodicSchedules } from '../support/schedules.js';
 import { ops } from '../support/ops.js';
 import { stack } from '../support/stack.js';
@@ -71,15 +71,13 @@ describe('ops: stuck endorsements from Temporal visibility joined with PostgreSQ
 
   it('with --older-than also lists open endorsements started before the threshold, and rows without a workflow', async () => {
     // A row left open without a running workflow (as if its workflow had been terminated by hand).
-    const orphan = newId('endorsement');
-    const employee = await makeEmployee(world.client.clientId);
-    await sql(
-      `insert into endorsements (id, client_id, policy_id, employee_id, type, status, coverage_start_date,
-         coverage_end_date, premium_impact, sum_insured, workflow_started_at, created_at)
-       values (?, ?, ?, ?, 'ENDORSEMENT_TYPE_ADDITION', 'ENDORSEMENT_STATUS_SENT_TO_INSURER', '2026-12-01',
-         '2027-03-31', 1000, 300000, now(), now() - interval '3 hours')`,
-      [orphan, world.client.clientId, world.policy.id, employee.id],
-    );
+    const orphan = await makeEndorsement(world.client.clientId, world.policy.id, {
+      status: 'ENDORSEMENT_STATUS_SENT_TO_INSURER',
+      start: '2026-12-01',
+      premium: '1000.00',
+      workflowStartedAt: new Date(),
+      createdAt: new Date(Date.now() - 3 * HOUR_MS),
+    });
     const recent = await find({ olderThanMs: 2 * HOUR_MS });
     expect(recent.map((r) => r.endorsement_id)).to.deep.equal([orphan, stuckId]);
     expect(recent[0]).to.deep.include({ workflow: 'NOT_RUNNING', stuck: false });

@@ -5,6 +5,7 @@ import {
   makeClient,
   makeDependent,
   makeEmployee,
+  makeEndorsement,
   makeMember,
   makePolicy,
   makeReferenceData,
@@ -266,14 +267,12 @@ describe('GET /v1/policy/coverage/{employee_id} (spec 4.11, D10)', () => {
   it('names the ADDITION still waiting for the insurer when there is no cover yet', async () => {
     const policy = await makePolicy(c.clientId);
     const e = await makeEmployee(c.clientId);
-    const id = newId('endorsement');
-    await sql(
-      `insert into endorsements (id, client_id, policy_id, employee_id, type, status, coverage_start_date,
-         coverage_end_date, premium_impact, sum_insured)
-       values (?, ?, ?, ?, 'ENDORSEMENT_TYPE_ADDITION', 'ENDORSEMENT_STATUS_SENT_TO_INSURER',
-         '2026-11-22', '2027-03-31', 1000, 300000)`,
-      [id, c.clientId, policy.id, e.id],
-    );
+    const id = await makeEndorsement(c.clientId, policy.id, {
+      employeeId: e.id,
+      status: 'ENDORSEMENT_STATUS_SENT_TO_INSURER',
+      start: '2026-11-22',
+      premium: '1000.00',
+    });
     await expectNotFound(
       e.id,
       'Employee Not Covered',

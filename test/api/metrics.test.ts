@@ -1,8 +1,7 @@
 import { expect } from 'chai';
 import { createMetrics } from '../../api/metrics.js';
 import { loadConfig } from '../../config/index.js';
-import { newId } from '../../domain/ids.js';
-import { makeClient, makeEmployee, makePolicy, sql, type TestClient } from '../support/factories.js';
+import { makeClient, makeEndorsement, makePolicy, sql, type TestClient } from '../support/factories.js';
 import { client, type HttpClient } from '../support/http.js';
 import { stack } from '../support/stack.js';
 import { createEndorsement, endorsementApi, makeWorld, waitFor } from '../workflows/endorsement-support.js';
@@ -114,7 +113,10 @@ describe('GET /metrics (Prometheus), on its own port', () => {
     // Its own registry with no read lag, created before the decisions below are written.
     const api = metricsOf(await stack().startApi({ metrics: createMetrics({ orm, decisionLagMs: 0 }) }));
     const policy = await makePolicy(c.clientId);
-    const combo = { type: 'ENDORSEMENT_TYPE_MODIFICATION', status: 'ENDORSEMENT_STATUS_CANCELLED' };
+    const combo = {
+      type: 'ENDORSEMENT_TYPE_MODIFICATION',
+      status: 'ENDORSEMENT_STATUS_CANCELLED',
+    } as const;
     const countCombo = async () =>
       Number(
         (
@@ -126,13 +128,13 @@ describe('GET /metrics (Prometheus), on its own port', () => {
       );
     // Three decided three hours after their creation: far above any decision a workflow makes in a test.
     for (let i = 0; i < 3; i++) {
-      const employee = await makeEmployee(c.clientId);
-      await sql(
-        `insert into endorsements (id, client_id, policy_id, employee_id, type, status, coverage_start_date,
-           coverage_end_date, premium_impact, sum_insured, created_at, decided_at)
-         values (?, ?, ?, ?, ?, ?, '2026-12-01', '2027-03-31', 0, 300000, now() - interval '3 hours', now())`,
-        [newId('endorsement'), c.clientId, policy.id, employee.id, combo.type, combo.status],
-      );
+      const decidedAt = new Date();
+      await makeEndorsement(c.clientId, policy.id, {
+        ...combo,
+        start: '2026-12-01',
+        createdAt: new Date(decidedAt.getTime() - 3 * 3_600_000),
+        decidedAt,
+      });
     }
     const expected = await countCombo();
 

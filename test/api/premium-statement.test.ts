@@ -1,12 +1,14 @@
 import { expect } from 'chai';
 import { postCdEntry } from '../../data/cd-account/ledger.js';
 import { TenantScope } from '../../data/scope.js';
+import type { EndorsementType } from '../../domain/enums.js';
 import { newId } from '../../domain/ids.js';
 import { expectCdLedgersBalanced } from '../support/cd-ledger-check.js';
 import {
   makeClient,
   makeDependent,
   makeEmployee,
+  makeEndorsement,
   makePolicy,
   sql,
   type TestClient,
@@ -68,19 +70,16 @@ describe('GET /v1/policy/{policy_id}/statements/{month}', function () {
   async function endorsement(o: {
     employeeId: string;
     dependentId?: string;
-    type: string;
+    type: EndorsementType;
     start: string;
     end: string;
     premium: string;
   }): Promise<string> {
-    const id = newId('endorsement');
-    await sql(
-      `insert into endorsements (id, client_id, policy_id, employee_id, dependent_id, type, status,
-         coverage_start_date, coverage_end_date, premium_impact, sum_insured, decided_at)
-       values (?, ?, ?, ?, ?, ?, 'ENDORSEMENT_STATUS_APPROVED', ?, ?, ?, 300000, now())`,
-      [id, c.clientId, policyId, o.employeeId, o.dependentId ?? null, o.type, o.start, o.end, o.premium],
-    );
-    return id;
+    return makeEndorsement(c.clientId, policyId, {
+      ...o,
+      status: 'ENDORSEMENT_STATUS_APPROVED',
+      decidedAt: new Date(),
+    });
   }
 
   before(async () => {

@@ -8,6 +8,8 @@ import { TenantScope } from '../../data/scope.js';
 import type { NewEmployee } from '../../domain/employees.js';
 import type {
   CoverageType,
+  EndorsementStatus,
+  EndorsementType,
   Gender,
   InsurerAdapterName,
   PolicyStatus,
@@ -235,6 +237,63 @@ export async function makeMember(
     ],
   );
   return { id };
+}
+
+export interface EndorsementRow {
+  /** Default: a new employee of the client. */
+  employeeId?: string;
+  dependentId?: string;
+  /** Default: an ADDITION, PENDING (as a create leaves it). */
+  type?: EndorsementType;
+  status?: EndorsementStatus;
+  start?: string;
+  end?: string;
+  /** Rupees, as the column takes them; default 0. */
+  premium?: string;
+  sumInsured?: string;
+  /** The timestamps a test sets; the others keep the table's own (null, or now for created_at). */
+  createdAt?: Date;
+  decidedAt?: Date;
+  cutOffQueuedAt?: Date | null;
+  workflowStartedAt?: Date;
+}
+
+/**
+ * An endorsement row written straight to the table (no workflow), for a test that needs one in a
+ * given state; returns its id.
+ */
+export async function makeEndorsement(
+  clientId: string,
+  policyId: string,
+  o: EndorsementRow = {},
+): Promise<string> {
+  const id = newId('endorsement');
+  const columns: Record<string, unknown> = {
+    id,
+    client_id: clientId,
+    policy_id: policyId,
+    employee_id: o.employeeId ?? (await makeEmployee(clientId)).id,
+    dependent_id: o.dependentId ?? null,
+    type: o.type ?? 'ENDORSEMENT_TYPE_ADDITION',
+    status: o.status ?? 'ENDORSEMENT_STATUS_PENDING',
+    coverage_start_date: o.start ?? '2026-04-01',
+    coverage_end_date: o.end ?? '2027-03-31',
+    premium_impact: o.premium ?? '0.00',
+    sum_insured: o.sumInsured ?? '300000.00',
+  };
+  const timestamps = {
+    created_at: o.createdAt,
+    decided_at: o.decidedAt,
+    cut_off_queued_at: o.cutOffQueuedAt,
+    workflow_started_at: o.workflowStartedAt,
+  };
+  for (const [column, value] of Object.entries(timestamps)) if (value !== undefined) columns[column] = value;
+  const names = Object.keys(columns);
+  await sql(
+    `insert into endorsements (${names.join(', ')}) values (${names.map(() => '?').join(', ')})`,
+    Object.values(columns),
+  );
+  return id;
 }
 
 export { sql };

@@ -6,13 +6,13 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
 import ExcelJS from 'exceljs';
-import { newId } from '../../domain/ids.js';
 import { ROSTER_FIELDS } from '../../domain/reconciliation/roster-file.js';
 import { reconcileRosterFile } from '../../usecases/reconciliation/roster.js';
 import {
   makeClient,
   makeDependent,
   makeEmployee,
+  makeEndorsement,
   makeMember,
   makePolicy,
   sql,
@@ -65,13 +65,7 @@ async function scenario(owner: TestClient) {
   await makeMember(owner.clientId, policy.id, p.sumDiff, { dependentId: spouse.id });
   const noUhid = await makeMember(owner.clientId, policy.id, p.noUhid);
   const onlyOurs = await makeMember(owner.clientId, policy.id, p.onlyOurs, { uhid: 'UH-OURS' });
-  const endorsementId = newId('endorsement');
-  await sql(
-    `insert into endorsements (id, client_id, policy_id, employee_id, type, status, coverage_start_date,
-       coverage_end_date, premium_impact, sum_insured)
-     values (?, ?, ?, ?, 'ENDORSEMENT_TYPE_ADDITION', 'ENDORSEMENT_STATUS_PENDING', '2026-04-01', '2027-03-31', 0, 300000)`,
-    [endorsementId, owner.clientId, policy.id, p.pending.id],
-  );
+  const endorsementId = await makeEndorsement(owner.clientId, policy.id, { employeeId: p.pending.id });
   const row = (
     uhid: string,
     who: { employeeCode: string; name: string },

@@ -14,6 +14,7 @@ import {
   makeClient,
   makeDependent,
   makeEmployee,
+  makeEndorsement,
   makePolicy,
   makeReferenceData,
   sql,
@@ -37,21 +38,15 @@ async function endorse(
   o: { reviewedAt: Date | null; status?: EndorsementStatus; type?: EndorsementType; name?: string },
 ) {
   const employee = await makeEmployee(clientId, { name: o.name ?? 'Asha Rao', dateOfBirth: '1990-03-07' });
-  const id = newId('endorsement');
-  await sql(
-    `insert into endorsements (id, client_id, policy_id, employee_id, type, status, coverage_start_date,
-       coverage_end_date, premium_impact, sum_insured, cut_off_queued_at)
-     values (?, ?, ?, ?, ?, ?, '2026-11-02', '2027-03-31', '3000.00', '500000.00', ?)`,
-    [
-      id,
-      clientId,
-      policyId,
-      employee.id,
-      o.type ?? 'ENDORSEMENT_TYPE_ADDITION',
-      o.status ?? 'ENDORSEMENT_STATUS_PENDING',
-      o.reviewedAt,
-    ],
-  );
+  const id = await makeEndorsement(clientId, policyId, {
+    employeeId: employee.id,
+    ...(o.type && { type: o.type }),
+    ...(o.status && { status: o.status }),
+    start: '2026-11-02',
+    premium: '3000.00',
+    sumInsured: '500000.00',
+    cutOffQueuedAt: o.reviewedAt,
+  });
   return { id, employee };
 }
 

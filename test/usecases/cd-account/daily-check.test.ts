@@ -2,9 +2,8 @@ import { expect } from 'chai';
 import { lockPolicyCd } from '../../../data/cd-account/ledger.js';
 import { foldPolicyTallies } from '../../../data/policy-tallies.js';
 import { SystemScope, TenantScope } from '../../../data/scope.js';
-import { newId } from '../../../domain/ids.js';
 import { checkAllCdLow } from '../../../usecases/cd-account/account.js';
-import { makeClient, makeEmployee, makePolicy, sql } from '../../support/factories.js';
+import { makeClient, makeEndorsement, makePolicy, sql } from '../../support/factories.js';
 import { stack } from '../../support/stack.js';
 
 /** How many backends wait for a lock that the backend `pid` holds (read on a connection of its own). */
@@ -21,15 +20,8 @@ describe('usecases: the daily CD low-balance pass', () => {
     this.timeout(90_000);
     const { clientId } = await makeClient();
     const policy = await makePolicy(clientId, { cdBalance: '100000.00' });
-    const employee = await makeEmployee(clientId);
     // A pending addition: its premium reaches the policy's kept sum as a change row, not yet folded.
-    await sql(
-      `insert into endorsements (id, client_id, policy_id, employee_id, type, status, coverage_start_date,
-                                 coverage_end_date, premium_impact, sum_insured)
-       values (?, ?, ?, ?, 'ENDORSEMENT_TYPE_ADDITION', 'ENDORSEMENT_STATUS_PENDING', '2026-04-01', '2027-03-31',
-               3650, 300000)`,
-      [newId('endorsement'), clientId, policy.id, employee.id],
-    );
+    await makeEndorsement(clientId, policy.id, { premium: '3650.00' });
     const changes = async () =>
       Number(
         (await sql('select count(*) as n from policy_tally_changes where policy_id = ?', [policy.id]))[0].n,

@@ -4,30 +4,17 @@ import { SystemScope, TenantScope } from '../../../data/scope.js';
 import { newId } from '../../../domain/ids.js';
 import { holdEndorsementFunds } from '../../../usecases/cd-account/account.js';
 import { expectCdLedgersBalanced } from '../../support/cd-ledger-check.js';
-import { makeClient, makeEmployee, makePolicy, sql } from '../../support/factories.js';
+import { makeClient, makeEndorsement, makePolicy, sql } from '../../support/factories.js';
 import { stack } from '../../support/stack.js';
 
 const system = () => SystemScope.of(stack().serviceOrm.em.fork());
 
 /** A PENDING endorsement of the policy costing `premium` rupees, as a create leaves it. */
-async function pendingEndorsement(clientId: string, policyId: string, premium: string): Promise<string> {
-  const employee = await makeEmployee(clientId);
-  const id = newId('endorsement');
-  await sql(
-    `insert into endorsements (id, client_id, policy_id, employee_id, type, status, coverage_start_date,
-                               coverage_end_date, premium_impact, sum_insured)
-     values (?, ?, ?, ?, ?, 'ENDORSEMENT_STATUS_PENDING', '2026-04-01', '2027-03-31', ?, 300000)`,
-    [
-      id,
-      clientId,
-      policyId,
-      employee.id,
-      premium.startsWith('-') ? 'ENDORSEMENT_TYPE_DELETION' : 'ENDORSEMENT_TYPE_ADDITION',
-      premium,
-    ],
-  );
-  return id;
-}
+const pendingEndorsement = (clientId: string, policyId: string, premium: string): Promise<string> =>
+  makeEndorsement(clientId, policyId, {
+    type: premium.startsWith('-') ? 'ENDORSEMENT_TYPE_DELETION' : 'ENDORSEMENT_TYPE_ADDITION',
+    premium,
+  });
 
 const account = async (policyId: string) =>
   (

@@ -7,15 +7,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileAdapterSettings } from '../../../domain/insurer-exchange/adapter-settings.js';
 import { InsurerDeliveryError } from '../../../adapters/file/transport.js';
-import { newId } from '../../../domain/ids.js';
+import type { EndorsementType } from '../../../domain/enums.js';
 import { deliverCutOff } from '../../../usecases/insurer-exchange/files.js';
 import {
   makeClient,
   makeDependent,
   makeEmployee,
+  makeEndorsement,
   makePolicy,
   makeReferenceData,
-  sql,
 } from '../../support/factories.js';
 import { closeSftpServer, startSftpServer, type SftpServer } from '../../support/sftp-server.js';
 import { stack } from '../../support/stack.js';
@@ -42,15 +42,14 @@ async function fileInsurerWithBacklog(code = `FILE${randomBytes(3).toString('hex
     coverageType: 'COVERAGE_TYPE_ES',
     policyNumber: `GHI/${code}/1`,
   });
-  const endorse = async (name: string, type: string, dateOfBirth: string, reviewedAt: Date) => {
+  const endorse = async (name: string, type: EndorsementType, dateOfBirth: string, reviewedAt: Date) => {
     const employee = await makeEmployee(clientId, { name, dateOfBirth, gender: 'FEMALE' });
-    const id = newId('endorsement');
-    await sql(
-      `insert into endorsements (id, client_id, policy_id, employee_id, type, status, coverage_start_date,
-         coverage_end_date, premium_impact, sum_insured, cut_off_queued_at)
-       values (?, ?, ?, ?, ?, 'ENDORSEMENT_STATUS_PENDING', '2026-11-02', '2027-03-31', '0.00', '300000.00', ?)`,
-      [id, clientId, policy.id, employee.id, type, reviewedAt],
-    );
+    const id = await makeEndorsement(clientId, policy.id, {
+      employeeId: employee.id,
+      type,
+      start: '2026-11-02',
+      cutOffQueuedAt: reviewedAt,
+    });
     return { id, employee };
   };
   const addition = await endorse('Meera Nair', 'ENDORSEMENT_TYPE_ADDITION', '1992-08-15', REVIEWED);
