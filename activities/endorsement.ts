@@ -120,46 +120,66 @@ export function createEndorsementActivities(deps: ActivityDeps) {
     return row;
   }
 
+  /**
+   * D7 automated review: the employee is ACTIVE (for an addition) and, in runs without CD holds
+   * (`cdHold` false), the policy's CD balance covers the premium. Fails with a non-retryable ReviewRejected whose message starts `Review:`.
+   * Writes the "workflow runs" mark and, with it, the endorsement's creation event (none ->
+   * PENDING): recorded here rather than at the API's insert because from this mark on the
+   * endorsement stands (an unstarted one may still be discarded). A retry records nothing new.
+   */
+  async function reviewEndorsement(id: string, cdHold = false): Promise<void> {
+    const row = await beginReview(deps, system(), id);
+    if (!row) throw gone(id);
+    if (row.status !== 'ENDORSEMENT_STATUS_PENDING') return;
+    const rejection = reviewRejection(row, cdHold);
+    if (rejection) throw reviewRejected(rejection);
+  }
+
+  /**
+   * The CD account, right after review: holds what the endorsement will cost, or marks it waiting
+   * for funds (the answer says why). Idempotent: the hold is keyed by the endorsement, and one
+   * placed meanwhile by a top-up counts.
+   */
+  async function holdFunds(id: string): Promise<CdHoldAnswer> {
+    const outcome = await holdEndorsementFunds(system(), id);
+    if (outcome.kind === 'gone') throw gone(id);
+    await deliver(outcome.deliveries);
+    if (outcome.kind === 'held') return { held: true };
+    note('endorsement waiting for funds', { endorsementId: id });
+    return { held: false, reason: outcome.reason };
+  }
+
+  /**
+   * D14, right after review: a `file` insurer's endorsement stays PENDING and is queued for the
+   * insurer's next cut-off (its first queue mark stays on a retry); any other moves to
+   * SENT_TO_INSURER now, exactly as markSentToInsurer (guarded, "already there" is done). One
+   * activity either way, so the other insurers' endorsements take no extra step.
+   */
+  async function route(id: string): Promise<InsurerRoute> {
+    const outcome = await routeAfterReview(deps, system(), id);
+    if (outcome.kind === 'routed') return outcome.route;
+    return stepFailed(id, outcome, 'ENDORSEMENT_STATUS_SENT_TO_INSURER');
+  }
+
   return {
-    /**
-     * D7 automated review: the employee is ACTIVE (for an addition) and, in runs without CD holds
-     * (`cdHold` false), the policy's CD balance covers the premium. Fails with a non-retryable ReviewRejected whose message starts `Review:`.
-     * Writes the "workflow runs" mark and, with it, the endorsement's creation event (none ->
-     * PENDING): recorded here rather than at the API's insert because from this mark on the
-     * endorsement stands (an unstarted one may still be discarded). A retry records nothing new.
-     */
-    async reviewEndorsement(id: string, cdHold = false): Promise<void> {
-      const row = await beginReview(deps, system(), id);
-      if (!row) throw gone(id);
-      if (row.status !== 'ENDORSEMENT_STATUS_PENDING') return;
-      const rejection = reviewRejection(row, cdHold);
-      if (rejection) throw reviewRejected(rejection);
-    },
+    reviewEndorsement,
+    holdEndorsementFunds: holdFunds,
+    routeAfterReview: route,
 
     /**
-     * The CD account, right after review: holds what the endorsement will cost, or marks it waiting
-     * for funds (the answer says why). Idempotent: the hold is keyed by the endorsement, and one
-     * placed meanwhile by a top-up counts.
+     * REVIEW_HOLD_AND_ROUTE: the three steps after the create in one call, each the function above
+     * with its own idempotency (a retry, or a workflow task re-run after the worker died, finds each
+     * step done and does nothing twice). Stops after the hold when the balance is short: the
+     * endorsement then waits for funds, and the workflow routes it once a hold is placed. Answers the
+     * route when held, else the hold's answer.
      */
-    async holdEndorsementFunds(id: string): Promise<CdHoldAnswer> {
-      const outcome = await holdEndorsementFunds(system(), id);
-      if (outcome.kind === 'gone') throw gone(id);
-      await deliver(outcome.deliveries);
-      if (outcome.kind === 'held') return { held: true };
-      note('endorsement waiting for funds', { endorsementId: id });
-      return { held: false, reason: outcome.reason };
-    },
-
-    /**
-     * D14, right after review: a `file` insurer's endorsement stays PENDING and is queued for the
-     * insurer's next cut-off (its first queue mark stays on a retry); any other moves to
-     * SENT_TO_INSURER now, exactly as markSentToInsurer (guarded, "already there" is done). One
-     * activity either way, so the other insurers' endorsements take no extra step.
-     */
-    async routeAfterReview(id: string): Promise<InsurerRoute> {
-      const outcome = await routeAfterReview(deps, system(), id);
-      if (outcome.kind === 'routed') return outcome.route;
-      return stepFailed(id, outcome, 'ENDORSEMENT_STATUS_SENT_TO_INSURER');
+    async reviewHoldAndRoute(
+      id: string,
+    ): Promise<{ held: true; route: InsurerRoute } | { held: false; reason?: string }> {
+      await reviewEndorsement(id, true);
+      const hold = await holdFunds(id);
+      if (!hold.held) return { held: false, reason: hold.reason };
+      return { held: true, route: await route(id) };
     },
 
     async markSentToInsurer(id: string): Promise<void> {

@@ -18,6 +18,7 @@ type EndorsementSteps =
   | 'reviewEndorsement'
   | 'holdEndorsementFunds'
   | 'routeAfterReview'
+  | 'reviewHoldAndRoute'
   | 'markSentToInsurer'
   | 'rejectEndorsement'
   | 'cancelEndorsement'
@@ -27,16 +28,20 @@ type EndorsementSteps =
   | 'readEndorsementInsurer'
   | 'recordSlaBreach';
 const noop = async (): Promise<void> => undefined;
+/**
+ * An insurer called per endorsement (not a file insurer's cut-off), as the bench's simulated one;
+ * the census bench's bare starts (ids FILE_PEER_PREFIX…) wait for a cut-off as a file insurer's do.
+ */
+const route = (id: string) =>
+  id.startsWith(FILE_PEER_PREFIX)
+    ? { adapter: 'file' as const, insurerCode: 'NOOP', queued: true }
+    : { adapter: 'simulated' as const, insurerCode: 'NOOP', queued: false };
 const activities: Pick<Activities, EndorsementSteps> = {
   reviewEndorsement: noop,
   // The CD account always covers it, as the bench's policies' balances do.
   holdEndorsementFunds: async () => ({ held: true }),
-  // An insurer called per endorsement (not a file insurer's cut-off), as the bench's simulated one;
-  // the census bench's bare starts (ids FILE_PEER_PREFIX…) wait for a cut-off as a file insurer's do.
-  routeAfterReview: async (id: string) =>
-    id.startsWith(FILE_PEER_PREFIX)
-      ? { adapter: 'file', insurerCode: 'NOOP', queued: true }
-      : { adapter: 'simulated', insurerCode: 'NOOP', queued: false },
+  routeAfterReview: async (id: string) => route(id),
+  reviewHoldAndRoute: async (id: string) => ({ held: true, route: route(id) }),
   markSentToInsurer: noop,
   rejectEndorsement: noop,
   cancelEndorsement: noop,

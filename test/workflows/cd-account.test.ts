@@ -9,6 +9,7 @@ import {
   cdBalance,
   createEndorsement,
   endorsementRow,
+  historySteps,
   makeWorld,
   waitFor,
   waitForStatus,
@@ -112,6 +113,19 @@ describe('the CD account', () => {
       held: '18250.00',
       available: '100.00',
     });
+
+    // Held at once: the review, the hold and the routing were one local activity (REVIEW_HOLD_AND_ROUTE).
+    const held = await historySteps(ids.find((_, i) => outcomes[i] === 'sent')!);
+    expect(held.local[0]).to.equal('reviewHoldAndRoute');
+    expect([...held.local, ...held.activities]).to.not.include.members([
+      'reviewEndorsement',
+      'holdEndorsementFunds',
+      'routeAfterReview',
+    ]);
+    // Short at first: the hold tried again while it waited, then the routing as an activity.
+    const funded = await historySteps(queue[0]!);
+    expect(funded.local.slice(0, 2)).to.deep.equal(['reviewHoldAndRoute', 'holdEndorsementFunds']);
+    expect(funded.activities).to.include('routeAfterReview');
   });
 
   it('gives a cancelled endorsement its hold back, and debits an approved one from its hold', async () => {

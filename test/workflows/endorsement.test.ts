@@ -251,7 +251,8 @@ describe('endorsement workflow', () => {
 
     it('answers a re-run of its local steps after the decision as done, changing nothing', async () => {
       // A workflow task that ran review, hold, routing and the approval locally can have its
-      // completion refused when signals arrive meanwhile; the replay then runs those steps again.
+      // completion refused when signals arrive meanwhile; the replay then runs those steps again (the
+      // three in one call since REVIEW_HOLD_AND_ROUTE, each alone in a run that predates it).
       const world = await makeWorld();
       const id = await createEndorsement(world);
       await waitForStatus(id, 'ENDORSEMENT_STATUS_SENT_TO_INSURER');
@@ -261,6 +262,8 @@ describe('endorsement workflow', () => {
       const before = { audit: await auditActions(id), entries: await cdEntries(id) };
 
       const steps = stackActivities();
+      const again = await steps.reviewHoldAndRoute(id);
+      expect(again.held && again.route).to.include({ adapter: 'manual', queued: false });
       await steps.reviewEndorsement(id, true);
       expect(await steps.holdEndorsementFunds(id)).to.deep.equal({ held: true });
       expect(await steps.routeAfterReview(id)).to.include({ adapter: 'manual', queued: false });

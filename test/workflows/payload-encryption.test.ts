@@ -119,9 +119,10 @@ describe('payload encryption', () => {
     const { payloads, patchMarkers, localActivityMarkers } = await rawPayloads(endorsementWorkflowId(id));
     expect(payloads.length).to.be.greaterThan(5);
     for (const marker of patchMarkers) expect(marker).to.have.all.keys('id', 'deprecated');
-    // The review, hold, routing and SLA read ran as local activities: their markers name steps only.
+    // The review, hold and routing (one call) and the SLA read ran as local activities: their markers
+    // name steps only.
     expect(localActivityMarkers.map((m) => (m as { activity_type: string }).activity_type)).to.include(
-      'reviewEndorsement',
+      'reviewHoldAndRoute',
     );
     for (const marker of localActivityMarkers)
       expect(LOCAL_ACTIVITY_MARKER_FIELDS).to.include.members(Object.keys(marker));

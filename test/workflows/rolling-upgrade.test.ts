@@ -12,6 +12,7 @@ import {
   CD_HOLD,
   FILE_INSURER_CUT_OFF,
   FILE_INSURER_WITHDRAWAL,
+  REVIEW_HOLD_AND_ROUTE,
 } from '../../workflows/endorsement/patches.js';
 import { makeEmployee, sql } from '../support/factories.js';
 import { sentFileInsurerEndorsements, type FileInsurerEndorsements } from '../support/file-insurer.js';
@@ -86,10 +87,11 @@ async function patchMarker(endorsementId: string, patchId: string): Promise<{ de
 /**
  * A deploy that retires patches while endorsements wait for their insurer: workflows started by the
  * released worker (commit ada53c6's workflow code, every patch behind `patched()`) continue on a
- * worker with today's code (each patch a `deprecatePatch()`, the old branches deleted) after it
- * replaces the released one, and finish as they would have: the markers the released code recorded
- * replay, and the new code records its own as deprecated. Both workers poll a task queue of this
- * test's own, so the run's shared worker never takes a task.
+ * worker with today's code (each of those patches a `deprecatePatch()`, the old branches deleted;
+ * REVIEW_HOLD_AND_ROUTE, newer, behind `patched()`) after it replaces the released one, and finish as
+ * they would have: the markers the released code recorded replay, the new code records its own as
+ * deprecated, and the runs already past their review keep the review's old branch. Both workers poll
+ * a task queue of this test's own, so the run's shared worker never takes a task.
  */
 describe("rolling upgrade: the released workflow code replaced by today's mid-flight", function () {
   this.timeout(300_000);
@@ -230,8 +232,12 @@ describe("rolling upgrade: the released workflow code replaced by today's mid-fl
     for (const id of fresh) await cancel(id);
     for (const id of fresh) await workflowHandle(id).result();
     expect(await withdrawalQueued(fresh)).to.deep.equal([...fresh].sort());
-    // Started on today's code: every marker it passed recorded by deprecatePatch().
-    expect(await patchMarker(fresh[0]!, FILE_INSURER_CUT_OFF)).to.deep.equal({ deprecated: true });
+    // Started on today's code: reviewed, held and routed in one call (REVIEW_HOLD_AND_ROUTE, recorded by
+    // patched(), where the runs reviewed on the released code have none), so the routing's own step and
+    // its marker never ran; every other marker it passed recorded by deprecatePatch().
+    expect(await patchMarker(fresh[0]!, REVIEW_HOLD_AND_ROUTE)).to.deep.equal({ deprecated: false });
+    expect(await patchMarker(approved[0]!, REVIEW_HOLD_AND_ROUTE)).to.equal(null);
+    expect(await patchMarker(fresh[0]!, FILE_INSURER_CUT_OFF)).to.equal(null);
     expect(await patchMarker(fresh[0]!, FILE_INSURER_WITHDRAWAL)).to.deep.equal({ deprecated: true });
     await new Promise((resolve) => setTimeout(resolve, 1_100));
     expect([...(await flush()).withdrawn].sort()).to.deep.equal([...fresh].sort());

@@ -152,6 +152,7 @@ export function endorsementDetails(v: EndorsementView, now: number): string {
 const STEPS: Record<string, (id: string) => string> = {
   reviewEndorsement: (id) => `review ${id}: employee, cover, CD balance`,
   routeAfterReview: (id) => `route ${id} to its insurer's adapter`,
+  reviewHoldAndRoute: (id) => `review ${id}, hold its cost on the CD account, route it to its insurer`,
   markSentToInsurer: (id) => `mark ${id} SENT_TO_INSURER`,
   readEndorsementInsurer: (id) => `read ${id}'s insurer and SLA`,
   recordSlaBreach: (id) => `record the insurer SLA breach of ${id}`,

@@ -1,6 +1,9 @@
 /**
- * The endorsement workflow's patches, each at step 1 of the lifecycle (docs/operators/README.md,
- * "Deploying workflow changes"): the old branch is gone and the call is `deprecatePatch(NAME)`. The
+ * The endorsement workflow's patches (docs/operators/README.md, "Deploying workflow changes").
+ * REVIEW_HOLD_AND_ROUTE, the last, is at step 0: `patched(NAME)` with both branches, the old one for
+ * the runs that passed the review without its marker (every run started before it shipped).
+ *
+ * Every other one is at step 1: the old branch is gone and the call is `deprecatePatch(NAME)`. The
  * new path always runs; a run that recorded the marker under `patched(NAME)` (every run started
  * since release ada53c6, whose histories are test/workflows/histories/ada53c6) still replays, and
  * a run started on a release before the patch no longer does, so the deprecation shipped only once
@@ -67,3 +70,11 @@ export const LOCAL_APPROVAL = 'local-approval-first';
 
 /** The simulated insurer answers through the decision Update (D14), as every insurer path. */
 export const SIMULATED_INSURER_UPDATE = 'simulated-insurer-decides-by-update';
+
+/**
+ * The review, the CD hold and the routing in one local activity (`reviewHoldAndRoute`) instead of
+ * three: one activation and one marker per endorsement where there were three (docs/performance.md,
+ * "What changed a row"). A balance short of the premium stops it after the hold; the wait for funds
+ * and the routing after it are as before.
+ */
+export const REVIEW_HOLD_AND_ROUTE = 'review-hold-and-route';

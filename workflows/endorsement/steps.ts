@@ -109,9 +109,35 @@ export function insurerCalls(run: EndorsementRun): InsurerCalls {
  * 503); `rejected`: REJECTED with the review's reason; `cancel`: a cancel came meanwhile.
  */
 export async function review(run: EndorsementRun): Promise<'reviewed' | 'gone' | 'rejected' | 'cancel'> {
+  const outcome = await reviewing(run, () => localDb.reviewEndorsement(run.id, true));
+  if (typeof outcome === 'string') return outcome;
+  return run.state.cancelRequested ? 'cancel' : 'reviewed';
+}
+
+/**
+ * REVIEW_HOLD_AND_ROUTE: the review, the CD hold and the routing in one local activity. `routed`:
+ * held and routed, the insurer's path next (a cancel that came meanwhile is seen there, as one during
+ * the routing always was); `reviewed`: the balance was short, so the wait for funds and the routing
+ * follow as after `review`; `gone`, `rejected` and `cancel` as review's.
+ */
+export async function reviewHoldAndRoute(
+  run: EndorsementRun,
+): Promise<'routed' | 'reviewed' | 'gone' | 'rejected' | 'cancel'> {
+  const outcome = await reviewing(run, () => localDb.reviewHoldAndRoute(run.id));
+  if (typeof outcome === 'string') return outcome;
+  if (!outcome.answer.held) return run.state.cancelRequested ? 'cancel' : 'reviewed';
+  routedTo(run, outcome.answer.route);
+  return 'routed';
+}
+
+/** A call that reviews: its answer, or what its review's failure means for the run. */
+async function reviewing<T>(
+  run: EndorsementRun,
+  call: () => Promise<T>,
+): Promise<{ answer: T } | 'gone' | 'rejected' | 'cancel'> {
   run.progress.waitingFor('review');
   try {
-    await localDb.reviewEndorsement(run.id, true);
+    return { answer: await call() };
   } catch (err) {
     const type = failureType(err);
     if (type === ENDORSEMENT_GONE) {
@@ -124,7 +150,6 @@ export async function review(run: EndorsementRun): Promise<'reviewed' | 'gone' |
     run.setStatus('ENDORSEMENT_STATUS_REJECTED');
     return 'rejected';
   }
-  return run.state.cancelRequested ? 'cancel' : 'reviewed';
 }
 
 /**
@@ -177,7 +202,11 @@ export async function holdFunds(run: EndorsementRun): Promise<boolean> {
  */
 export async function route(run: EndorsementRun): Promise<'file' | 'adapter'> {
   deprecatePatch(FILE_INSURER_CUT_OFF);
-  const routed = await (run.funds.waited ? db : localDb).routeAfterReview(run.id);
+  return routedTo(run, await (run.funds.waited ? db : localDb).routeAfterReview(run.id));
+}
+
+/** The route taken: shown in the details; a file insurer's cut-off or an adapter's submit follows. */
+function routedTo(run: EndorsementRun, routed: { adapter: string; insurerCode: string }): 'file' | 'adapter' {
   run.progress.routed(routed);
   run.fileInsurer = routed.adapter === 'file';
   return run.fileInsurer ? 'file' : 'adapter';

@@ -126,7 +126,8 @@ export async function tightBalanceKillRun(plan: TightBalancePlan): Promise<void>
       perSecond: 5,
       retryUntil: Date.now() + 600_000,
     });
-    let worker = await crashAfter(target, 'holdEndorsementFunds');
+    // The first hold commits in the review's call (REVIEW_HOLD_AND_ROUTE), with the routing after it.
+    let worker = await crashAfter(target, 'reviewHoldAndRoute');
     for (let k = 0; k < plan.kills; k++) {
       await sleep(1500 + Math.floor(Math.random() * 2500));
       await kill9(worker);
