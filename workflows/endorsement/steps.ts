@@ -200,16 +200,15 @@ export async function holdFunds(run: EndorsementRun): Promise<boolean> {
  * SENT_TO_INSURER before that, so an operator could see it SENT and still awaiting funds. The
  * activity keeps the order: flags cleared, then routed.
  */
-export async function route(run: EndorsementRun): Promise<'file' | 'adapter'> {
+export async function route(run: EndorsementRun): Promise<void> {
   deprecatePatch(FILE_INSURER_CUT_OFF);
-  return routedTo(run, await (run.funds.waited ? db : localDb).routeAfterReview(run.id));
+  routedTo(run, await (run.funds.waited ? db : localDb).routeAfterReview(run.id));
 }
 
 /** The route taken: shown in the details; a file insurer's cut-off or an adapter's submit follows. */
-function routedTo(run: EndorsementRun, routed: { adapter: string; insurerCode: string }): 'file' | 'adapter' {
+function routedTo(run: EndorsementRun, routed: { adapter: string; insurerCode: string }): void {
   run.progress.routed(routed);
   run.fileInsurer = routed.adapter === 'file';
-  return run.fileInsurer ? 'file' : 'adapter';
 }
 
 /** Starts the insurer SLA's watch (SENT_TO_INSURER from now on) and shows its due time. */
