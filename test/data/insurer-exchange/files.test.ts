@@ -40,8 +40,8 @@ async function endorse(
   const employee = await makeEmployee(clientId, { name: o.name ?? 'Asha Rao', dateOfBirth: '1990-03-07' });
   const id = await makeEndorsement(clientId, policyId, {
     employeeId: employee.id,
-    ...(o.type && { type: o.type }),
-    ...(o.status && { status: o.status }),
+    type: o.type,
+    status: o.status,
     start: '2026-11-02',
     premium: '3000.00',
     sumInsured: '500000.00',
