@@ -2,7 +2,7 @@ import pg from 'pg';
 import * as approval from '../../data/endorsements/approval.js';
 import { endLapsedCoverOf } from '../../data/member-cover.js';
 import type { SystemScope, TenantScope } from '../../data/scope.js';
-import type { Sql } from '../../data/sql.js';
+import type { Sql, SqlMessage } from '../../data/sql.js';
 import { SYSTEM_SETTING, TENANT_SETTING } from '../../db/roles.js';
 import { lockAccountBeforeRefund, settleApprovedEndorsement } from '../../usecases/cd-account/account.js';
 
@@ -31,16 +31,31 @@ export const inline = (sql: string, params: readonly unknown[]) => {
   return sql.replace(/\?/g, () => literal(params[n++]));
 };
 
-function scopedPgSql(conn: pg.ClientBase, told: { key: string | null }, clientId: string | null): Sql {
+/** A scope's `message` on the connection: its statements (after the settings, when not yet told) in one query. */
+function scopedPgMessage(
+  conn: pg.ClientBase,
+  told: { key: string | null },
+  clientId: string | null,
+): SqlMessage {
   const key = clientId ?? ' system';
   const settings = `select set_config('${TENANT_SETTING}', ${literal(clientId ?? '')}, true), set_config('${SYSTEM_SETTING}', '${clientId ? 'off' : 'on'}', true)`;
-  return async <T>(query: string, params: readonly unknown[] = []): Promise<T[]> => {
-    const statement = inline(query, params);
-    if (told.key === key) return (await conn.query(statement)).rows as T[];
-    const results = (await conn.query(`${settings};\n${statement}`)) as unknown as pg.QueryResult[];
+  return async (statements) => {
+    const texts = statements.map((s) => inline(s.query, s.params));
+    const tell = told.key !== key;
+    if (tell) texts.unshift(settings);
+    const results = (await conn.query(texts.join(';\n'))) as unknown as pg.QueryResult | pg.QueryResult[];
     told.key = key;
-    return results[results.length - 1]!.rows as T[];
+    const answers = (Array.isArray(results) ? results : [results]).map((r) => r.rows as unknown[]);
+    return tell ? answers.slice(1) : answers;
   };
+}
+
+/** The scope's `sql` and `message` on the connection, as data/row-security.ts tells a transaction. */
+function scopedPg(conn: pg.ClientBase, told: { key: string | null }, clientId: string | null) {
+  const message = scopedPgMessage(conn, told, clientId);
+  const sql: Sql = async <T>(query: string, params: readonly unknown[] = []): Promise<T[]> =>
+    (await message([{ query, params }]))[0] as T[];
+  return { clientId, sql, message };
 }
 
 /** The approval transaction of one endorsement, as applyEndorsementApproval runs it. */
@@ -54,13 +69,13 @@ export async function peerApproval(
   try {
     await conn.query('begin');
     const told = { key: null as string | null };
-    const system = { sql: scopedPgSql(conn, told, null) } as unknown as SystemScope;
+    const system = scopedPg(conn, told, null) as unknown as SystemScope;
     const e = await approval.lockEndorsementForApproval(system, id);
     let outcome: 'applied' | 'gone' | 'conflict' = 'applied';
     if (!e) outcome = 'gone';
     else if (e.status !== 'ENDORSEMENT_STATUS_SENT_TO_INSURER') outcome = 'conflict';
     else {
-      const tenant = { clientId: e.client_id, sql: scopedPgSql(conn, told, e.client_id) } as TenantScope;
+      const tenant = scopedPg(conn, told, e.client_id) as TenantScope;
       await lockAccountBeforeRefund(tenant, e);
       if (e.type === 'ENDORSEMENT_TYPE_DELETION') await approval.endMemberCover(tenant, e);
       await endLapsedCoverOf(tenant, e.policy_id, e.employee_id, today);

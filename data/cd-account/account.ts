@@ -3,7 +3,7 @@ import { outboxSql } from '../webhooks/outbox.js';
 import { policyTalliesFold } from '../policy-tallies.js';
 import type { SystemScope, TenantScope } from '../scope.js';
 import type { Statement } from '../sql.js';
-import { cdPosting, policyCdLock, type CdPosting, type LockedCd } from './ledger.js';
+import { cdPosting, policyCdLock, type CdPosting, type CdTotals, type LockedCd } from './ledger.js';
 
 /** What the CD account needs of one endorsement. */
 export interface EndorsementAccount {
@@ -119,6 +119,19 @@ export async function holdAtReview(
   const deliveries = answers.at(-1) as { id: string }[];
   if (!account) return undefined;
   return { placed: marked!.placed, account, deliveries: deliveries.map((d) => d.id) };
+}
+
+/**
+ * An approval's posting (postCdEntry's statement) and the fold of the policy's kept sums as ONE
+ * message inside the caller's transaction: the posting's update takes the policy row and the fold,
+ * which needs it held, runs in the same round trip. The row is then held across one round trip to
+ * the caller (its commit) where a statement each held it across two: the approvals of a policy
+ * wait for each other's database time and one trip, however busy the worker's event loop.
+ * Returns the totals after, or null when nothing was posted (guard or duplicate), as postCdEntry.
+ */
+export async function postCdEntryAndFold(scope: TenantScope, p: CdPosting): Promise<CdTotals | null> {
+  const [posted] = await scope.message([cdPosting(scope, p), policyTalliesFold(scope, p.policyId)]);
+  return (posted as CdTotals[])[0] ?? null;
 }
 
 /**

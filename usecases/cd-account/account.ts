@@ -9,6 +9,7 @@ import {
   listPoliciesForCdCheck,
   lockEndorsementAccount,
   lockEndorsementsAwaitingFunds,
+  postCdEntryAndFold,
   setAwaitingFunds,
   readCdLowState,
   setCdLowThreshold,
@@ -130,11 +131,13 @@ export async function lockAccountBeforeRefund(
 }
 
 /**
- * The approval's posting, the last statement of the approval's transaction (its update locks the
- * policy row, unless a refund's approval locked it first): a positive
- * premium is debited and its hold, if any, consumed (runs started before holds existed have none
- * and are debited as before: the insurer has approved); a refund is credited and may fund the
- * waiting endorsements. Keyed by (endorsement, kind): a retry posts nothing.
+ * The approval's posting, with the fold of the policy's kept sums the last message of the approval's
+ * transaction (its update locks the policy row, unless a refund's approval locked it first; the
+ * fold needs the row held): a positive premium is debited and its hold, if any, consumed (runs
+ * started before holds existed have none and are debited as before: the insurer has approved); a
+ * refund is credited and may fund the waiting endorsements (their holds' changes folded by the
+ * policy's next fold, as any change committed meanwhile). Keyed by (endorsement, kind): a retry
+ * posts nothing.
  */
 export async function settleApprovedEndorsement(
   tenant: TenantScope,
@@ -144,7 +147,7 @@ export async function settleApprovedEndorsement(
   const refund = isRefund(e.premium_impact);
   // The hold as the approval's locking read found it (lockEndorsementForApproval).
   const hold = impact > 0n && e.hold_held_change !== null ? toPaise(e.hold_held_change) : 0n;
-  await postCdEntry(tenant, {
+  await postCdEntryAndFold(tenant, {
     policyId: e.policy_id,
     kind: refund ? 'credit' : 'debit',
     endorsementId: e.id,

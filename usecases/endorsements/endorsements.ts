@@ -23,7 +23,6 @@ import {
 import { readDependentCandidates } from '../../data/dependents/endorsements.js';
 import { decideDependentEndorsement } from '../../domain/dependents/endorsements.js';
 import { endLapsedCoverOf } from '../../data/member-cover.js';
-import { foldPolicyTallies } from '../../data/policy-tallies.js';
 import { lockAccountBeforeRefund, settleApprovedEndorsement } from '../cd-account/account.js';
 import { readCdAccount } from '../../data/cd-account/account.js';
 import { forecastHold, type CdForecast } from '../../domain/cd-account/account.js';
@@ -264,8 +263,8 @@ export type ApprovalOutcome =
  * its webhook event, and last the CD posting (its hold debited, a refund credited).
  * Concurrency: the endorsement row is locked first, so attempts at one approval serialise. The
  * policy row, which every CD change of the policy locks, is taken by the posting, last, so the
- * approvals of one policy wait for each other only for that statement and the commit, not for the
- * whole transaction. A refund funds the waiting endorsements and so decides on the queue: like every
+ * approvals of one policy wait for each other only for that message (the posting and the fold of
+ * the policy's kept sums) and the commit, not for the whole transaction. A refund funds the waiting endorsements and so decides on the queue: like every
  * such decision it locks the policy first (the order the CD account's use cases keep).
  * Idempotent: an endorsement already APPROVED means a previous attempt committed, and nothing is
  * written again.
@@ -291,9 +290,9 @@ export async function applyEndorsementApproval(
     else if (e.type === 'ENDORSEMENT_TYPE_REINSTATEMENT') await approval.restoreMemberCover(tenant, e);
     else if (e.type === 'ENDORSEMENT_TYPE_MODIFICATION') await approval.changeMemberSumInsured(tenant, e);
     const deliveries = await approval.markEndorsementApproved(tenant, e, ids);
+    // The posting takes the policy row and folds its kept sums (this approval's changes and any
+    // before) in the same message: the row is held until the commit's one round trip.
     const funded = await settleApprovedEndorsement(tenant, e);
-    // The posting holds the policy row now: its kept sums take in this approval's changes (and any before).
-    await foldPolicyTallies(tenant, e.policy_id);
     return { kind: 'applied', deliveries, funded };
   });
 }

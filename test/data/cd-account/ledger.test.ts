@@ -1,9 +1,11 @@
 import { expect } from 'chai';
 import pg from 'pg';
+import { postCdEntryAndFold } from '../../../data/cd-account/account.js';
 import { lockPolicyCd } from '../../../data/cd-account/ledger.js';
 import { TenantScope } from '../../../data/scope.js';
 import { newId } from '../../../domain/ids.js';
-import { makeClient, makeEmployee, makePolicy } from '../../support/factories.js';
+import { expectCdLedgersBalanced } from '../../support/cd-ledger-check.js';
+import { makeClient, makeEmployee, makeEndorsement, makePolicy, sql } from '../../support/factories.js';
 import { stack } from '../../support/stack.js';
 
 const tenant = (clientId: string) => TenantScope.of(stack().serviceOrm.em, clientId);
@@ -27,6 +29,8 @@ async function elsewhere(ms: number, text: string, values: unknown[]): Promise<s
 }
 
 describe('data: the CD account lock', () => {
+  afterEach('the CD ledgers add up', () => expectCdLedgersBalanced());
+
   it('lets a new endorsement of the policy in while a decision on its account holds the policy row', async () => {
     const { clientId } = await makeClient();
     const policy = await makePolicy(clientId, { cdBalance: '10000.00' });
@@ -56,5 +60,63 @@ describe('data: the CD account lock', () => {
       ]);
       expect(posting).to.equal('55P03');
     });
+  });
+
+  it("posts an approval's debit and folds the policy's kept sums in one round trip, the row held until the commit", async () => {
+    const { clientId } = await makeClient();
+    const policy = await makePolicy(clientId, { cdBalance: '10000.00' });
+    // A pending addition: its premium waits as a change row of the policy's kept sums, not yet folded.
+    const id = await makeEndorsement(clientId, policy.id, { premium: '3650.00' });
+    const debit = {
+      policyId: policy.id,
+      kind: 'debit' as const,
+      endorsementId: id,
+      amount: -365_000n,
+      held: 0n,
+      guarded: false,
+      reason: 'ENDORSEMENT_TYPE_ADDITION',
+    };
+    const kept = (scope: TenantScope) =>
+      scope.sql<{ cd_pending: string; changes: number }>(
+        `select cd_pending::text as cd_pending,
+                (select count(*)::int from policy_tally_changes c where c.policy_id = p.id) as changes
+           from policies p where p.id = ?`,
+        [policy.id],
+      );
+
+    await TenantScope.of(stack().serviceOrm.em.fork(), clientId).transaction(async (approval) => {
+      await approval.sql('select 1'); // the transaction begun and told, as an approval's first read leaves it
+      const connection = approval.em.getConnection();
+      const execute = connection.execute.bind(connection);
+      let trips = 0;
+      connection.execute = ((...args: Parameters<typeof execute>) => {
+        trips++;
+        return execute(...args);
+      }) as typeof connection.execute;
+      try {
+        expect(await postCdEntryAndFold(approval, debit)).to.deep.equal({
+          cd_balance: '6350.00',
+          cd_held: '0.00',
+        });
+      } finally {
+        Reflect.deleteProperty(connection, 'execute'); // the class's own method again
+      }
+      expect(trips, 'the posting and the fold went to the database together').to.equal(1);
+      expect(await kept(approval)).to.deep.equal([{ cd_pending: '3650.00', changes: 0 }]);
+      // The posting took the policy row: another change to the account waits for this commit.
+      expect(
+        await elsewhere(300, 'update policies set cd_held = cd_held + 1 where id = $1', [policy.id]),
+      ).to.equal('55P03');
+    });
+
+    // A retry posts nothing: the totals stay, the ledger holds one debit.
+    expect(await postCdEntryAndFold(tenant(clientId), debit)).to.equal(null);
+    const [after] = await sql(
+      `select p.cd_balance::text as balance,
+              (select count(*)::int from cd_ledger_entries x where x.endorsement_id = ?) as entries
+         from policies p where p.id = ?`,
+      [id, policy.id],
+    );
+    expect(after).to.deep.equal({ balance: '6350.00', entries: 1 });
   });
 });
