@@ -65,8 +65,13 @@ describe('data: the CD account lock', () => {
   it("posts an approval's debit and folds the policy's kept sums in one round trip, the row held until the commit", async () => {
     const { clientId } = await makeClient();
     const policy = await makePolicy(clientId, { cdBalance: '10000.00' });
-    // A pending addition: its premium waits as a change row of the policy's kept sums, not yet folded.
-    const id = await makeEndorsement(clientId, policy.id, { premium: '3650.00' });
+    // An addition sent to the insurer, its workflow running (so no pass starts one for it): it waits
+    // in the policy's kept sums as a change row, not yet folded.
+    const id = await makeEndorsement(clientId, policy.id, {
+      premium: '3650.00',
+      status: 'ENDORSEMENT_STATUS_SENT_TO_INSURER',
+      workflowStartedAt: new Date(),
+    });
     const debit = {
       policyId: policy.id,
       kind: 'debit' as const,
@@ -77,8 +82,8 @@ describe('data: the CD account lock', () => {
       reason: 'ENDORSEMENT_TYPE_ADDITION',
     };
     const kept = (scope: TenantScope) =>
-      scope.sql<{ cd_pending: string; changes: number }>(
-        `select cd_pending::text as cd_pending,
+      scope.sql<{ sent_count: number; changes: number }>(
+        `select sent_count::int as sent_count,
                 (select count(*)::int from policy_tally_changes c where c.policy_id = p.id) as changes
            from policies p where p.id = ?`,
         [policy.id],
@@ -102,7 +107,7 @@ describe('data: the CD account lock', () => {
         Reflect.deleteProperty(connection, 'execute'); // the class's own method again
       }
       expect(trips, 'the posting and the fold went to the database together').to.equal(1);
-      expect(await kept(approval)).to.deep.equal([{ cd_pending: '3650.00', changes: 0 }]);
+      expect(await kept(approval)).to.deep.equal([{ sent_count: 1, changes: 0 }]);
       // The posting took the policy row: another change to the account waits for this commit.
       expect(
         await elsewhere(300, 'update policies set cd_held = cd_held + 1 where id = $1', [policy.id]),
