@@ -80,6 +80,7 @@ export async function peerApproval(
       if (e.type === 'ENDORSEMENT_TYPE_DELETION') await approval.endMemberCover(tenant, e);
       await endLapsedCoverOf(tenant, e.policy_id, e.employee_id, today);
       if (e.type === 'ENDORSEMENT_TYPE_ADDITION') await approval.enrolMembers(tenant, e, ids);
+      else if (e.type === 'ENDORSEMENT_TYPE_REINSTATEMENT') await approval.restoreMemberCover(tenant, e);
       else if (e.type === 'ENDORSEMENT_TYPE_MODIFICATION') await approval.changeMemberSumInsured(tenant, e);
       await approval.markEndorsementApproved(tenant, e, ids);
       await settleApprovedEndorsement(tenant, e);

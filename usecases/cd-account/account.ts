@@ -131,11 +131,11 @@ export async function lockAccountBeforeRefund(
 }
 
 /**
- * The approval's posting, with the fold of the policy's kept sums the last message of the approval's
- * transaction (its update locks the policy row, unless a refund's approval locked it first; the
- * fold needs the row held): a positive premium is debited and its hold, if any, consumed (runs
- * started before holds existed have none and are debited as before: the insurer has approved); a
- * refund is credited and may fund the waiting endorsements (their holds' changes folded by the
+ * The approval's posting, sent with the fold of the policy's kept sums (which needs the row held) as
+ * one message (its update locks the policy row, unless a refund's approval locked it first): a
+ * positive premium is debited and its hold, if any, consumed (runs started before holds existed have
+ * none and are debited as before: the insurer has approved), the transaction's last message; a
+ * refund is credited and then may fund the waiting endorsements (their holds' changes folded by the
  * policy's next fold, as any change committed meanwhile). Keyed by (endorsement, kind): a retry
  * posts nothing.
  */

@@ -264,8 +264,9 @@ export type ApprovalOutcome =
  * Concurrency: the endorsement row is locked first, so attempts at one approval serialise. The
  * policy row, which every CD change of the policy locks, is taken by the posting, last, so the
  * approvals of one policy wait for each other only for that message (the posting and the fold of
- * the policy's kept sums) and the commit, not for the whole transaction. A refund funds the waiting endorsements and so decides on the queue: like every
- * such decision it locks the policy first (the order the CD account's use cases keep).
+ * the policy's kept sums) and the commit, not for the whole transaction. A refund funds the waiting
+ * endorsements and so decides on the queue: like every such decision it locks the policy first (the
+ * order the CD account's use cases keep).
  * Idempotent: an endorsement already APPROVED means a previous attempt committed, and nothing is
  * written again.
  */

@@ -91,11 +91,13 @@ describe('data: the CD account lock', () => {
 
     await TenantScope.of(stack().serviceOrm.em.fork(), clientId).transaction(async (approval) => {
       await approval.sql('select 1'); // the transaction begun and told, as an approval's first read leaves it
+      // The connection object is shared with the in-process worker: count this transaction's calls alone.
       const connection = approval.em.getConnection();
+      const transaction = approval.em.getTransactionContext();
       const execute = connection.execute.bind(connection);
       let trips = 0;
       connection.execute = ((...args: Parameters<typeof execute>) => {
-        trips++;
+        if (args[3] === transaction) trips++;
         return execute(...args);
       }) as typeof connection.execute;
       try {
