@@ -34,12 +34,13 @@ export type Presentable<T> = T extends (infer U)[]
  * A JSON answer written in pieces (D18): an array longer than ROWS_PER_TURN, or PresentedRows, is
  * serialised that many elements at a time, with a turn of the event loop between pieces, so a census
  * report of 10,000 rows (4.7 MB) is not one JSON.stringify holding every other request on the
- * process. The text is JSON.stringify's own, byte for byte (PresentedRows written as their `all()`).
+ * process. The text is JSON.stringify's own in UTF-8, byte for byte (PresentedRows written as their
+ * `all()`).
  * `value` is the answer as a plain object, presented only when read: the response observer
  * (api/middleware/observe.ts) reads it to check it against the contract.
  */
 export class JsonAnswer extends Readable {
-  private readonly pieces: AsyncIterator<string>;
+  private readonly pieces: AsyncIterator<string | Buffer>;
 
   constructor(private readonly answer: unknown) {
     super();
@@ -78,10 +79,10 @@ function plain(value: unknown): unknown {
 }
 
 /**
- * JSON.stringify(value) as pieces: plain objects key by key, long arrays and PresentedRows
+ * JSON.stringify(value) as pieces of text or of its UTF-8 bytes: plain objects key by key, long arrays and PresentedRows
  * ROWS_PER_TURN elements at a time.
  */
-export async function* jsonPieces(value: unknown): AsyncGenerator<string> {
+export async function* jsonPieces(value: unknown): AsyncGenerator<string | Buffer> {
   if (value instanceof PresentedRows) {
     yield* arrayPieces(value.pieces());
     return;
@@ -105,12 +106,22 @@ export async function* jsonPieces(value: unknown): AsyncGenerator<string> {
   yield first ? '{}' : '}';
 }
 
-/** An array written a piece at a time (pieces never empty): `[`, each piece's elements, `]` (`[]` for no piece). */
-async function* arrayPieces(pieces: AsyncIterable<unknown[]>): AsyncGenerator<string> {
+/**
+ * An array written a piece at a time (pieces never empty): `[`, each piece's elements, `]` (`[]` for no
+ * piece). A piece is its JSON encoded once, its `[` made the separator and its `]` cut off as bytes
+ * (one byte each in UTF-8). Cut off the text and joined to the separator instead, the piece is a string
+ * V8 must flatten before encoding: a 10,000-row dry run's answer took 40–58 ms to encode that way
+ * against 1–15 ms for the same text flat.
+ */
+async function* arrayPieces(pieces: AsyncIterable<unknown[]>): AsyncGenerator<string | Buffer> {
   let first = true;
   for await (const piece of pieces) {
-    yield `${first ? '[' : ','}${JSON.stringify(piece).slice(1, -1)}`;
+    const json = Buffer.from(JSON.stringify(piece));
+    if (!first) json[0] = COMMA;
+    yield json.subarray(0, -1);
     first = false;
   }
   yield first ? '[]' : ']';
 }
+
+const COMMA = ','.charCodeAt(0);

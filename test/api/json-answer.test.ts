@@ -4,10 +4,11 @@ import { text } from 'node:stream/consumers';
 import { JsonAnswer, jsonPieces, PresentedRows } from '../../api/json-answer.js';
 import { ROWS_PER_TURN } from '../../domain/upload-limits.js';
 
+/** The pieces as one text: each a string or UTF-8 bytes (a long array's rows), decoded together. */
 const joined = async (value: unknown) => {
-  let out = '';
-  for await (const piece of jsonPieces(value)) out += piece;
-  return out;
+  const bytes: Buffer[] = [];
+  for await (const piece of jsonPieces(value)) bytes.push(Buffer.from(piece));
+  return Buffer.concat(bytes).toString('utf8');
 };
 
 /** A census report's shape: many rows of nested objects, then the totals. */
@@ -50,8 +51,10 @@ describe('api: a JSON answer written in pieces', () => {
       const seen: string[] = [];
       const pieces = jsonPieces({ rows });
       setImmediate(() => seen.push('another request'));
-      for await (const piece of pieces)
+      for await (const bytes of pieces) {
+        const piece = bytes.toString();
         seen.push(piece.startsWith('[') ? 'first rows' : piece.startsWith(',') ? 'more rows' : piece);
+      }
       expect(seen.indexOf('another request')).to.be.greaterThan(seen.indexOf('first rows'));
       expect(seen.indexOf('another request')).to.be.lessThan(seen.indexOf('more rows'));
     }
