@@ -79,8 +79,8 @@ function plain(value: unknown): unknown {
 }
 
 /**
- * JSON.stringify(value) as pieces of text or of its UTF-8 bytes: plain objects key by key, long arrays and PresentedRows
- * ROWS_PER_TURN elements at a time.
+ * JSON.stringify(value) as pieces of text or of its UTF-8 bytes: plain objects key by key, long arrays
+ * and PresentedRows ROWS_PER_TURN elements at a time.
  */
 export async function* jsonPieces(value: unknown): AsyncGenerator<string | Buffer> {
   if (value instanceof PresentedRows) {
