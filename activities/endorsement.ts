@@ -1,7 +1,8 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { readInsurerSubmission } from '../data/endorsements/endorsements.js';
-import { readEndorsementInsurer, type InsurerAssignment } from '../data/insurer-exchange/sla.js';
+import { readEndorsementInsurer } from '../data/insurer-exchange/sla.js';
+import type { InsurerAssignment } from '../domain/insurer-exchange/decisions.js';
 import type { InsurerRoute } from '../data/insurer-exchange/cut-off.js';
 import type { InsurerIds } from '../data/endorsements/approval.js';
 import { SystemScope } from '../data/scope.js';

@@ -1,5 +1,6 @@
 import type { InsurerAdapterName } from '../../domain/enums.js';
-import { endorsementEventDataSql, outboxSql } from '../webhooks/outbox.js';
+import type { InsurerAssignment } from '../../domain/insurer-exchange/decisions.js';
+import { endorsementEventDataSql, isoSql, outboxSql } from '../webhooks/outbox.js';
 import type { SystemScope } from '../scope.js';
 
 /** Where an endorsement goes after review (D14): its insurer's adapter, and whether it now waits. */
@@ -74,6 +75,12 @@ export interface CutOffMark {
   deliveries: string[];
   /** Withdrawals this cut-off's files carried, now (or already) recorded as delivered. */
   withdrawn: string[];
+  /**
+   * Who has each endorsement told (moved and already) and since when, by id: its workflow starts the
+   * insurer SLA's watch from this instead of reading it back, one database read and one local
+   * activity fewer per endorsement.
+   */
+  assignments: Record<string, InsurerAssignment>;
 }
 
 /**
@@ -92,11 +99,11 @@ export async function markCutOffDelivered(
 ): Promise<CutOffMark> {
   const withdrawalIds = q.withdrawalIds ?? [];
   if (q.endorsementIds.length + withdrawalIds.length === 0)
-    return { moved: [], already: [], deliveries: [], withdrawn: [] };
+    return { moved: [], already: [], deliveries: [], withdrawn: [], assignments: {} };
   const outbox = outboxSql('change', 'endorsement.status_changed');
   const [row] = await system.sql<CutOffMark>(
     `with before as (
-       select id, status from endorsements
+       select id, status, policy_id, sent_to_insurer_at from endorsements
         where id in (select jsonb_array_elements_text(?::jsonb)) and cut_off_at = ?
         order by id for update),
      moved as (
@@ -105,7 +112,12 @@ export async function markCutOffDelivered(
          from before b
         where e.id = b.id and e.status = 'ENDORSEMENT_STATUS_PENDING'
         returning e.id, e.client_id, e.policy_id, e.employee_id, b.status as old_status, e.status,
-                  e.rejection_reason),
+                  e.rejection_reason, e.sent_to_insurer_at),
+     told as (
+       select id, policy_id, sent_to_insurer_at from moved
+       union all
+       select id, policy_id, sent_to_insurer_at from before
+        where status = 'ENDORSEMENT_STATUS_SENT_TO_INSURER'),
      audited as (
        insert into audit_events (client_id, entity, entity_id, action, changed_fields)
        select client_id, 'endorsement', id, 'sent_to_insurer', '{status}'::text[] from moved),
@@ -132,10 +144,16 @@ export async function markCutOffDelivered(
             array(select id from before where status = 'ENDORSEMENT_STATUS_SENT_TO_INSURER' order by id)
               as already,
             array(select id from outbox_deliveries) as deliveries,
-            array(select id from withdrawals order by id) as withdrawn`,
+            array(select id from withdrawals order by id) as withdrawn,
+            (select coalesce(jsonb_object_agg(t.id, jsonb_build_object(
+                      'insurerId', p.insurer_id,
+                      'submittedAt', ${isoSql('t.sent_to_insurer_at')},
+                      'slaDays', (i.adapter_settings->>'sla_days')::int)), '{}'::jsonb)
+               from told t join policies p on p.id = t.policy_id join insurers i on i.id = p.insurer_id)
+              as assignments`,
     [JSON.stringify(q.endorsementIds), q.cutOff, JSON.stringify(withdrawalIds), q.cutOff, ...outbox.params],
   );
-  return row ?? { moved: [], already: [], deliveries: [], withdrawn: [] };
+  return row ?? { moved: [], already: [], deliveries: [], withdrawn: [], assignments: {} };
 }
 
 /**

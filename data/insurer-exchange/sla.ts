@@ -1,17 +1,11 @@
+import type { InsurerAssignment } from '../../domain/insurer-exchange/decisions.js';
 import { isoSql, outboxSql } from '../webhooks/outbox.js';
 import type { SystemScope } from '../scope.js';
 
-/** Who has an endorsement and since when (D14 backlog attributes). */
-export interface InsurerAssignment {
-  /** The insurer it is routed to, through its policy. */
-  insurerId: string;
-  /** Now, by the database's clock (ISO 8601): read right after the SENT_TO_INSURER change. */
-  submittedAt: string;
-  /** The insurer's own SLA from its adapter settings (D14); null on a row loaded without one. */
-  slaDays: number | null;
-}
-
-/** The endorsement's insurer and the submission time; undefined for an unknown id. */
+/**
+ * The endorsement's insurer and the submission time (now, by the database's clock: read right after
+ * the SENT_TO_INSURER change); undefined for an unknown id.
+ */
 export async function readEndorsementInsurer(
   system: SystemScope,
   endorsementId: string,

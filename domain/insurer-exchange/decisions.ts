@@ -28,6 +28,32 @@ export interface InsurerDecision {
 /** D14: an insurer's SLA from submission when its reference data names none. */
 export const DEFAULT_SLA_DAYS = 14;
 
+/** Who has an endorsement and since when (D14: the SLA's start and the backlog's attributes). */
+export interface InsurerAssignment {
+  /** The insurer it is routed to, through its policy. */
+  insurerId: string;
+  /** When it became SENT_TO_INSURER, by the database's clock (ISO 8601). */
+  submittedAt: string;
+  /** The insurer's own SLA from its adapter settings (D14); null on a row loaded without one. */
+  slaDays: number | null;
+}
+
+/**
+ * An assignment carried in a signal, checked before a workflow trusts it: a signal from an older
+ * release carries none, and a malformed one is read again from the database instead.
+ */
+export function isInsurerAssignment(a: unknown): a is InsurerAssignment {
+  if (typeof a !== 'object' || a === null) return false;
+  const { insurerId, submittedAt, slaDays } = a as Record<string, unknown>;
+  return (
+    typeof insurerId === 'string' &&
+    insurerId !== '' &&
+    typeof submittedAt === 'string' &&
+    Number.isFinite(Date.parse(submittedAt)) &&
+    (slaDays === null || (Number.isInteger(slaDays) && (slaDays as number) > 0))
+  );
+}
+
 /** D14: the answer every insurer path gets back. */
 export type DecisionResult = 'accepted' | 'duplicate' | 'refused';
 export interface DecisionAnswer {

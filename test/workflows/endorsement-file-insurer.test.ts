@@ -23,6 +23,9 @@ import {
 import { CUT_OFF_TIME_ZONE, deliverCutOff } from '../../usecases/insurer-exchange/files.js';
 import { syncInsurerCutOffSchedules } from '../../usecases/insurer-exchange/schedules.js';
 import { cutOffWorkflowId, type CutOffResult } from '../../workflows/insurer-cut-off/contract.js';
+import { cutOffDeliveredSignal } from '../../workflows/endorsement/contract.js';
+import { SLA_FROM_CUT_OFF } from '../../workflows/endorsement/patches.js';
+import { InsurerId, SlaDueAt, SubmittedAt } from '../../workflows/search-attributes.js';
 import { payloadDataConverter } from '../../infra/temporal-client.js';
 import { WORKFLOWS_PATH } from '../../worker/create-worker.js';
 import { makeClient, sql } from '../support/factories.js';
@@ -35,6 +38,7 @@ import {
   decide,
   endorsementApi,
   endorsementRow,
+  historySteps,
   waitFor,
   waitForStatus,
   workflowHandle,
@@ -232,6 +236,88 @@ describe('a file insurer end to end (D14)', function () {
         workflowId,
       );
     }
+  });
+
+  /** The SLA watch's search attributes once set: who has it, since when, due how many days later. */
+  async function slaWatch(id: string) {
+    const set = await waitFor(
+      async () => (await workflowHandle(id).describe()).typedSearchAttributes,
+      (a) => a.get(SlaDueAt) !== undefined,
+      'the SLA watch to start',
+    );
+    const submittedAt = set.get(SubmittedAt)!;
+    return {
+      insurerId: set.get(InsurerId),
+      submittedAt: submittedAt.toISOString(),
+      dueInDays: (set.get(SlaDueAt)!.getTime() - submittedAt.getTime()) / 86_400_000,
+    };
+  }
+  /** Who has the endorsement by its policy, and when the row went SENT_TO_INSURER (milliseconds). */
+  const assignedRow = async (id: string) =>
+    (
+      await sql(
+        `select p.insurer_id, to_char(e.sent_to_insurer_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as sent_at
+           from endorsements e join policies p on p.id = e.policy_id where e.id = ?`,
+        [id],
+      )
+    )[0] as { insurer_id: string; sent_at: string };
+  /** An endorsement of a world whose insurer's SLA is 5 days, reviewed and waiting for the cut-off. */
+  async function waitingWithSla() {
+    const world = await loadedWorld();
+    await sql(`update insurers set adapter_settings = adapter_settings || '{"sla_days": 5}' where code = ?`, [
+      world.code,
+    ]);
+    const id = await createEndorsement(world, { sum_insured: 300000 });
+    await queued(id);
+    return { id, code: world.code };
+  }
+  /** Approves it, then replays its whole history against the workflow code. */
+  async function approveAndReplay(id: string) {
+    expect(await decide(id, { decision: 'APPROVED', uhid: `UHID-${id}` })).to.include({ result: 'accepted' });
+    await workflowHandle(id).result();
+    const history = await workflowHandle(id).fetchHistory();
+    await Worker.runReplayHistory(
+      { workflowsPath: WORKFLOWS_PATH, dataConverter: payloadDataConverter(stack().config) },
+      history,
+      workflowHandle(id).workflowId,
+    );
+  }
+
+  it("the cut-off's signal says who has it and since when: the SLA watch starts from it, reading nothing back", async () => {
+    const { id, code } = await waitingWithSla();
+    expect(await flush(code)).to.include({ sent: 1 });
+    await waitForStatus(id, 'ENDORSEMENT_STATUS_SENT_TO_INSURER');
+    const row = await assignedRow(id);
+    // The instant the cut-off's statement moved the row, to the millisecond; the insurer's own 5 days.
+    expect(await slaWatch(id)).to.deep.equal({
+      insurerId: row.insurer_id,
+      submittedAt: row.sent_at,
+      dueInDays: 5,
+    });
+    const steps = await historySteps(id);
+    expect(steps.local).to.deep.equal(['reviewHoldAndRoute']);
+    expect(steps.patches).to.include(SLA_FROM_CUT_OFF);
+    await approveAndReplay(id);
+    expect((await historySteps(id)).local).to.deep.equal(['reviewHoldAndRoute', 'applyApproval']);
+  });
+
+  it("a cut-off's signal from before it said who has it: the SLA watch reads it (a local activity), as then", async () => {
+    const { id } = await waitingWithSla();
+    // What an older cut-off did: the row moved by its statement, the signal with the instant alone.
+    await sql(
+      `update endorsements set status = 'ENDORSEMENT_STATUS_SENT_TO_INSURER', sent_to_insurer_at = now() where id = ?`,
+      [id],
+    );
+    await workflowHandle(id).signal(cutOffDeliveredSignal, { cutOff: new Date().toISOString() });
+    const row = await assignedRow(id);
+    const watch = await slaWatch(id);
+    expect(watch).to.include({ insurerId: row.insurer_id, dueInDays: 5 });
+    // Read by the database's clock right after the signal, so not before the row moved.
+    expect(watch.submittedAt >= row.sent_at, `${watch.submittedAt} after ${row.sent_at}`).to.equal(true);
+    const steps = await historySteps(id);
+    expect(steps.local).to.deep.equal(['reviewHoldAndRoute', 'readEndorsementInsurer']);
+    expect(steps.patches).to.not.include(SLA_FROM_CUT_OFF);
+    await approveAndReplay(id);
   });
 
   it('with the SFTP server down at the cut-off: retried, stuck on time, delivered once when it returns', async () => {

@@ -136,23 +136,29 @@ export const workflowHandle = (id: string) => stack().temporal.workflow.getHandl
 /**
  * The database steps an endorsement's history shows, as the Web UI's timeline does: the activities
  * scheduled (an activity task each) and the local activities recorded (a marker each, which names
- * the step: the core writes it outside the codec).
+ * the step: the core writes it outside the codec), with the patches the run recorded (their ids).
  */
-export async function historySteps(id: string): Promise<{ activities: string[]; local: string[] }> {
+export async function historySteps(
+  id: string,
+): Promise<{ activities: string[]; local: string[]; patches: string[] }> {
   const history = await workflowHandle(id).fetchHistory();
   const activities: string[] = [];
   const local: string[] = [];
+  const patches: string[] = [];
+  const json = <T>(data: Uint8Array | null | undefined) =>
+    JSON.parse(Buffer.from(data ?? []).toString('utf8')) as T;
   for (const e of history.events ?? []) {
     const scheduled = e.activityTaskScheduledEventAttributes?.activityType?.name;
     if (scheduled) activities.push(scheduled);
     const marker = e.markerRecordedEventAttributes;
+    if (marker?.markerName === 'core_patch') {
+      for (const p of Object.values(marker.details ?? {}).flatMap((d) => d.payloads ?? []))
+        patches.push(json<{ id: string }>(p.data).id);
+    }
     if (marker?.markerName !== 'core_local_activity') continue;
-    const data = marker.details?.data?.payloads?.[0]?.data;
-    local.push(
-      (JSON.parse(Buffer.from(data ?? []).toString('utf8')) as { activity_type: string }).activity_type,
-    );
+    local.push(json<{ activity_type: string }>(marker.details?.data?.payloads?.[0]?.data).activity_type);
   }
-  return { activities, local };
+  return { activities, local, patches };
 }
 
 export const workflowState = (id: string): Promise<EndorsementState> =>

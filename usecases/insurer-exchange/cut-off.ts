@@ -42,9 +42,10 @@ const SIGNAL_CONCURRENCY = 32;
 
 /**
  * Moves a cut-off's delivered endorsements to SENT_TO_INSURER (one statement, see
- * markCutOffDelivered) and then tells each one's workflow (`cutOffDelivered`). Idempotent: a retry
- * moves nothing and signals again those already moved, which the workflows ignore. A workflow that
- * is gone (closed by a cancel) is skipped. `beat` is called as signals go out (activity heartbeat).
+ * markCutOffDelivered) and then tells each one's workflow (`cutOffDelivered`), with who has it and
+ * since when for its SLA watch. Idempotent: a retry moves nothing and signals again those already
+ * moved, which the workflows ignore. A workflow that is gone (closed by a cancel) is skipped. `beat`
+ * is called as signals go out (activity heartbeat).
  */
 export async function markCutOffSent(
   deps: { em: EntityManager; temporal: Client },
@@ -53,13 +54,13 @@ export async function markCutOffSent(
 ): Promise<CutOffMark> {
   const mark = await markCutOffDelivered(SystemScope.of(deps.em), q);
   const tell = [...mark.moved, ...mark.already];
-  const payload = { cutOff: q.cutOff.toISOString() };
+  const cutOff = q.cutOff.toISOString();
   for (let i = 0; i < tell.length; i += SIGNAL_CONCURRENCY) {
     await Promise.all(
       tell.slice(i, i + SIGNAL_CONCURRENCY).map((id) =>
         deps.temporal.workflow
           .getHandle(endorsementWorkflowId(id))
-          .signal(cutOffDeliveredSignal, payload)
+          .signal(cutOffDeliveredSignal, { cutOff, insurer: mark.assignments[id] })
           .catch((err: unknown) => {
             if (!(err instanceof WorkflowNotFoundError)) throw err;
           }),

@@ -3,6 +3,7 @@ import type { EndorsementStatus as Status, EndorsementType as Type } from '../..
 import type {
   DecisionAnswer,
   DecisionResult,
+  InsurerAssignment,
   InsurerDecision,
 } from '../../domain/insurer-exchange/decisions.js';
 import type { SubmissionFailure } from '../../domain/insurer-exchange/failures.js';
@@ -112,11 +113,17 @@ export const exitWaitingSignal = defineSignal<[ExitWaiting]>('exitWaiting');
 /**
  * D14: a file insurer's cut-off delivered the file carrying this endorsement and moved it to
  * SENT_TO_INSURER (in the batch's bulk statement); the workflow mirrors the status and waits for the
- * insurer's decision. Ids only; a repeat or a late one (after a cancel) changes nothing.
+ * insurer's decision. Ids, an instant and a number of days only; a repeat or a late one (after a
+ * cancel) changes nothing.
  */
 export interface CutOffDelivered {
   /** The cut-off's instant (ISO 8601). */
   cutOff: string;
+  /**
+   * Who has it and since when (the cut-off's statement), for the insurer SLA's watch; absent from
+   * signals sent before it was carried, when the workflow reads it itself.
+   */
+  insurer?: InsurerAssignment;
 }
 export const cutOffDeliveredSignal = defineSignal<[CutOffDelivered]>('cutOffDelivered');
 

@@ -1,16 +1,18 @@
 import {
   condition,
   log,
+  patched,
   proxyActivities,
   proxyLocalActivities,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { Activities } from '../../activities/index.js';
-import { DEFAULT_SLA_DAYS } from '../../domain/insurer-exchange/decisions.js';
+import { DEFAULT_SLA_DAYS, type InsurerAssignment } from '../../domain/insurer-exchange/decisions.js';
 import { databaseActivity, localDatabaseActivity, withSummaries } from '../activity-options.js';
 import { EndorsementSlaBreached, InsurerId, SlaDueAt, SubmittedAt } from '../search-attributes.js';
 import { ENDORSEMENT_GONE } from './contract.js';
 import { duration, stepSummary } from './details.js';
+import { SLA_FROM_CUT_OFF } from './patches.js';
 
 const db = withSummaries(proxyActivities<Activities>(databaseActivity([ENDORSEMENT_GONE])), stepSummary);
 /** The read of who has the endorsement, as a local activity (LOCAL_DATABASE_STEPS, patches.ts). */
@@ -32,17 +34,17 @@ const parseInstant = (iso: string): number => Date.parse(iso);
  * Starts watching the insurer's SLA from now (the endorsement is SENT_TO_INSURER): records who has
  * it and when it is due, and past the due time without a decision or a cancel (`settled`) marks it
  * EndorsementSlaBreached and announces `endorsement.sla_breached`, once. It never decides: the
- * insurer may already have enrolled the person. `onBreach` runs once the breach is recorded.
+ * insurer may already have enrolled the person. `onBreach` runs once the breach is recorded. `told`:
+ * who has it as the cut-off's signal said (null on other paths and from older cut-offs).
  */
 export async function watchInsurerSla(
   endorsementId: string,
   slaAfterMs: number | undefined,
   settled: () => boolean,
-  onBreach: () => void = () => undefined,
+  onBreach: () => void,
+  told: InsurerAssignment | null,
 ): Promise<SlaWatch> {
-  // The submission time comes from the local activity (the database's clock), recorded in the
-  // history. A read only: a re-run changes nothing.
-  const assignment = await localDb.readEndorsementInsurer(endorsementId);
+  const assignment = await whoHasIt(endorsementId, told);
   const { insurerId } = assignment;
   // The insurer's own sla_days (its adapter settings) first, then the service default.
   const slaMs = assignment.slaDays ? assignment.slaDays * DAY_MS : (slaAfterMs ?? DEFAULT_SLA_DAYS * DAY_MS);
@@ -73,6 +75,16 @@ export async function watchInsurerSla(
       if (failure) throw failure as Error;
     },
   };
+}
+
+/**
+ * SLA_FROM_CUT_OFF: what the cut-off's signal said, when it said it (recorded in the history with
+ * the signal); otherwise the local activity's read, whose submission time is the database's clock
+ * right after the change (recorded in the history; a read only, so a re-run changes nothing).
+ */
+async function whoHasIt(endorsementId: string, told: InsurerAssignment | null): Promise<InsurerAssignment> {
+  if (told && patched(SLA_FROM_CUT_OFF)) return told;
+  return localDb.readEndorsementInsurer(endorsementId);
 }
 
 export interface SlaWatch {

@@ -1,7 +1,8 @@
 /**
  * The endorsement workflow's patches (docs/operators/README.md, "Deploying workflow changes").
- * REVIEW_HOLD_AND_ROUTE, the last, is at step 0: `patched(NAME)` with both branches, the old one for
- * the runs that passed the review without its marker (every run started before it shipped).
+ * REVIEW_HOLD_AND_ROUTE and SLA_FROM_CUT_OFF, the last two, are at step 0: `patched(NAME)` with both
+ * branches, the old one for the runs that passed that point without its marker (every run started
+ * before it shipped).
  *
  * Every other one is at step 1: the old branch is gone and the call is `deprecatePatch(NAME)`. The
  * new path always runs; a run that recorded the marker under `patched(NAME)` (every run started
@@ -78,3 +79,11 @@ export const SIMULATED_INSURER_UPDATE = 'simulated-insurer-decides-by-update';
  * and the routing after it are as before.
  */
 export const REVIEW_HOLD_AND_ROUTE = 'review-hold-and-route';
+
+/**
+ * A file insurer's SLA watch starts from who has the endorsement and since when as the cut-off's
+ * signal carries them (its statement's own time), instead of a local activity reading them back:
+ * one activation and one database read fewer per endorsement (docs/performance.md, "What changed a
+ * row"). A signal without them (sent before this shipped) still reads them.
+ */
+export const SLA_FROM_CUT_OFF = 'sla-from-cut-off';

@@ -7,7 +7,12 @@ import {
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { EndorsementStatus as Status } from '../../domain/enums.js';
-import { cleanMemberUhids, decisionVerdict } from '../../domain/insurer-exchange/decisions.js';
+import {
+  cleanMemberUhids,
+  decisionVerdict,
+  isInsurerAssignment,
+  type InsurerAssignment,
+} from '../../domain/insurer-exchange/decisions.js';
 import { EndorsementStatus } from '../search-attributes.js';
 import {
   CANCEL_REFUSED,
@@ -66,6 +71,8 @@ export class EndorsementRun {
   decision: InsurerDecision | null = null;
   /** The cut-off's bulk statement moved the row to SENT_TO_INSURER and said so (D14). */
   delivered = false;
+  /** Who has it and since when, as the cut-off said (its signals before SLA_FROM_CUT_OFF did not). */
+  told: InsurerAssignment | null = null;
   /** Routed to a file insurer: a cancel after delivery queues a withdrawal for the next cut-off. */
   fileInsurer = false;
   /** Top-ups that may have placed this endorsement's hold (cdFundsHeld); `waited`: it waited for funds. */
@@ -149,6 +156,7 @@ export class EndorsementRun {
     setHandler(cutOffDeliveredSignal, (d) => {
       if (state.cancelRequested || state.status !== 'ENDORSEMENT_STATUS_PENDING') return;
       this.delivered = true;
+      if (isInsurerAssignment(d?.insurer)) this.told = d.insurer;
       progress.fileDelivered(d?.cutOff);
     });
     setHandler(cancelEndorsementSignal, () => {

@@ -214,7 +214,7 @@ function routedTo(run: EndorsementRun, routed: { adapter: string; insurerCode: s
 /** Starts the insurer SLA's watch (SENT_TO_INSURER from now on) and shows its due time. */
 async function watchSla(run: EndorsementRun): Promise<void> {
   const { input, progress } = run;
-  run.sla = await watchInsurerSla(run.id, input.slaAfterMs, run.settled, () => progress.show());
+  run.sla = await watchInsurerSla(run.id, input.slaAfterMs, run.settled, () => progress.show(), run.told);
   progress.slaDue(run.sla.dueAt);
 }
 

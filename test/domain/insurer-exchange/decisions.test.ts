@@ -3,6 +3,7 @@ import {
   cleanMemberUhids,
   closedVerdict,
   decisionVerdict,
+  isInsurerAssignment,
   manualDecisionRefusal,
   type DecisionTarget,
 } from '../../../domain/insurer-exchange/decisions.js';
@@ -160,5 +161,29 @@ describe('a failed submission as the details show it', () => {
     expect(named).to.deep.equal({ error: 'A B', fix: 'set X on the worker', attempt: 2 });
     expect(submissionFailure('x', 'InsurerRefused', undefined, 1).fix).to.match(/^the insurer refused/);
     expect(submissionFailure('x'.repeat(600), undefined, undefined, 1).error).to.have.length(501);
+  });
+});
+
+describe("an insurer assignment carried in a cut-off's signal", () => {
+  const told = { insurerId: 'ins_1', submittedAt: '2026-11-30T05:00:00.123Z', slaDays: 5 };
+
+  it('is trusted only when whole: an insurer, an instant, whole days or none', () => {
+    expect(isInsurerAssignment(told)).to.equal(true);
+    expect(isInsurerAssignment({ ...told, slaDays: null })).to.equal(true);
+    // A signal of an older cut-off carries none; a malformed one is read again from the database.
+    for (const bad of [
+      undefined,
+      null,
+      'ins_1',
+      { ...told, insurerId: '' },
+      { ...told, insurerId: 7 },
+      { ...told, submittedAt: null },
+      { ...told, submittedAt: 'yesterday' },
+      { ...told, slaDays: 0 },
+      { ...told, slaDays: 2.5 },
+      { ...told, slaDays: '5' },
+      { insurerId: 'ins_1', submittedAt: told.submittedAt },
+    ])
+      expect(isInsurerAssignment(bad), JSON.stringify(bad)).to.equal(false);
   });
 });
