@@ -3,7 +3,6 @@ import { ApplicationFailure } from '@temporalio/common';
 import { readInsurerSubmission } from '../data/endorsements/endorsements.js';
 import { readEndorsementInsurer } from '../data/insurer-exchange/sla.js';
 import type { InsurerAssignment } from '../domain/insurer-exchange/decisions.js';
-import type { InsurerRoute } from '../data/insurer-exchange/cut-off.js';
 import type { InsurerIds } from '../data/endorsements/approval.js';
 import { SystemScope } from '../data/scope.js';
 import { today } from '../domain/clock.js';
@@ -23,6 +22,7 @@ import {
   moveEndorsement,
   queueFileWithdrawal,
   routeAfterReview,
+  type RouteTaken,
   type StepOutcome,
 } from '../usecases/workflow-steps.js';
 import {
@@ -153,10 +153,11 @@ export function createEndorsementActivities(deps: ActivityDeps) {
   /**
    * D14, right after review: a `file` insurer's endorsement stays PENDING and is queued for the
    * insurer's next cut-off (its first queue mark stays on a retry); any other moves to
-   * SENT_TO_INSURER now, exactly as markSentToInsurer (guarded, "already there" is done). One
-   * activity either way, so the other insurers' endorsements take no extra step.
+   * SENT_TO_INSURER now, exactly as markSentToInsurer (guarded, "already there" is done), and the
+   * answer says who has it and since when. One activity either way, so the other insurers'
+   * endorsements take no extra step.
    */
-  async function route(id: string): Promise<InsurerRoute> {
+  async function route(id: string): Promise<RouteTaken> {
     const outcome = await routeAfterReview(deps, system(), id);
     if (outcome.kind === 'routed') return outcome.route;
     return stepFailed(id, outcome, 'ENDORSEMENT_STATUS_SENT_TO_INSURER');
@@ -176,7 +177,7 @@ export function createEndorsementActivities(deps: ActivityDeps) {
      */
     async reviewHoldAndRoute(
       id: string,
-    ): Promise<{ held: true; route: InsurerRoute } | { held: false; reason?: string }> {
+    ): Promise<{ held: true; route: RouteTaken } | { held: false; reason?: string }> {
       await reviewEndorsement(id, true);
       const hold = await holdFunds(id);
       if (!hold.held) return { held: false, reason: hold.reason };

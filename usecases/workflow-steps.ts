@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { recordEndorsementSlaBreach } from '../data/insurer-exchange/sla.js';
+import { readEndorsementInsurer, recordEndorsementSlaBreach } from '../data/insurer-exchange/sla.js';
 import {
   markEndorsementUnderReview,
   transitionEndorsement,
@@ -9,6 +9,7 @@ import { transitionGrant } from '../data/grants/grants.js';
 import { queueWithdrawal, routeToInsurer, type InsurerRoute } from '../data/insurer-exchange/cut-off.js';
 import type { SystemScope } from '../data/scope.js';
 import { OPEN_ENDORSEMENT_STATUSES, type EndorsementStatus, type GrantStatus } from '../domain/enums.js';
+import type { InsurerAssignment } from '../domain/insurer-exchange/decisions.js';
 import { startDeliveries, type DeliveryStartDeps } from './webhooks/deliveries.js';
 
 /**
@@ -80,16 +81,23 @@ export async function beginReview(
   return row;
 }
 
+/** The route taken after review; sent now (any insurer but a file one): who has it and since when. */
+export interface RouteTaken extends InsurerRoute {
+  insurer?: InsurerAssignment;
+}
+
 /**
  * D14, right after review: a `file` insurer's endorsement stays PENDING and is queued for the
  * insurer's next cut-off (its first queue mark stays on a retry); any other moves to SENT_TO_INSURER
- * now (guarded, "already there" is done). Gone: no such endorsement.
+ * now (guarded, "already there" is done), and the route says who has it and since when (read right
+ * after the change, by the database's clock), which its workflow's SLA watch starts from. Gone: no
+ * such endorsement.
  */
 export async function routeAfterReview(
   deps: StepDeps,
   system: SystemScope,
   id: string,
-): Promise<{ kind: 'routed'; route: InsurerRoute } | Exclude<StepOutcome, { kind: 'done' }>> {
+): Promise<{ kind: 'routed'; route: RouteTaken } | Exclude<StepOutcome, { kind: 'done' }>> {
   const route = await routeToInsurer(system, id);
   if (!route) return { kind: 'gone' };
   if (route.adapter !== 'file') {
@@ -105,6 +113,9 @@ export async function routeAfterReview(
     // Routing again changes nothing; the steps after it are guarded the same way.
     if (moved.kind === 'conflict' && !isOpen(moved.status)) return { kind: 'routed', route };
     if (moved.kind !== 'done') return moved;
+    const insurer = await readEndorsementInsurer(system, id);
+    if (!insurer) return { kind: 'gone' };
+    return { kind: 'routed', route: { ...route, insurer } };
   }
   return { kind: 'routed', route };
 }

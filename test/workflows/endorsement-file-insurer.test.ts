@@ -24,7 +24,7 @@ import { CUT_OFF_TIME_ZONE, deliverCutOff } from '../../usecases/insurer-exchang
 import { syncInsurerCutOffSchedules } from '../../usecases/insurer-exchange/schedules.js';
 import { cutOffWorkflowId, type CutOffResult } from '../../workflows/insurer-cut-off/contract.js';
 import { cutOffDeliveredSignal } from '../../workflows/endorsement/contract.js';
-import { SLA_FROM_CUT_OFF } from '../../workflows/endorsement/patches.js';
+import { SLA_WATCH_TOLD } from '../../workflows/endorsement/patches.js';
 import { InsurerId, SlaDueAt, SubmittedAt } from '../../workflows/search-attributes.js';
 import { payloadDataConverter } from '../../infra/temporal-client.js';
 import { WORKFLOWS_PATH } from '../../worker/create-worker.js';
@@ -296,7 +296,7 @@ describe('a file insurer end to end (D14)', function () {
     });
     const steps = await historySteps(id);
     expect(steps.local).to.deep.equal(['reviewHoldAndRoute']);
-    expect(steps.patches).to.include(SLA_FROM_CUT_OFF);
+    expect(steps.patches).to.include(SLA_WATCH_TOLD);
     await approveAndReplay(id);
     expect((await historySteps(id)).local).to.deep.equal(['reviewHoldAndRoute', 'applyApproval']);
   });
@@ -316,7 +316,7 @@ describe('a file insurer end to end (D14)', function () {
     expect(watch.submittedAt >= row.sent_at, `${watch.submittedAt} after ${row.sent_at}`).to.equal(true);
     const steps = await historySteps(id);
     expect(steps.local).to.deep.equal(['reviewHoldAndRoute', 'readEndorsementInsurer']);
-    expect(steps.patches).to.not.include(SLA_FROM_CUT_OFF);
+    expect(steps.patches).to.not.include(SLA_WATCH_TOLD);
     await approveAndReplay(id);
   });
 

@@ -13,7 +13,7 @@ import {
   FILE_INSURER_CUT_OFF,
   FILE_INSURER_WITHDRAWAL,
   REVIEW_HOLD_AND_ROUTE,
-  SLA_FROM_CUT_OFF,
+  SLA_WATCH_TOLD,
 } from '../../workflows/endorsement/patches.js';
 import { makeEmployee, sql } from '../support/factories.js';
 import { sentFileInsurerEndorsements, type FileInsurerEndorsements } from '../support/file-insurer.js';
@@ -240,11 +240,11 @@ describe("rolling upgrade: the released workflow code replaced by today's mid-fl
     expect(await patchMarker(approved[0]!, REVIEW_HOLD_AND_ROUTE)).to.equal(null);
     expect(await patchMarker(fresh[0]!, FILE_INSURER_CUT_OFF)).to.equal(null);
     expect(await patchMarker(fresh[0]!, FILE_INSURER_WITHDRAWAL)).to.deep.equal({ deprecated: true });
-    // Delivered by today's cut-off: the SLA watch started from its signal (SLA_FROM_CUT_OFF, recorded by
+    // Delivered by today's cut-off: the SLA watch started from its signal (SLA_WATCH_TOLD, recorded by
     // patched()). The runs the released code watched read it by a local activity, and replay that on
     // today's worker although their signal carried it too (today's activities sent it).
-    expect(await patchMarker(fresh[0]!, SLA_FROM_CUT_OFF)).to.deep.equal({ deprecated: false });
-    expect(await patchMarker(approved[0]!, SLA_FROM_CUT_OFF)).to.equal(null);
+    expect(await patchMarker(fresh[0]!, SLA_WATCH_TOLD)).to.deep.equal({ deprecated: false });
+    expect(await patchMarker(approved[0]!, SLA_WATCH_TOLD)).to.equal(null);
     await new Promise((resolve) => setTimeout(resolve, 1_100));
     expect([...(await flush()).withdrawn].sort()).to.deep.equal([...fresh].sort());
   });

@@ -12,7 +12,7 @@ import { databaseActivity, localDatabaseActivity, withSummaries } from '../activ
 import { EndorsementSlaBreached, InsurerId, SlaDueAt, SubmittedAt } from '../search-attributes.js';
 import { ENDORSEMENT_GONE } from './contract.js';
 import { duration, stepSummary } from './details.js';
-import { SLA_FROM_CUT_OFF } from './patches.js';
+import { SLA_WATCH_TOLD } from './patches.js';
 
 const db = withSummaries(proxyActivities<Activities>(databaseActivity([ENDORSEMENT_GONE])), stepSummary);
 /** The read of who has the endorsement, as a local activity (LOCAL_DATABASE_STEPS, patches.ts). */
@@ -35,7 +35,7 @@ const parseInstant = (iso: string): number => Date.parse(iso);
  * it and when it is due, and past the due time without a decision or a cancel (`settled`) marks it
  * EndorsementSlaBreached and announces `endorsement.sla_breached`, once. It never decides: the
  * insurer may already have enrolled the person. `onBreach` runs once the breach is recorded. `told`:
- * who has it as the cut-off's signal said (null on other paths and from older cut-offs).
+ * who has it as the step that sent it said (run.ts), null from older releases.
  */
 export async function watchInsurerSla(
   endorsementId: string,
@@ -78,12 +78,13 @@ export async function watchInsurerSla(
 }
 
 /**
- * SLA_FROM_CUT_OFF: what the cut-off's signal said, when it said it (recorded in the history with
- * the signal); otherwise the local activity's read, whose submission time is the database's clock
- * right after the change (recorded in the history; a read only, so a re-run changes nothing).
+ * SLA_WATCH_TOLD: what the step that sent it said (the cut-off's signal or the routing's answer,
+ * recorded in the history); otherwise the local activity's read, whose submission time is the
+ * database's clock right after the change (recorded in the history; a read only, so a re-run
+ * changes nothing).
  */
 async function whoHasIt(endorsementId: string, told: InsurerAssignment | null): Promise<InsurerAssignment> {
-  if (told && patched(SLA_FROM_CUT_OFF)) return told;
+  if (told && patched(SLA_WATCH_TOLD)) return told;
   return localDb.readEndorsementInsurer(endorsementId);
 }
 

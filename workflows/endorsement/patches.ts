@@ -1,6 +1,6 @@
 /**
  * The endorsement workflow's patches (docs/operators/README.md, "Deploying workflow changes").
- * REVIEW_HOLD_AND_ROUTE and SLA_FROM_CUT_OFF, the last two, are at step 0: `patched(NAME)` with both
+ * REVIEW_HOLD_AND_ROUTE and SLA_WATCH_TOLD, the last two, are at step 0: `patched(NAME)` with both
  * branches, the old one for the runs that passed that point without its marker (every run started
  * before it shipped).
  *
@@ -81,9 +81,11 @@ export const SIMULATED_INSURER_UPDATE = 'simulated-insurer-decides-by-update';
 export const REVIEW_HOLD_AND_ROUTE = 'review-hold-and-route';
 
 /**
- * A file insurer's SLA watch starts from who has the endorsement and since when as the cut-off's
- * signal carries them (its statement's own time), instead of a local activity reading them back:
- * one activation and one database read fewer per endorsement (docs/performance.md, "What changed a
- * row"). A signal without them (sent before this shipped) still reads them.
+ * The insurer SLA's watch starts from who has the endorsement and since when as the step that sent
+ * it says them: a file insurer's cut-off signal (its statement's own instant), any other insurer's
+ * routing answer (read in the same call, right after the change), instead of a local activity of its
+ * own reading them back: one activation fewer per endorsement, and for a file insurer one read
+ * (docs/performance.md, "What changed a row"). A signal or an answer without them (from a release
+ * before this one) still reads them.
  */
-export const SLA_FROM_CUT_OFF = 'sla-from-cut-off';
+export const SLA_WATCH_TOLD = 'sla-watch-told';

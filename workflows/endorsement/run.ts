@@ -71,7 +71,10 @@ export class EndorsementRun {
   decision: InsurerDecision | null = null;
   /** The cut-off's bulk statement moved the row to SENT_TO_INSURER and said so (D14). */
   delivered = false;
-  /** Who has it and since when, as the cut-off said (its signals before SLA_FROM_CUT_OFF did not). */
+  /**
+   * Who has it and since when, as the step that sent it said: the cut-off's signal (a file insurer),
+   * the routing's answer (any other); null from the releases before SLA_WATCH_TOLD.
+   */
   told: InsurerAssignment | null = null;
   /** Routed to a file insurer: a cancel after delivery queues a withdrawal for the next cut-off. */
   fileInsurer = false;

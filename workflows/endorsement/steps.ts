@@ -13,6 +13,7 @@ import {
   type ActivityOptions,
 } from '@temporalio/workflow';
 import type { Activities } from '../../activities/index.js';
+import { isInsurerAssignment, type InsurerAssignment } from '../../domain/insurer-exchange/decisions.js';
 import { INSURER_REFUSED } from '../../domain/insurer-exchange/failures.js';
 import {
   applicationFailure,
@@ -205,10 +206,17 @@ export async function route(run: EndorsementRun): Promise<void> {
   routedTo(run, await (run.funds.waited ? db : localDb).routeAfterReview(run.id));
 }
 
-/** The route taken: shown in the details; a file insurer's cut-off or an adapter's submit follows. */
-function routedTo(run: EndorsementRun, routed: { adapter: string; insurerCode: string }): void {
+/**
+ * The route taken: shown in the details; a file insurer's cut-off or an adapter's submit follows.
+ * Sent now (any other insurer): who has it and since when, for the SLA watch (SLA_WATCH_TOLD).
+ */
+function routedTo(
+  run: EndorsementRun,
+  routed: { adapter: string; insurerCode: string; insurer?: InsurerAssignment },
+): void {
   run.progress.routed(routed);
   run.fileInsurer = routed.adapter === 'file';
+  if (isInsurerAssignment(routed.insurer)) run.told = routed.insurer;
 }
 
 /** Starts the insurer SLA's watch (SENT_TO_INSURER from now on) and shows its due time. */
