@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Payload } from '@temporalio/common';
 import { createRequire } from 'node:module';
@@ -10,14 +10,35 @@ import { stack } from './stack.js';
 const encrypted = (p: Payload) =>
   Buffer.from(p.metadata?.encoding ?? []).toString('utf8') === ENCRYPTED_ENCODING;
 
-/** Protojson with the protobufjs @temporalio/proto uses (as test/workflows/replay.test.ts reads it). */
-function toJson(history: unknown): unknown {
+type History = proto.temporal.api.history.v1.History;
+
+/**
+ * Protojson with the protobufjs that @temporalio/proto itself uses: the SDK's own historyFromJSON
+ * breaks when @temporalio/common and @temporalio/proto get separate protobufjs copies (as in this
+ * install). The module's namespace object under plain `node --import tsx`, its default export's root.
+ */
+function protojson() {
   const fromProto = createRequire(createRequire(import.meta.url).resolve('@temporalio/proto'));
-  const protojson = fromProto('protobufjs/ext/protojson') as {
+  const json = fromProto('protobufjs/ext/protojson') as {
     toJson: (type: unknown, message: unknown, options: object) => unknown;
+    fromJson: (type: unknown, json: unknown, options: object) => History;
   };
-  const root = patchProtobufRoot(proto) as unknown as { lookupType(name: string): unknown };
-  return protojson.toJson(root.lookupType('temporal.api.history.v1.History'), history, {});
+  const module = (proto as unknown as { default?: typeof proto }).default ?? proto;
+  const root = patchProtobufRoot(module) as unknown as { lookupType(name: string): unknown };
+  return { json, type: root.lookupType('temporal.api.history.v1.History') };
+}
+
+/** A history as `temporal workflow show --output json` writes it (and recordHistory below). */
+function toJson(history: unknown): unknown {
+  const { json, type } = protojson();
+  return json.toJson(type, history, {});
+}
+
+/** Reads a history written by `temporal workflow show --output json` or recordHistory below. */
+export function loadHistory(file: string): History {
+  const { json, type } = protojson();
+  const parsed: unknown = JSON.parse(readFileSync(file, 'utf8'));
+  return json.fromJson(type, parsed, { ignoreUnknownFields: true });
 }
 
 /**

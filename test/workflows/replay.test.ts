@@ -1,12 +1,11 @@
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
-import * as proto from '@temporalio/proto';
-import { patchProtobufRoot } from '@temporalio/proto/lib/patch-protobuf-root.js';
+import type * as proto from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import { expect } from 'chai';
 import { WORKFLOWS_PATH } from '../../worker/create-worker.js';
 import * as registeredWorkflows from '../../workflows/index.js';
+import { loadHistory as loadRecordedHistory } from '../support/record-history.js';
 
 const DIR = path.resolve(import.meta.dirname, 'histories');
 /** Histories of runs that took a branch since deleted (histories/drained/README.md). */
@@ -14,21 +13,8 @@ const DRAINED = 'drained';
 
 type History = proto.temporal.api.history.v1.History;
 
-/**
- * Parses a history written by `temporal workflow show --output json` (or the same protojson from
- * `handle.fetchHistory()`). The SDK's own historyFromJSON breaks when @temporalio/common and
- * @temporalio/proto get separate protobufjs copies (as in this install), so the JSON is read with
- * the protobufjs that @temporalio/proto itself uses.
- */
-function loadHistory(file: string): History {
-  const fromProto = createRequire(createRequire(import.meta.url).resolve('@temporalio/proto'));
-  const { fromJson } = fromProto('protobufjs/ext/protojson') as {
-    fromJson: (type: unknown, json: unknown, options: object) => History;
-  };
-  const root = patchProtobufRoot(proto) as unknown as { lookupType(name: string): unknown };
-  const json: unknown = JSON.parse(fs.readFileSync(path.join(DIR, file), 'utf8'));
-  return fromJson(root.lookupType('temporal.api.history.v1.History'), json, { ignoreUnknownFields: true });
-}
+/** A committed history (test/workflows/histories/<file>). */
+const loadHistory = (file: string): History => loadRecordedHistory(path.join(DIR, file));
 
 /** Every workflow type the worker registers: the functions workflows/index.ts exports. */
 function registeredWorkflowTypes(): string[] {
