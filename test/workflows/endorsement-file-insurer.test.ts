@@ -6,7 +6,6 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { ScheduleNotFoundError, WorkflowFailedError } from '@temporalio/client';
-import { Worker } from '@temporalio/worker';
 import { expect } from 'chai';
 import { parse } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
@@ -25,9 +24,6 @@ import { syncInsurerCutOffSchedules } from '../../usecases/insurer-exchange/sche
 import { cutOffWorkflowId, type CutOffResult } from '../../workflows/insurer-cut-off/contract.js';
 import { cutOffDeliveredSignal } from '../../workflows/endorsement/contract.js';
 import { SLA_WATCH_TOLD } from '../../workflows/endorsement/patches.js';
-import { InsurerId, SlaDueAt, SubmittedAt } from '../../workflows/search-attributes.js';
-import { payloadDataConverter } from '../../infra/temporal-client.js';
-import { WORKFLOWS_PATH } from '../../worker/create-worker.js';
 import { makeClient, sql } from '../support/factories.js';
 import { recordHistory } from '../support/record-history.js';
 import { closeSftpServer, startSftpServer, type SftpServer } from '../support/sftp-server.js';
@@ -39,6 +35,9 @@ import {
   endorsementApi,
   endorsementRow,
   historySteps,
+  replaysWhole,
+  sentToInsurer,
+  slaWatch,
   waitFor,
   waitForStatus,
   workflowHandle,
@@ -228,39 +227,9 @@ describe('a file insurer end to end (D14)', function () {
     const cutOffId = cutOffWorkflowId(world.code, at);
     await recordHistory(workflowHandle(id).workflowId, 'endorsement-file-insurer-approved');
     await recordHistory(cutOffId, 'cutoff-delivered');
-    for (const workflowId of [workflowHandle(id).workflowId, cutOffId]) {
-      const history = await stack().temporal.workflow.getHandle(workflowId).fetchHistory();
-      await Worker.runReplayHistory(
-        { workflowsPath: WORKFLOWS_PATH, dataConverter: payloadDataConverter(stack().config) },
-        history,
-        workflowId,
-      );
-    }
+    for (const workflowId of [workflowHandle(id).workflowId, cutOffId]) await replaysWhole(workflowId);
   });
 
-  /** The SLA watch's search attributes once set: who has it, since when, due how many days later. */
-  async function slaWatch(id: string) {
-    const set = await waitFor(
-      async () => (await workflowHandle(id).describe()).typedSearchAttributes,
-      (a) => a.get(SlaDueAt) !== undefined,
-      'the SLA watch to start',
-    );
-    const submittedAt = set.get(SubmittedAt)!;
-    return {
-      insurerId: set.get(InsurerId),
-      submittedAt: submittedAt.toISOString(),
-      dueInDays: (set.get(SlaDueAt)!.getTime() - submittedAt.getTime()) / 86_400_000,
-    };
-  }
-  /** Who has the endorsement by its policy, and when the row went SENT_TO_INSURER (milliseconds). */
-  const assignedRow = async (id: string) =>
-    (
-      await sql(
-        `select p.insurer_id, to_char(e.sent_to_insurer_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as sent_at
-           from endorsements e join policies p on p.id = e.policy_id where e.id = ?`,
-        [id],
-      )
-    )[0] as { insurer_id: string; sent_at: string };
   /** An endorsement of a world whose insurer's SLA is 5 days, reviewed and waiting for the cut-off. */
   async function waitingWithSla() {
     const world = await loadedWorld();
@@ -275,19 +244,14 @@ describe('a file insurer end to end (D14)', function () {
   async function approveAndReplay(id: string) {
     expect(await decide(id, { decision: 'APPROVED', uhid: `UHID-${id}` })).to.include({ result: 'accepted' });
     await workflowHandle(id).result();
-    const history = await workflowHandle(id).fetchHistory();
-    await Worker.runReplayHistory(
-      { workflowsPath: WORKFLOWS_PATH, dataConverter: payloadDataConverter(stack().config) },
-      history,
-      workflowHandle(id).workflowId,
-    );
+    await replaysWhole(workflowHandle(id).workflowId);
   }
 
   it("the cut-off's signal says who has it and since when: the SLA watch starts from it, reading nothing back", async () => {
     const { id, code } = await waitingWithSla();
     expect(await flush(code)).to.include({ sent: 1 });
     await waitForStatus(id, 'ENDORSEMENT_STATUS_SENT_TO_INSURER');
-    const row = await assignedRow(id);
+    const row = await sentToInsurer(id);
     // The instant the cut-off's statement moved the row, to the millisecond; the insurer's own 5 days.
     expect(await slaWatch(id)).to.deep.equal({
       insurerId: row.insurer_id,
@@ -309,7 +273,7 @@ describe('a file insurer end to end (D14)', function () {
       [id],
     );
     await workflowHandle(id).signal(cutOffDeliveredSignal, { cutOff: new Date().toISOString() });
-    const row = await assignedRow(id);
+    const row = await sentToInsurer(id);
     const watch = await slaWatch(id);
     expect(watch).to.include({ insurerId: row.insurer_id, dueInDays: 5 });
     // Read by the database's clock right after the signal, so not before the row moved.

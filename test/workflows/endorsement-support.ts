@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
+import { Worker } from '@temporalio/worker';
 import type { AppDeps } from '../../api/deps.js';
 import { sendInsurerDecision } from '../../adapters/decisions.js';
 import type { InsurerAdapter, InsurerSubmission } from '../../adapters/types.js';
@@ -13,6 +14,10 @@ import {
   type EndorsementState,
   type InsurerDecision,
 } from '../../workflows/endorsement/contract.js';
+import { isoSql } from '../../data/webhooks/outbox.js';
+import { payloadDataConverter } from '../../infra/temporal-client.js';
+import { WORKFLOWS_PATH } from '../../worker/create-worker.js';
+import { InsurerId, SlaDueAt, SubmittedAt } from '../../workflows/search-attributes.js';
 import { testTemporal } from '../support/cluster.js';
 import {
   makeClient,
@@ -159,6 +164,44 @@ export async function historySteps(
     local.push(json<{ activity_type: string }>(marker.details?.data?.payloads?.[0]?.data).activity_type);
   }
   return { activities, local, patches };
+}
+
+/**
+ * The insurer SLA watch's search attributes once it has started: who has the endorsement, since when
+ * (ISO 8601), and how many days later the SLA breaches.
+ */
+export async function slaWatch(id: string) {
+  const set = await waitFor(
+    async () => (await workflowHandle(id).describe()).typedSearchAttributes,
+    (a) => a.get(SlaDueAt) !== undefined,
+    'the SLA watch to start',
+  );
+  const submittedAt = set.get(SubmittedAt)!;
+  return {
+    insurerId: set.get(InsurerId),
+    submittedAt: submittedAt.toISOString(),
+    dueInDays: (set.get(SlaDueAt)!.getTime() - submittedAt.getTime()) / 86_400_000,
+  };
+}
+
+/** Who has the endorsement by its policy, and when its row went SENT_TO_INSURER (to the millisecond). */
+export async function sentToInsurer(id: string): Promise<{ insurer_id: string; sent_at: string }> {
+  const [row] = await sql(
+    `select p.insurer_id, ${isoSql('e.sent_to_insurer_at')} as sent_at
+       from endorsements e join policies p on p.id = e.policy_id where e.id = ?`,
+    [id],
+  );
+  return row as { insurer_id: string; sent_at: string };
+}
+
+/** Determinism: a run's whole history replays against the workflow code (decoded with the run's key). */
+export async function replaysWhole(workflowId: string): Promise<void> {
+  const history = await stack().temporal.workflow.getHandle(workflowId).fetchHistory();
+  await Worker.runReplayHistory(
+    { workflowsPath: WORKFLOWS_PATH, dataConverter: payloadDataConverter(stack().config) },
+    history,
+    workflowId,
+  );
 }
 
 export const workflowState = (id: string): Promise<EndorsementState> =>
