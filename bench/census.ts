@@ -33,13 +33,13 @@ import { apiLoopDelay, FILE_PEER_PREFIX, startBenchStack, type BenchStack } from
  * BENCH_CENSUS_PEERS=none measures ours alone
  * (the 50,000-row run: BENCH_CENSUS_ROWS=50000 BENCH_CENSUS_PEERS=none);
  * BENCH_CENSUS_COMMIT=none measures the dry run alone (no commit, no commit peers).
- * BENCH_CENSUS_ROUNDS (default 1) repeats parsing and the dry run, alternately, and quotes the
+ * BENCH_CENSUS_ROUNDS (default 5) repeats parsing and the dry run, alternately, and quotes the
  * median of each and the median of each round's ratio (the pair measured at the same moment).
  * D18: the API's longest event-loop delay (its own monitor, reset before each) in each dry run and
  * during the commit's POSTs. Writes bench/results/census-latest.json.
  */
 const ROWS = Number(process.env.BENCH_CENSUS_ROWS ?? 10_000);
-const ROUNDS = Number(process.env.BENCH_CENSUS_ROUNDS ?? 1);
+const ROUNDS = Number(process.env.BENCH_CENSUS_ROUNDS ?? 5);
 /** Rows per census file: D16 refuses a census of more. */
 const FILE_ROWS = Math.min(ROWS, MAX_CENSUS_ROWS);
 const RESULTS = path.resolve(import.meta.dirname, 'results');

@@ -4,7 +4,6 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
-import proto from '@temporalio/proto';
 import pg from 'pg';
 import { spawnEntry, waitForHttp } from '../infra/processes.js';
 import { temporalConnectionOptions } from '../infra/temporal-client.js';
@@ -18,7 +17,9 @@ import {
   benchTemporal,
   READY_MS,
   startBenchStack,
+  untilPolling,
   workerProcessEnv,
+  WORKFLOW_AND_ACTIVITY,
   type BenchStack,
 } from './stack.js';
 
@@ -236,21 +237,6 @@ async function main(): Promise<void> {
       () => [s.workerPid, ...(worker2?.pid ? [worker2.pid] : [])],
     );
     connection = await Connection.connect(temporalConnectionOptions(s.config));
-    const polling = async (pid: number) => {
-      for (const taskQueueType of [
-        proto.temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
-        proto.temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY,
-      ]) {
-        const described = await connection!.workflowService.describeTaskQueue({
-          namespace: s.config.TEMPORAL_NAMESPACE,
-          taskQueue: { name: s.taskQueue },
-          taskQueueType,
-        });
-        if (!described.pollers?.some((p) => p.identity?.startsWith(`${pid}@`))) return false;
-      }
-      return true;
-    };
-
     const policyId = s.dataset.policyIds[2]!;
     const headers = { authorization: `Bearer ${s.token}` };
     let nextEmployee = 0;
@@ -312,7 +298,7 @@ async function main(): Promise<void> {
         });
         extra.push(worker2);
         const pid = worker2.pid!;
-        await waitFor(() => polling(pid), 120_000);
+        await untilPolling(connection!, s.config, s.taskQueue, pid, WORKFLOW_AND_ACTIVITY, 120_000);
       }
       await post(WARM_UP, copies);
       await settle(await p.created(policyId));

@@ -3,6 +3,8 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { Connection } from '@temporalio/client';
+import proto from '@temporalio/proto';
 import { createTokenService } from '../api/auth/tokens.js';
 import { newLocalKeys } from '../infra/local-keys.js';
 import { apiConfig, loadConfig, type Config } from '../config/index.js';
@@ -13,6 +15,7 @@ import { SCOPES } from '../domain/scopes.js';
 import { dropDatabase, ensureDatabase } from '../db/databases.js';
 import { startEmbeddedPostgres } from '../infra/postgres.js';
 import { spawnEntry, waitForHttp } from '../infra/processes.js';
+import { temporalConnectionOptions } from '../infra/temporal-client.js';
 import { resolveTemporalCli, startDevServer, stopChild } from '../infra/temporal.js';
 import { freePort } from '../infra/ports.js';
 import { DEFAULT_HISTORY_SHARDS, startTemporalCluster } from '../infra/temporal-cluster.js';
@@ -281,6 +284,17 @@ async function startedBenchStack(
   // Minutes, not the default minute: on a 2-core machine shared with other runs a process's start can
   // take that long (a stack that does not come up is stopped by startBenchStack).
   await Promise.all([waitForHttp(`${apiUrl}/readyz`, READY_MS), waitForHttp(`${peerUrl}/hello`, READY_MS)]);
+  // And both workers polling: each bundles its workflow code first, both cores busy for several
+  // seconds after the API answers, which a scenario's first figures would otherwise measure.
+  const connection = await Connection.connect(temporalConnectionOptions(config));
+  try {
+    await Promise.all([
+      untilPolling(connection, config, taskQueue, children[0]!.pid!, WORKFLOW_AND_ACTIVITY),
+      untilPolling(connection, config, `${taskQueue}-noop`, children[3]!.pid!, WORKFLOW_AND_ACTIVITY),
+    ]);
+  } finally {
+    await connection.close();
+  }
 
   const token = createTokenService({
     keys: config.JWT_SIGNING_KEYS,
@@ -305,6 +319,41 @@ async function startedBenchStack(
     temporal: services.temporal,
     stop: stopAll,
   };
+}
+
+const { TaskQueueType } = proto.temporal.api.enums.v1;
+export const WORKFLOW_AND_ACTIVITY = [
+  TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
+  TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY,
+] as const;
+
+/**
+ * Until the worker process `pid` polls `taskQueue` for each of `types` (the server lists a worker's
+ * pollers by identity, `pid@host` by default): a worker polls once its workflow code is bundled.
+ */
+export async function untilPolling(
+  connection: Connection,
+  config: Config,
+  taskQueue: string,
+  pid: number,
+  types: readonly proto.temporal.api.enums.v1.TaskQueueType[],
+  timeoutMs = READY_MS,
+): Promise<void> {
+  const polls = async (taskQueueType: proto.temporal.api.enums.v1.TaskQueueType) => {
+    const described = await connection.workflowService.describeTaskQueue({
+      namespace: config.TEMPORAL_NAMESPACE,
+      taskQueue: { name: taskQueue },
+      taskQueueType,
+    });
+    return described.pollers?.some((p) => p.identity?.startsWith(`${pid}@`)) ?? false;
+  };
+  const deadline = Date.now() + timeoutMs;
+  for (const type of types) {
+    while (!(await polls(type))) {
+      if (Date.now() > deadline) throw new Error(`worker ${pid} not polling ${taskQueue} after ${timeoutMs} ms`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
 }
 
 /**
