@@ -350,7 +350,8 @@ export async function untilPolling(
   const deadline = Date.now() + timeoutMs;
   for (const type of types) {
     while (!(await polls(type))) {
-      if (Date.now() > deadline) throw new Error(`worker ${pid} not polling ${taskQueue} after ${timeoutMs} ms`);
+      if (Date.now() > deadline)
+        throw new Error(`worker ${pid} not polling ${taskQueue} after ${timeoutMs} ms`);
       await new Promise((r) => setTimeout(r, 100));
     }
   }

@@ -133,15 +133,22 @@ export function pageSql(q: KeysetQuery, key: unknown[] | null, backward: boolean
     cols.map((c) => `${c} ${Boolean(q.descending) !== reverse ? 'desc' : 'asc'}`).join(', ');
   const extras = Object.entries(q.extra?.columns ?? {}).map(([name, expr]) => `, ${expr} as ${name}`);
   const count = q.count ? `(${q.count.sql})` : `(select count(*) from ${q.from} where ${q.where})`;
-  const probe = key
-    ? `exists(select 1 from ${q.from} where ${q.where} and ${tuple} ${ops[backward ? 'atOrAfter' : 'atOrBefore']} ${marks})`
-    : 'false';
-  const cut = key ? `and ${tuple} ${ops[backward ? 'before' : 'after']} ${marks}` : '';
-  const keyColumns = q.key.map((k, i) => `${keyOut(k)} as _k${i}`).join(', ');
   const pageOrder = order(
     q.key.map((k) => k.sql),
     backward,
   );
+  // The probe reads the nearest row on the far side of the cursor through the key's index. As an
+  // `exists` (whose order and limit PostgreSQL drops) the planner may instead scan the table from its
+  // start for any such row, through every row ahead of the list's in the heap.
+  const probeOrder = order(
+    q.key.map((k) => k.sql),
+    !backward,
+  );
+  const probe = key
+    ? `coalesce((select true from ${q.from} where ${q.where} and ${tuple} ${ops[backward ? 'atOrAfter' : 'atOrBefore']} ${marks} order by ${probeOrder} limit 1), false)`
+    : 'false';
+  const cut = key ? `and ${tuple} ${ops[backward ? 'before' : 'after']} ${marks}` : '';
+  const keyColumns = q.key.map((k, i) => `${keyOut(k)} as _k${i}`).join(', ');
   const finalOrder = order(
     q.key.map((_, i) => `r._k${i}`),
     false,
