@@ -3,15 +3,18 @@
  * peer for the hot paths, and of PostgreSQL (all its processes, background ones included), read from
  * /proc (so other work on the machine moves it far less than it moves throughput). With
  * CPU_PROFILE_DIR set, every process also writes a V8 CPU profile on exit;
- * CASES=create,profile,profile-orm,members,policies,bulk picks the routes (default all), N the requests per measurement,
+ * CASES=create,profile,profile-orm,members,policies,bulk,backlog picks the routes (default all), N the requests per measurement,
  * ROUNDS the alternating ours/peer measurements (the median is printed), COUNT_TRANSACTIONS=1 adds
- * the API's database transactions per request.
+ * the API's database transactions per request. `backlog` is the insurer's backlog page 200 against
+ * page 1 (10,000 waiting behind 30,000 decided, as `npm run bench` seeds it), both ours: with it the
+ * stack holds 10,000 employees, else 2,000.
  */
 import { execSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { bulkBodies } from './dataset.js';
 import { additionBody } from './endorsements.js';
+import { backlogCursorOfPage, seedInsurerBacklog } from './insurer-backlog.js';
 import { startBenchStack } from './stack.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -100,11 +103,14 @@ async function transactionsPer(url: string, headers: Record<string, string>, sen
   return (((await count()) - before - 2) / 500).toFixed(2);
 }
 
-const s = await startBenchStack(2000);
+// CASES=profile,policies: only those (one case per run keeps a CPU profile to one route).
+const only = process.env.CASES?.split(',');
+const wanted = (name: string) => !only || only.includes(name);
+const s = await startBenchStack(wanted('backlog') ? 10_000 : 2000);
 try {
   const api = pidOf(`${ROOT}/api/main.ts`);
   const peer = pidOf(`${ROOT}/bench/peers/server.ts`);
-  const h = { authorization: `Bearer ${s.token}` };
+  const client = { authorization: `Bearer ${s.token}` };
   const { membersPolicyId, employeeIds, clientId } = s.dataset;
   const bulk = { bodies: bulkBodies(employeeIds) };
   // The creates (worker paused, as bench/endorsements.ts does): ours on the first half of the
@@ -114,7 +120,8 @@ try {
     bodies: ids.map((id) => additionBody(id, s.dataset.policyIds[1]!)),
   });
   const half = Math.floor(employeeIds.length / 2);
-  const cases: [string, string, string, Send?, Send?][] = [
+  // A case: its name, our URL, the peer's, their requests, and its credentials (default: the client's).
+  const cases: [string, string, string, Send?, Send?, Record<string, string>?][] = [
     [
       'create',
       `${s.apiUrl}/v1/policy/endorsements`,
@@ -140,12 +147,16 @@ try {
     ['policies', `${s.apiUrl}/v1/policy/?client_id=${clientId}`, `${s.peerUrl}/policies?limit=10`],
     ['bulk', `${s.apiUrl}/v1/client/employees/bulk`, `${s.peerUrl}/bulk-single`, bulk],
   ];
+  if (wanted('backlog')) {
+    const insurer = await seedInsurerBacklog(s.orm.em.fork(), s.config, s.dataset, 10_000, 30_000);
+    const backlog = `${s.apiUrl}/v1/insurer/endorsements?limit=50`;
+    const page200 = `${backlog}&start_cursor=${await backlogCursorOfPage(s.apiUrl, insurer, 200)}`;
+    cases.push(['backlog', page200, backlog, undefined, undefined, { authorization: `Bearer ${insurer}` }]);
+  }
   const N = Number(process.env.N ?? 4000);
-  // CASES=profile,policies: only those (one case per run keeps a CPU profile to one route).
-  const only = process.env.CASES?.split(',');
   const rounds = Number(process.env.ROUNDS ?? 1);
-  for (const [name, ours, bare, send, peerSend = send] of cases.filter(
-    ([name]) => !only || only.includes(name),
+  for (const [name, ours, bare, send, peerSend = send, h = client] of cases.filter(([name]) =>
+    wanted(name),
   )) {
     const warmup = send?.method === 'POST' ? 30 : 1000;
     if (name === 'create') process.kill(s.workerPid, 'SIGSTOP');
@@ -153,14 +164,18 @@ try {
     await hammer(bare, h, warmup, peerSend);
     const seen: Record<string, number[]> = { ours: [], peer: [] };
     const database: Record<string, number[]> = { ours: [], peer: [] };
+    const rate: Record<string, number[]> = { ours: [], peer: [] };
+    // The backlog's "peer" is our own page 1, served by the API.
+    const peerPid = bare.startsWith(s.apiUrl) ? api : peer;
     // Alternating ours/peer, so a burst of other work on the machine lands on both.
     for (let round = 0; round < rounds; round++) {
       for (const [who, url, pid, body] of [
         ['ours', ours, api, send],
-        ['peer', bare, peer, peerSend],
+        ['peer', bare, peerPid, peerSend],
       ] as const) {
-        const [t0, d0] = [ticks(pid), databaseTicks()];
+        const [t0, d0, w0] = [ticks(pid), databaseTicks(), performance.now()];
         await hammer(url, h, N, body);
+        rate[who]!.push((N * 1000) / (performance.now() - w0));
         seen[who]!.push(((ticks(pid) - t0) * 10_000) / N);
         database[who]!.push(((databaseTicks() - d0) * 10_000) / N);
       }
@@ -169,7 +184,7 @@ try {
       const us = seen[who]!.map((x) => x.toFixed(0));
       console.log(
         `${name} ${who} cpu_us_per_req ${median(seen[who]!).toFixed(0)} (rounds ${us.join(' ')}),` +
-          ` database ${median(database[who]!).toFixed(0)}`,
+          ` database ${median(database[who]!).toFixed(0)}, ${median(rate[who]!).toFixed(0)} a second`,
       );
     }
     if (name === 'create') process.kill(s.workerPid, 'SIGCONT');
