@@ -3,18 +3,19 @@
  * peer for the hot paths, and of PostgreSQL (all its processes, background ones included), read from
  * /proc (so other work on the machine moves it far less than it moves throughput). With
  * CPU_PROFILE_DIR set, every process also writes a V8 CPU profile on exit;
- * CASES=create,profile,profile-orm,members,policies,bulk,backlog picks the routes (default all), N the requests per measurement,
+ * CASES=create,profile,profile-orm,members,policies,bulk,pages,backlog picks the routes (default all), N the requests per measurement,
  * ROUNDS the alternating ours/peer measurements (the median is printed), COUNT_TRANSACTIONS=1 adds
- * the API's database transactions per request. `backlog` is the insurer's backlog page 200 against
- * page 1 (10,000 waiting behind 30,000 decided, as `npm run bench` seeds it), both ours: with it the
- * stack holds 10,000 employees, else 2,000.
+ * the API's database transactions per request. Two cases set our page 200 against our page 1 (limit
+ * 50, as `npm run bench` does): `pages` a policy's members, `backlog` the insurer's backlog (10,000
+ * waiting behind 30,000 decided); with either the stack holds 10,000 employees, else 2,000.
  */
 import { execSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { bulkBodies } from './dataset.js';
 import { additionBody } from './endorsements.js';
-import { backlogCursorOfPage, seedInsurerBacklog } from './insurer-backlog.js';
+import { seedInsurerBacklog } from './insurer-backlog.js';
+import { cursorOfPage } from './pages.js';
 import { startBenchStack } from './stack.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -106,7 +107,7 @@ async function transactionsPer(url: string, headers: Record<string, string>, sen
 // CASES=profile,policies: only those (one case per run keeps a CPU profile to one route).
 const only = process.env.CASES?.split(',');
 const wanted = (name: string) => !only || only.includes(name);
-const s = await startBenchStack(wanted('backlog') ? 10_000 : 2000);
+const s = await startBenchStack(wanted('backlog') || wanted('pages') ? 10_000 : 2000);
 try {
   const api = pidOf(`${ROOT}/api/main.ts`);
   const peer = pidOf(`${ROOT}/bench/peers/server.ts`);
@@ -147,11 +148,23 @@ try {
     ['policies', `${s.apiUrl}/v1/policy/?client_id=${clientId}`, `${s.peerUrl}/policies?limit=10`],
     ['bulk', `${s.apiUrl}/v1/client/employees/bulk`, `${s.peerUrl}/bulk-single`, bulk],
   ];
+  if (wanted('pages')) {
+    const list = `${s.apiUrl}/v1/policy/${membersPolicyId}/members`;
+    const page200 = `${list}?limit=50&start_cursor=${await cursorOfPage(list, s.token, 200)}`;
+    cases.push(['pages', page200, `${list}?limit=50`]);
+  }
   if (wanted('backlog')) {
     const insurer = await seedInsurerBacklog(s.orm.em.fork(), s.config, s.dataset, 10_000, 30_000);
-    const backlog = `${s.apiUrl}/v1/insurer/endorsements?limit=50`;
-    const page200 = `${backlog}&start_cursor=${await backlogCursorOfPage(s.apiUrl, insurer, 200)}`;
-    cases.push(['backlog', page200, backlog, undefined, undefined, { authorization: `Bearer ${insurer}` }]);
+    const list = `${s.apiUrl}/v1/insurer/endorsements`;
+    const page200 = `${list}?limit=50&start_cursor=${await cursorOfPage(list, insurer, 200)}`;
+    cases.push([
+      'backlog',
+      page200,
+      `${list}?limit=50`,
+      undefined,
+      undefined,
+      { authorization: `Bearer ${insurer}` },
+    ]);
   }
   const N = Number(process.env.N ?? 4000);
   const rounds = Number(process.env.ROUNDS ?? 1);
@@ -165,7 +178,7 @@ try {
     const seen: Record<string, number[]> = { ours: [], peer: [] };
     const database: Record<string, number[]> = { ours: [], peer: [] };
     const rate: Record<string, number[]> = { ours: [], peer: [] };
-    // The backlog's "peer" is our own page 1, served by the API.
+    // The page cases' "peer" is our own page 1, served by the API.
     const peerPid = bare.startsWith(s.apiUrl) ? api : peer;
     // Alternating ours/peer, so a burst of other work on the machine lands on both.
     for (let round = 0; round < rounds; round++) {

@@ -65,18 +65,3 @@ export async function seedInsurerBacklog(
     clock: systemClock,
   }).issue(made.client_id, INSURER_SCOPES, 1);
 }
-
-/** The start_cursor of page `page` of the insurer's backlog (limit 50), walked page by page as a caller does. */
-export async function backlogCursorOfPage(apiUrl: string, token: string, page: number): Promise<string> {
-  let cursor = '';
-  for (let i = 1; i < page; i++) {
-    const res = await fetch(
-      `${apiUrl}/v1/insurer/endorsements?limit=50&start_cursor=${encodeURIComponent(cursor)}`,
-      {
-        headers: { authorization: `Bearer ${token}` },
-      },
-    );
-    cursor = ((await res.json()) as { payload: { end_cursor: string } }).payload.end_cursor;
-  }
-  return encodeURIComponent(cursor);
-}

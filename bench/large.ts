@@ -27,7 +27,8 @@ import {
 } from '../workflows/search-attributes.js';
 import { ENDORSEMENT_WORKFLOW, endorsementStartOptions } from '../workflows/endorsement/contract.js';
 import { loadBenchDataset, type BenchDataset } from './dataset.js';
-import { backlogCursorOfPage, seedInsurerBacklog } from './insurer-backlog.js';
+import { seedInsurerBacklog } from './insurer-backlog.js';
+import { cursorOfPage } from './pages.js';
 import { compare, measure, median, type Figures } from './measure.js';
 import { startBenchStack, type BenchStack } from './stack.js';
 
@@ -117,23 +118,6 @@ const tokenOf = (s: BenchStack, clientId: string) =>
     audience: s.config.JWT_AUDIENCE,
     clock: systemClock,
   }).issue(clientId, SCOPES, 1);
-
-/** The start_cursor of page `page` (limit 50) of a policy's members, walked 100 rows a call as a caller may. */
-async function membersCursorOfPage(s: BenchStack, token: string, d: BenchDataset, page: number) {
-  let cursor = '';
-  let before = (page - 1) * PAGE;
-  while (before > 0) {
-    const limit = Math.min(100, before);
-    const res = await fetch(
-      `${s.apiUrl}/v1/policy/${d.membersPolicyId}/members?limit=${limit}&start_cursor=${encodeURIComponent(cursor)}`,
-      { headers: { authorization: `Bearer ${token}` } },
-    );
-    if (!res.ok) throw new Error(`members walk: ${res.status} ${await res.text()}`);
-    cursor = ((await res.json()) as { payload: { end_cursor: string } }).payload.end_cursor;
-    before -= limit;
-  }
-  return encodeURIComponent(cursor);
-}
 
 interface ReadRow {
   reference: Figures;
@@ -338,7 +322,7 @@ const timedLoad = (token: string) => (url: string) => () =>
 
 async function backlog(s: BenchStack, token: string) {
   const base = `${s.apiUrl}/v1/insurer/endorsements?limit=50`;
-  const deep = `${base}&start_cursor=${await backlogCursorOfPage(s.apiUrl, token, 200)}`;
+  const deep = `${base}&start_cursor=${await cursorOfPage(`${s.apiUrl}/v1/insurer/endorsements`, token, 200)}`;
   const run = timedLoad(token);
   const { ours, peer } = await compare(QUERY_ROUNDS, run(base), run(deep));
   return { page_1: ours, page_200: peer };
@@ -372,8 +356,18 @@ async function main(): Promise<void> {
     say('walking to the deep member pages');
     const largeToken = tokenOf(s, large.clientId);
     const cursors = {
-      reference: await membersCursorOfPage(s, s.token, s.dataset, DEEP.reference),
-      large: await membersCursorOfPage(s, largeToken, large, DEEP.large),
+      reference: await cursorOfPage(
+        `${s.apiUrl}/v1/policy/${s.dataset.membersPolicyId}/members`,
+        s.token,
+        DEEP.reference,
+        PAGE,
+      ),
+      large: await cursorOfPage(
+        `${s.apiUrl}/v1/policy/${large.membersPolicyId}/members`,
+        largeToken,
+        DEEP.large,
+        PAGE,
+      ),
     };
     const readRows = await reads(s, large, cursors);
     const loadAfterReads = load();

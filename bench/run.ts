@@ -9,7 +9,8 @@ import type { LoadSpec } from './load.js';
 import { BENCH_SETTINGS, benchTemporal, startBenchStack, type BenchStack } from './stack.js';
 import { bulkBodies } from './dataset.js';
 import { endorsementScenarios } from './endorsements.js';
-import { backlogCursorOfPage, seedInsurerBacklog } from './insurer-backlog.js';
+import { seedInsurerBacklog } from './insurer-backlog.js';
+import { cursorOfPage } from './pages.js';
 
 /**
  * `npm run bench [-- --quick]`: every hot path side by side with a bare peer, in one run, alternating
@@ -102,8 +103,8 @@ async function readScenarios(s: BenchStack, load: Load): Promise<Row[]> {
   });
 
   // 3. Members page 1 vs page 200 (keyset), and the OFFSET peer at page 1 and page 200.
-  const page200 = await cursorOfPage(s, 200);
   const members = `${s.apiUrl}/v1/policy/${membersPolicyId}/members?limit=50`;
+  const page200 = await cursorOfPage(`${s.apiUrl}/v1/policy/${membersPolicyId}/members`, s.token, 200);
   const keyset = await compare(
     PLAN.rounds,
     load({ url: `${members}&start_cursor=${page200}`, headers: h }),
@@ -127,7 +128,7 @@ async function readScenarios(s: BenchStack, load: Load): Promise<Row[]> {
   const backlogPages = await compare(
     PLAN.rounds,
     load({
-      url: `${backlog}&start_cursor=${await backlogCursorOfPage(s.apiUrl, insurer, 200)}`,
+      url: `${backlog}&start_cursor=${await cursorOfPage(`${s.apiUrl}/v1/insurer/endorsements`, insurer, 200)}`,
       headers: ih,
     }),
     load({ url: backlog, headers: ih }),
@@ -282,18 +283,6 @@ function row(
   const r: Row = { scenario, ...figures, peerName, ratio: Number(ratio.toFixed(3)), goal, met: false };
   r.met = met(r);
   return r;
-}
-
-async function cursorOfPage(s: BenchStack, page: number): Promise<string> {
-  let cursor = '';
-  for (let i = 1; i < page; i++) {
-    const res = await fetch(
-      `${s.apiUrl}/v1/policy/${s.dataset.membersPolicyId}/members?limit=50&start_cursor=${cursor}`,
-      { headers: auth(s) },
-    );
-    cursor = ((await res.json()) as { payload: { end_cursor: string } }).payload.end_cursor;
-  }
-  return encodeURIComponent(cursor);
 }
 
 /** 8. What a token and a health card cost, made explicit. */

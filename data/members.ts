@@ -107,7 +107,7 @@ export function membersQuery(clientId: string, policyId: string, f: MemberFilter
   };
 }
 
-/** One page of a policy's members (D5) and whether the policy is the client's, in one round trip. */
+/** One page of a policy's members (D5) and whether the policy is the client's, in one round trip (readPage). */
 export async function listPolicyMembers(
   scope: TenantScope,
   codec: CursorCodec,

@@ -2,7 +2,7 @@ import { isCalendarDate } from '../domain/dates.js';
 import type { Sql } from './sql.js';
 
 /**
- * Keyset pages (D5) in one round trip. A cursor is the sort key of one row, sealed by a CursorCodec
+ * Keyset pages (D5), one round trip each (a second when a cursor's own row has left the list). A cursor is the sort key of one row, sealed by a CursorCodec
  * the caller supplies (api/paging.ts: opaque, tamper-evident, bound to one list of one tenant).
  */
 
@@ -102,8 +102,11 @@ function decodeKey(codec: CursorCodec, q: KeysetQuery, cursor: string, param: In
 }
 
 /**
- * One page in one round trip: the count under the filters, a probe of the far side of the cursor
- * (exact has_previous/has_next), and limit+1 rows from the cursor on, all read through the key's index.
+ * One page, usually in one round trip: the count under the filters and, from a cursor, the cursor's
+ * own row and limit+1 rows after it, all read through the key's index. The cursor's row tells
+ * that the far side of the cursor holds a row (exact has_previous/has_next); when it has left the
+ * list since the cursor was given (an insurer decided the endorsement, a member left the policy),
+ * a second statement asks whether any other row lies there.
  * `q.where` narrows to the scope's rows: a TenantScope's client, an InsurerScope's insurer (the list
  * builders in data/ write it so).
  */
@@ -118,55 +121,85 @@ export async function readPage<R extends object>(
   const key = cursor ? decodeKey(codec, q, cursor, backward ? 'last_cursor' : 'start_cursor') : null;
   const { sql, params } = pageSql(q, key, backward, req.limit + 1);
   const result = await scope.sql<Record<string, unknown>>(sql, params);
-  return assemble<R>(codec, q, req.limit, backward, key !== null, result);
+  const found = result.filter((row) => row._k0 !== null);
+  // The rows come in the list's order: the cursor's own row, when present, is the nearest to the
+  // cursor, first going forward and last going backward.
+  const edge = backward ? found.length - 1 : 0;
+  const atCursor = found[edge]?._at === true;
+  if (atCursor) found.splice(edge, 1);
+  const farSide = key !== null && (atCursor || (await farSideHolds(scope, q, key, backward)));
+  return assemble<R>(codec, q, req.limit, backward, result[0]!, found, farSide);
 }
 
+const keyTuple = (q: KeysetQuery) => `(${q.key.map((k) => k.sql).join(', ')})`;
+const keyMarks = (q: KeysetQuery) => `(${q.key.map((k) => `?::${k.type}`).join(', ')})`;
+const keyOrder = (q: KeysetQuery, cols: readonly string[], reverse: boolean) =>
+  cols.map((c) => `${c} ${Boolean(q.descending) !== reverse ? 'desc' : 'asc'}`).join(', ');
+
 /**
- * `m` is one row of per-request values (count, probe, extras); `r` the page, joined laterally so an
- * empty page still answers the count. Key columns come back as _k0.._kn to build cursors from.
+ * Whether a row of the list lies at the cursor or beyond it, away from the direction of travel: the
+ * nearest such row read through the key's index (an `exists`, whose order and limit PostgreSQL drops,
+ * may be planned as a scan of the table from its start through every row ahead of the list's).
  */
-export function pageSql(q: KeysetQuery, key: unknown[] | null, backward: boolean, take: number) {
+async function farSideHolds(
+  scope: { sql: Sql },
+  q: KeysetQuery,
+  key: unknown[],
+  backward: boolean,
+): Promise<boolean> {
   const ops = q.descending ? DESC_OP : ASC_OP;
-  const tuple = `(${q.key.map((k) => k.sql).join(', ')})`;
-  const marks = `(${q.key.map((k) => `?::${k.type}`).join(', ')})`;
-  const order = (cols: readonly string[], reverse: boolean) =>
-    cols.map((c) => `${c} ${Boolean(q.descending) !== reverse ? 'desc' : 'asc'}`).join(', ');
-  const extras = Object.entries(q.extra?.columns ?? {}).map(([name, expr]) => `, ${expr} as ${name}`);
-  const count = q.count ? `(${q.count.sql})` : `(select count(*) from ${q.from} where ${q.where})`;
-  const pageOrder = order(
-    q.key.map((k) => k.sql),
-    backward,
-  );
-  // The probe reads the nearest row on the far side of the cursor through the key's index. As an
-  // `exists` (whose order and limit PostgreSQL drops) the planner may instead scan the table from its
-  // start for any such row, through every row ahead of the list's in the heap.
-  const probeOrder = order(
+  const order = keyOrder(
+    q,
     q.key.map((k) => k.sql),
     !backward,
   );
-  const probe = key
-    ? `coalesce((select true from ${q.from} where ${q.where} and ${tuple} ${ops[backward ? 'atOrAfter' : 'atOrBefore']} ${marks} order by ${probeOrder} limit 1), false)`
-    : 'false';
-  const cut = key ? `and ${tuple} ${ops[backward ? 'before' : 'after']} ${marks}` : '';
+  const rows = await scope.sql(
+    `select true as found from ${q.from} where ${q.where}
+       and ${keyTuple(q)} ${ops[backward ? 'atOrAfter' : 'atOrBefore']} ${keyMarks(q)}
+     order by ${order} limit 1`,
+    [...q.params, ...key],
+  );
+  return rows.length > 0;
+}
+
+/**
+ * `m` is one row of per-request values (count, extras); `r` the page, joined laterally so an empty
+ * page still answers the count. Key columns come back as _k0.._kn to build cursors from. From a
+ * cursor the page reads from the cursor's own row on (one row more than `take`), `_at` marking it.
+ */
+export function pageSql(q: KeysetQuery, key: unknown[] | null, backward: boolean, take: number) {
+  const ops = q.descending ? DESC_OP : ASC_OP;
+  const tuple = keyTuple(q);
+  const marks = keyMarks(q);
+  const extras = Object.entries(q.extra?.columns ?? {}).map(([name, expr]) => `, ${expr} as ${name}`);
+  const count = q.count ? `(${q.count.sql})` : `(select count(*) from ${q.from} where ${q.where})`;
+  const pageOrder = keyOrder(
+    q,
+    q.key.map((k) => k.sql),
+    backward,
+  );
+  const cut = key ? `and ${tuple} ${ops[backward ? 'atOrBefore' : 'atOrAfter']} ${marks}` : '';
   const keyColumns = q.key.map((k, i) => `${keyOut(k)} as _k${i}`).join(', ');
-  const finalOrder = order(
+  const at = key ? `, ${tuple} = ${marks} as _at` : '';
+  const finalOrder = keyOrder(
+    q,
     q.key.map((_, i) => `r._k${i}`),
     false,
   );
   const sql = `select m.*, r.*
-    from (select ${count} as _total, ${probe} as _other ${extras.join('')}) m
+    from (select ${count} as _total ${extras.join('')}) m
     left join lateral (
-      select ${q.select}, ${keyColumns} from ${q.from} ${q.join ?? ''}
+      select ${q.select}, ${keyColumns}${at} from ${q.from} ${q.join ?? ''}
       where ${q.where} ${cut} order by ${pageOrder} limit ?
     ) r on true
     order by ${finalOrder}`;
   const params = [
     ...(q.count?.params ?? q.params),
-    ...(key ? [...q.params, ...key] : []),
     ...(q.extra?.params ?? []),
+    ...(key ?? []),
     ...q.params,
     ...(key ?? []),
-    take,
+    key ? take + 1 : take,
   ];
   return { sql, params };
 }
@@ -176,14 +209,14 @@ function assemble<R>(
   q: KeysetQuery,
   limit: number,
   backward: boolean,
-  hasCursor: boolean,
-  result: Record<string, unknown>[],
+  meta: Record<string, unknown>,
+  rows: Record<string, unknown>[],
+  farSide: boolean,
 ): Page<R> {
-  const meta = result[0]!;
   const keyNames = q.key.map((_, i) => `_k${i}`);
   const extraNames = Object.keys(q.extra?.columns ?? {});
-  const internal = new Set(['_total', '_other', ...keyNames, ...extraNames]);
-  let found = result.filter((row) => row._k0 !== null);
+  const internal = new Set(['_total', '_at', ...keyNames, ...extraNames]);
+  let found = rows;
   const more = found.length > limit;
   // The extra row lies beyond the page in the direction of travel: before it when going backward.
   if (more) found = backward ? found.slice(found.length - limit) : found.slice(0, limit);
@@ -199,8 +232,8 @@ function assemble<R>(
     total_count: Number(meta._total),
     start_cursor: cursorOf(found[0]),
     end_cursor: cursorOf(found[found.length - 1]),
-    has_previous: backward ? more : hasCursor && meta._other === true,
-    has_next: backward ? meta._other === true : more,
+    has_previous: backward ? more : farSide,
+    has_next: backward ? farSide : more,
     extra: Object.fromEntries(extraNames.map((n) => [n, meta[n]])),
   };
 }

@@ -93,7 +93,7 @@ export function policiesQuery(clientId: string, f: PolicyFilter): KeysetQuery {
   };
 }
 
-/** One page of the client's policies (D5), one round trip. */
+/** One page of the client's policies (D5), one round trip (readPage). */
 export const listPolicies = (
   scope: TenantScope,
   codec: CursorCodec,

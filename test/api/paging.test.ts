@@ -97,6 +97,7 @@ describe('readPage', () => {
   const codec = cursorCodec(SECRET);
   let clientId: string;
   let ids: string[];
+  let otherId: string;
 
   before(async () => {
     ({ clientId } = await makeClient());
@@ -106,10 +107,12 @@ describe('readPage', () => {
        returning id`,
       [clientId],
     );
-    await sql(
-      `insert into audit_events (client_id, entity, entity_id, action) values (?, 'employee', 'emp_2', 'update')`,
+    const [other] = await sql(
+      `insert into audit_events (client_id, entity, entity_id, action) values (?, 'employee', 'emp_2', 'update')
+       returning id`,
       [clientId],
     );
+    otherId = String((other as { id: string }).id);
     ids = rows.map((r: { id: string }) => String(r.id));
   });
 
@@ -154,6 +157,50 @@ describe('readPage', () => {
       expect(backward).to.deep.equal(forward);
     });
   }
+
+  it('answers a cursor whose row is not in the list (it left since) with the flags of the rows there', async () => {
+    const scope = TenantScope.of(stack().orm.em, clientId);
+    const page = async (descending: boolean, key: string, req: 'start_cursor' | 'last_cursor') => {
+      const q = query(descending);
+      const p = await readPage<{ id: string }>(scope, codec, q, {
+        limit: 5,
+        [req]: codec.encode(q.scope, [key]),
+      });
+      return { ids: p.rows.map((r) => r.id), has_previous: p.has_previous, has_next: p.has_next };
+    };
+    // The other employee's row lies after every row of this list; the key before the first, before them all.
+    const before = String(BigInt(ids[0]!) - 1n);
+    expect(await page(false, otherId, 'start_cursor')).to.deep.equal({
+      ids: [],
+      has_previous: true,
+      has_next: false,
+    });
+    expect(await page(false, otherId, 'last_cursor')).to.deep.equal({
+      ids: ids.slice(18),
+      has_previous: true,
+      has_next: false,
+    });
+    expect(await page(false, before, 'start_cursor')).to.deep.equal({
+      ids: ids.slice(0, 5),
+      has_previous: false,
+      has_next: true,
+    });
+    expect(await page(false, before, 'last_cursor')).to.deep.equal({
+      ids: [],
+      has_previous: false,
+      has_next: true,
+    });
+    expect(await page(true, otherId, 'start_cursor')).to.deep.equal({
+      ids: ids.slice(18).reverse(),
+      has_previous: false,
+      has_next: true,
+    });
+    expect(await page(true, before, 'last_cursor')).to.deep.equal({
+      ids: ids.slice(0, 5).reverse(),
+      has_previous: true,
+      has_next: false,
+    });
+  });
 
   it('refuses a sealed cursor whose key does not fit the list', async () => {
     const scope = TenantScope.of(stack().orm.em, clientId);
