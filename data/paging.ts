@@ -2,8 +2,9 @@ import { isCalendarDate } from '../domain/dates.js';
 import type { Sql } from './sql.js';
 
 /**
- * Keyset pages (D5), one round trip each (a second when a cursor's own row has left the list). A cursor is the sort key of one row, sealed by a CursorCodec
- * the caller supplies (api/paging.ts: opaque, tamper-evident, bound to one list of one tenant).
+ * Keyset pages (D5), one round trip each (a second when a cursor's own row has left the list). A
+ * cursor is the sort key of one row, sealed by a CursorCodec the caller supplies (api/paging.ts:
+ * opaque, tamper-evident, bound to one list of one tenant).
  */
 
 /**
