@@ -321,8 +321,9 @@ const timedLoad = (token: string) => (url: string) => () =>
   });
 
 async function backlog(s: BenchStack, token: string) {
-  const base = `${s.apiUrl}/v1/insurer/endorsements?limit=50`;
-  const deep = `${base}&start_cursor=${await cursorOfPage(`${s.apiUrl}/v1/insurer/endorsements`, token, 200)}`;
+  const list = `${s.apiUrl}/v1/insurer/endorsements`;
+  const base = `${list}?limit=50`;
+  const deep = `${base}&start_cursor=${await cursorOfPage(list, token, 200)}`;
   const run = timedLoad(token);
   const { ours, peer } = await compare(QUERY_ROUNDS, run(base), run(deep));
   return { page_1: ours, page_200: peer };

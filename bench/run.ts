@@ -103,8 +103,9 @@ async function readScenarios(s: BenchStack, load: Load): Promise<Row[]> {
   });
 
   // 3. Members page 1 vs page 200 (keyset), and the OFFSET peer at page 1 and page 200.
-  const members = `${s.apiUrl}/v1/policy/${membersPolicyId}/members?limit=50`;
-  const page200 = await cursorOfPage(`${s.apiUrl}/v1/policy/${membersPolicyId}/members`, s.token, 200);
+  const membersList = `${s.apiUrl}/v1/policy/${membersPolicyId}/members`;
+  const members = `${membersList}?limit=50`;
+  const page200 = await cursorOfPage(membersList, s.token, 200);
   const keyset = await compare(
     PLAN.rounds,
     load({ url: `${members}&start_cursor=${page200}`, headers: h }),
@@ -123,12 +124,13 @@ async function readScenarios(s: BenchStack, load: Load): Promise<Row[]> {
   // 3b. D14: the insurer's backlog, page 200 vs page 1 (keyset across clients, limit 50, 10,000 waiting
   // behind 30,000 decided in the table).
   const insurer = await seedInsurerBacklog(s.orm.em.fork(), s.config, s.dataset, 10_000, 30_000);
-  const backlog = `${s.apiUrl}/v1/insurer/endorsements?limit=50`;
+  const backlogList = `${s.apiUrl}/v1/insurer/endorsements`;
+  const backlog = `${backlogList}?limit=50`;
   const ih = { authorization: `Bearer ${insurer}` };
   const backlogPages = await compare(
     PLAN.rounds,
     load({
-      url: `${backlog}&start_cursor=${await cursorOfPage(`${s.apiUrl}/v1/insurer/endorsements`, insurer, 200)}`,
+      url: `${backlog}&start_cursor=${await cursorOfPage(backlogList, insurer, 200)}`,
       headers: ih,
     }),
     load({ url: backlog, headers: ih }),
