@@ -48,7 +48,11 @@ export function medianOf(runs: LoadSummary[]): Figures {
   };
 }
 
-/** Runs ours and the peer alternately (ours, peer, ours, peer …) and returns the medians. */
+/**
+ * Runs ours and the peer alternately, the pair's order swapped each round (ours, peer, peer, ours …),
+ * and returns the medians: a process's first round after the warm-up costs it more CPU (15–25 %
+ * for the API), and whichever went first in every round would pay it every time.
+ */
 export async function compare(
   rounds: number,
   ours: () => Promise<LoadSummary>,
@@ -57,8 +61,13 @@ export async function compare(
   const a: LoadSummary[] = [];
   const b: LoadSummary[] = [];
   for (let i = 0; i < rounds; i++) {
-    a.push(await ours());
-    b.push(await peer());
+    if (i % 2 === 0) {
+      a.push(await ours());
+      b.push(await peer());
+    } else {
+      b.push(await peer());
+      a.push(await ours());
+    }
   }
   return { ours: medianOf(a), peer: medianOf(b) };
 }
