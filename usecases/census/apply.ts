@@ -300,11 +300,15 @@ async function dependentOf(tx: TenantScope, employeeId: string, r: PendingRow): 
   throw new EndorsementRefused('DEPENDENT_NOT_FOUND', 'no such dependent of this employee');
 }
 
-/** The row's employee: created (or found) from the staged details for a new one, else by code. */
+/**
+ * The row's employee: created (or found) from the staged details for a new one, else by code: as the
+ * row was locked, or, if none was then, looked up again (another chunk's row that creates it may have
+ * committed since: employeeRowApplied has just read it APPLIED).
+ */
 async function employeeOf(tx: TenantScope, r: PendingRow): Promise<string | undefined> {
   const p = r.person;
   // Only a row planned to create the employee creates it (a dependent's, or one updating, never).
-  if (!p || !r.plan.creates_employee) return employeeIdByCode(tx, r.plan.employee_code);
+  if (!p || !r.plan.creates_employee) return r.employee_id ?? employeeIdByCode(tx, r.plan.employee_code);
   const found = await createOrFindEmployee(
     tx,
     {
