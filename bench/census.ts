@@ -37,7 +37,7 @@ import { apiLoopDelay, FILE_PEER_PREFIX, startBenchStack, type BenchStack } from
  * median of each and the median of each round's ratio (the pair measured at the same moment), after
  * BENCH_CENSUS_WARMUP (default 5) rounds of both left out, as the hot paths leave out their warm-up:
  * the API's first dry runs after it starts pay V8's compiling of the census code (its CPU for one dry
- * run falls by about two thirds over five rounds), which a running service has long paid. The first
+ * run falls by 70–75 % over five rounds), which a running service has long paid. The first
  * round of each is kept as information (`firstRound`).
  * D18: the API's longest event-loop delay (its own monitor, reset before each) in each dry run and
  * during the commit's POSTs. Writes bench/results/census-latest.json.

@@ -301,9 +301,10 @@ async function dependentOf(tx: TenantScope, employeeId: string, r: PendingRow): 
 }
 
 /**
- * The row's employee: created (or found) from the staged details for a new one, else by code: as the
- * row was locked, or, if none was then, looked up again (another chunk's row that creates it may have
- * committed since: employeeRowApplied has just read it APPLIED).
+ * The row's employee: created (or found) from the staged details for a new one, else by code, as the
+ * row's lock read it. A row that creates an employee is applied before the rows naming it (earlier in
+ * their transaction, or committed before it: applyCensusRange), so the lock finds it; when it found
+ * none, the code is looked up once more before the row is refused.
  */
 async function employeeOf(tx: TenantScope, r: PendingRow): Promise<string | undefined> {
   const p = r.person;
