@@ -1,6 +1,7 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import { readInsurerSubmission } from '../data/endorsements/endorsements.js';
+import { readInsurerSubmission, type ReviewFacts } from '../data/endorsements/endorsements.js';
+import type { EndorsementCost } from '../data/cd-account/account.js';
 import { readEndorsementInsurer } from '../data/insurer-exchange/sla.js';
 import type { InsurerAssignment } from '../domain/insurer-exchange/decisions.js';
 import type { InsurerIds } from '../data/endorsements/approval.js';
@@ -127,22 +128,24 @@ export function createEndorsementActivities(deps: ActivityDeps) {
    * Writes the "workflow runs" mark and, with it, the endorsement's creation event (none ->
    * PENDING): recorded here rather than at the API's insert because from this mark on the
    * endorsement stands (an unstarted one may still be discarded). A retry records nothing new.
+   * Answers the facts it read (the hold after it needs the cost; the activity answers nothing).
    */
-  async function reviewEndorsement(id: string, cdHold = false): Promise<void> {
+  async function review(id: string, cdHold: boolean): Promise<ReviewFacts> {
     const row = await beginReview(deps, system(), id);
     if (!row) throw gone(id);
-    if (row.status !== 'ENDORSEMENT_STATUS_PENDING') return;
+    if (row.status !== 'ENDORSEMENT_STATUS_PENDING') return row;
     const rejection = reviewRejection(row, cdHold);
     if (rejection) throw reviewRejected(rejection);
+    return row;
   }
 
   /**
    * The CD account, right after review: holds what the endorsement will cost, or marks it waiting
    * for funds (the answer says why). Idempotent: the hold is keyed by the endorsement, and one
-   * placed meanwhile by a top-up counts.
+   * placed meanwhile by a top-up counts. `known`: the cost the review read just before.
    */
-  async function holdFunds(id: string): Promise<CdHoldAnswer> {
-    const outcome = await holdEndorsementFunds(system(), id);
+  async function holdFunds(id: string, known?: EndorsementCost): Promise<CdHoldAnswer> {
+    const outcome = await holdEndorsementFunds(system(), id, known);
     if (outcome.kind === 'gone') throw gone(id);
     await deliver(outcome.deliveries);
     if (outcome.kind === 'held') return { held: true };
@@ -164,8 +167,10 @@ export function createEndorsementActivities(deps: ActivityDeps) {
   }
 
   return {
-    reviewEndorsement,
-    holdEndorsementFunds: holdFunds,
+    async reviewEndorsement(id: string, cdHold = false): Promise<void> {
+      await review(id, cdHold);
+    },
+    holdEndorsementFunds: (id: string) => holdFunds(id),
     routeAfterReview: route,
 
     /**
@@ -178,8 +183,8 @@ export function createEndorsementActivities(deps: ActivityDeps) {
     async reviewHoldAndRoute(
       id: string,
     ): Promise<{ held: true; route: RouteTaken } | { held: false; reason?: string }> {
-      await reviewEndorsement(id, true);
-      const hold = await holdFunds(id);
+      const facts = await review(id, true);
+      const hold = await holdFunds(id, facts);
       if (!hold.held) return { held: false, reason: hold.reason };
       return { held: true, route: await route(id) };
     },

@@ -235,23 +235,40 @@ export interface PendingRow {
 }
 
 /**
+ * The savepoint a row's writes run in (usecases/census/apply.ts): opened in the message of the row's
+ * lock and closed in the message of its outcome, so a row costs no round trip for either (a nested
+ * transaction of the ORM sends SAVEPOINT and RELEASE each on its own). Released before the next
+ * row's lock, so rows never nest; the transaction must be open (PostgreSQL refuses it outside one).
+ */
+const ROW_SAVEPOINT = 'census_row';
+const savepointSql = (verb: 'savepoint' | 'release savepoint' | 'rollback to savepoint') => ({
+  query: `${verb} ${ROW_SAVEPOINT}`,
+  params: [],
+});
+
+/**
  * Locks one staged row (serialising its apply attempts) and reads it, with the employee its code
- * names (one round trip where a lookup of its own was a second); undefined if none.
+ * names (one round trip where a lookup of its own was a second); undefined if none. In the same
+ * message, after the lock (which stays whatever the row's writes do), opens the row's savepoint:
+ * closeCensusRow closes it, whatever was found.
  */
 export async function lockCensusRow(
   tx: TenantScope,
   batchId: string,
   row: number,
 ): Promise<PendingRow | undefined> {
-  const [r] = await tx.sql<PendingRow>(
-    `select r.outcome, r.plan, r.person, b.actor_token_id,
+  const [rows] = await tx.message([
+    {
+      query: `select r.outcome, r.plan, r.person, b.actor_token_id,
             (select e.id from employees e
               where e.client_id = r.client_id and e.employee_code = r.employee_code) as employee_id
        from census_batch_rows r join census_batches b on b.id = r.batch_id
       where r.client_id = ? and r.batch_id = ? and r.row_number = ? for update of r`,
-    [tx.clientId, batchId, row],
-  );
-  return r;
+      params: [tx.clientId, batchId, row],
+    },
+    savepointSql('savepoint'),
+  ]);
+  return (rows as PendingRow[])[0];
 }
 
 /** A row still without an outcome, with the earlier row that creates its employee (if any). */
@@ -303,23 +320,35 @@ export async function censusRowOutcome(
   return r;
 }
 
-/** Sets a row's outcome once (guarded: an outcome already there stays). */
-export async function setCensusRowOutcome(
+/** A row's outcome as its apply sets it. */
+export interface RowOutcome {
+  outcome: CensusRowOutcome;
+  employeeId: string | null;
+  endorsementId: string | null;
+  reason: string | null;
+}
+
+/**
+ * Closes the row's savepoint (lockCensusRow opened it), its writes kept or undone (a refused row's),
+ * then sets the row's outcome once (guarded: an outcome already there stays), all in one message;
+ * no outcome for a row that had one when it was locked. Undone rolls back to the savepoint first,
+ * which also brings back a transaction a refused statement aborted.
+ */
+export async function closeCensusRow(
   tx: TenantScope,
   batchId: string,
   row: number,
-  o: {
-    outcome: CensusRowOutcome;
-    employeeId: string | null;
-    endorsementId: string | null;
-    reason: string | null;
-  },
+  writes: 'keep' | 'undo',
+  o?: RowOutcome,
 ): Promise<void> {
-  await tx.sql(
-    `update census_batch_rows set outcome = ?, employee_id = ?, endorsement_id = ?, reason = ?, applied_at = now()
+  const close = [savepointSql('release savepoint')];
+  if (writes === 'undo') close.unshift(savepointSql('rollback to savepoint'));
+  const outcome = o && {
+    query: `update census_batch_rows set outcome = ?, employee_id = ?, endorsement_id = ?, reason = ?, applied_at = now()
       where client_id = ? and batch_id = ? and row_number = ? and outcome is null`,
-    [o.outcome, o.employeeId, o.endorsementId, o.reason, tx.clientId, batchId, row],
-  );
+    params: [o.outcome, o.employeeId, o.endorsementId, o.reason, tx.clientId, batchId, row],
+  };
+  await tx.message(outcome ? [...close, outcome] : close);
 }
 
 /**

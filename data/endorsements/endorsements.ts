@@ -358,6 +358,8 @@ export async function transitionEndorsement(
 
 /** What the automated review reads, with the deliveries of the creation event. */
 export interface ReviewFacts {
+  client_id: string;
+  policy_id: string;
   status: EndorsementStatus;
   type: EndorsementType;
   premium_impact: string;
@@ -389,7 +391,8 @@ export async function markEndorsementUnderReview(
        select client_id, id as entity_id, status as to_status, ${endorsementEventDataSql('c')} as data
          from created c),
      ${outbox.sql}
-     select t.status, t.type, t.premium_impact::text as premium_impact, emp.status as employee_status,
+     select t.client_id, t.policy_id, t.status, t.type, t.premium_impact::text as premium_impact,
+            emp.status as employee_status,
             p.cd_balance::text as cd_balance, array(select id from outbox_deliveries) as deliveries
        from touched t join employees emp on emp.id = t.employee_id join policies p on p.id = t.policy_id`,
     [id, ...outbox.params],

@@ -5,6 +5,7 @@ import {
   checkCdLow,
   findEndorsementCost,
   findPolicyClient,
+  type EndorsementCost,
   holdAtReview,
   listPoliciesForCdCheck,
   lockEndorsementAccount,
@@ -78,9 +79,15 @@ export type HoldOutcome =
  * when the available balance cannot cover it or older endorsements of the policy already wait,
  * marks it waiting for funds (its place in the queue is its first such mark). A hold placed
  * meanwhile by a top-up counts as held. Every hold, and every wait, runs the low-balance check.
+ * `known`: the endorsement's cost as the caller read it just now (the review's statement), which
+ * spares the read of it.
  */
-export async function holdEndorsementFunds(system: SystemScope, id: string): Promise<HoldOutcome> {
-  const e = await findEndorsementCost(system, id);
+export async function holdEndorsementFunds(
+  system: SystemScope,
+  id: string,
+  known?: EndorsementCost,
+): Promise<HoldOutcome> {
+  const e = known ?? (await findEndorsementCost(system, id));
   if (!e) return { kind: 'gone' };
   const tenant = TenantScope.of(system.em, e.client_id);
   const posting =

@@ -1,18 +1,18 @@
 import {
   appliedCensusEndorsements,
   censusRowOutcome,
+  closeCensusRow,
   completeCensusBatch,
   employeeIdByCode,
   lockCensusRow,
   pendingCensusRows,
   pendingRowsOfEmployeesIn,
-  setCensusRowOutcome,
   type PendingRow,
 } from '../../data/census/batches.js';
 import { addDependent, listDependents } from '../../data/dependents/dependents.js';
 import { markEndorsementWorkflowsStarted } from '../../data/endorsements/endorsements.js';
 import { createOrFindEmployee, updateEmployee } from '../../data/employees.js';
-import type { TenantScope } from '../../data/scope.js';
+import { TenantScope } from '../../data/scope.js';
 import { EmailInUseError } from '../../domain/employees.js';
 import { EndorsementRefused, type EndorsementRequest } from '../../domain/endorsements/endorsement.js';
 import { samePerson } from '../../domain/census/dependents.js';
@@ -136,10 +136,11 @@ function applyRow(
 }
 
 /**
- * One row inside the caller's transaction: its writes in a savepoint (writeRow); a refusal rolls
- * the savepoint back and records FAILED with the reason in the same transaction, so nothing of a
- * failed row is written. Any other error goes up (the caller's transaction rolls back, the
- * activity retries). Returns what happened now (null: the row already had an outcome).
+ * One row inside the caller's transaction: its writes in a savepoint (writeRow; the savepoint opens
+ * with the row's lock and closes with its outcome, data/census/batches.ts); a refusal rolls the
+ * savepoint back and records FAILED with the reason in the same transaction, so nothing of a failed
+ * row is written. Any other error goes up (the caller's transaction rolls back, the activity
+ * retries). Returns what happened now (null: the row already had an outcome).
  */
 async function applyRowIn(
   tx: TenantScope,
@@ -148,14 +149,20 @@ async function applyRowIn(
   today: string,
 ): Promise<'APPLIED' | 'FAILED' | null> {
   const r = await lockCensusRow(tx, batchId, row);
-  if (!r || r.outcome) return null;
+  if (!r || r.outcome) {
+    await closeCensusRow(tx, batchId, row, 'keep');
+    return null;
+  }
   try {
-    await tx.transaction((sp) => writeRow(sp, batchId, row, r, today));
+    // The row's writes on a scope of their own (an empty identity map, the same transaction), so
+    // nothing a refused row read stays behind in the chunk's.
+    const made = await writeRow(TenantScope.of(tx.em, tx.clientId), batchId, r, today);
+    await closeCensusRow(tx, batchId, row, 'keep', { outcome: 'APPLIED', ...made, reason: null });
     return 'APPLIED';
   } catch (err) {
     const reason = refusalOf(err);
     if (reason === null) throw err;
-    await setCensusRowOutcome(tx, batchId, row, {
+    await closeCensusRow(tx, batchId, row, 'undo', {
       outcome: 'FAILED',
       employeeId: null,
       endorsementId: null,
@@ -168,10 +175,16 @@ async function applyRowIn(
 /**
  * A locked row's writes (in its savepoint): the employee (created by code, D6's create-or-find,
  * or found and its changed details updated as Update Employee does), then the endorsement through
- * D7's create (its checks again, against what is there now) or an exit's status and DELETIONs,
- * then the row's outcome. A refusal (an e-mail another employee holds included) is thrown.
+ * D7's create (its checks again, against what is there now) or an exit's status and DELETIONs.
+ * Answers the employee and the endorsement the row's outcome names. A refusal (an e-mail another
+ * employee holds included) is thrown.
  */
-async function writeRow(tx: TenantScope, batchId: string, row: number, r: PendingRow, today: string) {
+async function writeRow(
+  tx: TenantScope,
+  batchId: string,
+  r: PendingRow,
+  today: string,
+): Promise<{ employeeId: string; endorsementId: string | null }> {
   if (r.plan.employee_row !== null) await employeeRowApplied(tx, batchId, r.plan.employee_row);
   const employeeId = await employeeOf(tx, r);
   if (!employeeId) throw new EndorsementRefused('EMPLOYEE_NOT_FOUND', 'no employee has this code');
@@ -191,12 +204,7 @@ async function writeRow(tx: TenantScope, batchId: string, row: number, r: Pendin
           ),
         ]
       : [];
-  await setCensusRowOutcome(tx, batchId, row, {
-    outcome: 'APPLIED',
-    employeeId,
-    endorsementId: made[0]?.id ?? null,
-    reason: null,
-  });
+  return { employeeId, endorsementId: made[0]?.id ?? null };
 }
 
 /** A refusal as a FAILED row's reason; null for an error that is not one (the activity retries). */

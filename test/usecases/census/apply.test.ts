@@ -143,6 +143,42 @@ describe('census apply (usecases/census/apply.ts)', () => {
     ]);
     expect(joinerRows, 'the failed row created no employee').to.have.length(0);
   });
+
+  it('a row whose own statement fails (an e-mail taken after the plan) is FAILED, writes none of its details, and the chunk goes on', async () => {
+    const w = await census();
+    const taken = `taken-${w.clientId.slice(-6)}@example.com`;
+    const joiner = `J-${w.clientId.slice(-6)}`;
+    const { scope, batchId } = await staged(w, [
+      {
+        employee_code: w.uncovered.employeeCode,
+        action: 'add',
+        effective_date: '2026-12-01',
+        name: 'Renamed By Census',
+        email: taken,
+      },
+      newJoiner(joiner),
+    ]);
+    // Between the plan and the apply, the covered employee's account takes the e-mail: the row's
+    // update of the e-mail key fails on its unique key inside the chunk's transaction.
+    await sql(
+      `update users set email_key = ? where id = (select user_id from employees where id = ?)`,
+      [taken, w.covered.id],
+    );
+    const deps = await stack().deps();
+    const result = await applyCensusRange(deps, scope, batchId, { from: 1, to: 2 }, TODAY);
+    expect(result).to.deep.equal({ applied: 1, failed: 1 });
+    const rows = await outcomes(batchId);
+    expect(rows.map((r) => r.outcome)).to.deep.equal(['FAILED', 'APPLIED']);
+    expect(rows[0].reason).to.equal('EMAIL_IN_USE: the official e-mail belongs to another employee');
+    expect(rows[0].endorsement_id).to.equal(null);
+    const [uncovered] = await sql('select name, email from employees where id = ?', [w.uncovered.id]);
+    expect(uncovered.name).to.not.equal('Renamed By Census');
+    expect(uncovered.email).to.equal(w.uncovered.email);
+    const opened = await sql('select id from endorsements where employee_id = ?', [w.uncovered.id]);
+    expect(opened, 'the failed row opened no endorsement').to.have.length(0);
+    const [made] = await sql('select employee_id from endorsements where id = ?', [rows[1].endorsement_id]);
+    expect(made.employee_id).to.equal(rows[1].employee_id);
+  });
   it('applies a row naming a joiner of the same file after the joiner’s row, whichever chunk comes first', async () => {
     const w = await census();
     const joiner = `F-${w.clientId.slice(-6)}`;
