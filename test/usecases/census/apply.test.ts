@@ -160,10 +160,10 @@ describe('census apply (usecases/census/apply.ts)', () => {
     ]);
     // Between the plan and the apply, the covered employee's account takes the e-mail: the row's
     // update of the e-mail key fails on its unique key inside the chunk's transaction.
-    await sql(
-      `update users set email_key = ? where id = (select user_id from employees where id = ?)`,
-      [taken, w.covered.id],
-    );
+    await sql(`update users set email_key = ? where id = (select user_id from employees where id = ?)`, [
+      taken,
+      w.covered.id,
+    ]);
     const deps = await stack().deps();
     const result = await applyCensusRange(deps, scope, batchId, { from: 1, to: 2 }, TODAY);
     expect(result).to.deep.equal({ applied: 1, failed: 1 });
