@@ -8,7 +8,7 @@ import { activeOnSql } from '../member-cover.js';
 import { outboxSql } from '../webhooks/outbox.js';
 import { readPage, type CursorCodec, type Page, type PageRequest } from '../paging.js';
 import type { TenantScope } from '../scope.js';
-import { OPEN_STATUS_SQL } from '../sql.js';
+import { OPEN_STATUS_SQL, type Statement } from '../sql.js';
 
 /**
  * The employees a census names, by code or by a row's e-mail, in a union of two semi-joins. The
@@ -236,9 +236,11 @@ export interface PendingRow {
 
 /**
  * The savepoint a row's writes run in (usecases/census/apply.ts): opened in the message of the row's
- * lock and closed in the message of its outcome, so a row costs no round trip for either (a nested
- * transaction of the ORM sends SAVEPOINT and RELEASE each on its own). Released before the next
- * row's lock, so rows never nest; the transaction must be open (PostgreSQL refuses it outside one).
+ * lock and closed in the message of the next row's lock (or, after a transaction's last row, in one of
+ * its own), together with the row's outcome, so a row costs no round trip for either (a nested
+ * transaction of the ORM sends SAVEPOINT and RELEASE each on its own, and the outcome was a third).
+ * Closed before the next one opens, so rows never nest; the transaction must be open (PostgreSQL
+ * refuses a savepoint outside one).
  */
 const ROW_SAVEPOINT = 'census_row';
 const savepointSql = (verb: 'savepoint' | 'release savepoint' | 'rollback to savepoint') => ({
@@ -246,18 +248,59 @@ const savepointSql = (verb: 'savepoint' | 'release savepoint' | 'rollback to sav
   params: [],
 });
 
+/** A row's outcome as its apply sets it (INVALID rows are set at staging). */
+export interface RowOutcome {
+  outcome: Extract<CensusRowOutcome, 'APPLIED' | 'FAILED'>;
+  employeeId: string | null;
+  endorsementId: string | null;
+  reason: string | null;
+}
+
+/**
+ * How a locked row's savepoint closes: its writes kept or undone (a refused row's), then its outcome
+ * set once (guarded: an outcome already there stays); no outcome for a row that had one when locked.
+ */
+export interface RowClose {
+  row: number;
+  writes: 'keep' | 'undo';
+  outcome?: RowOutcome;
+}
+
+/**
+ * The statements that close a row's savepoint. Undone rolls back to the savepoint first, which also
+ * brings back a transaction a refused statement aborted, so they may lead any message.
+ */
+function closeStatements(tx: TenantScope, batchId: string, c: RowClose): Statement[] {
+  const close: Statement[] = [savepointSql('release savepoint')];
+  if (c.writes === 'undo') close.unshift(savepointSql('rollback to savepoint'));
+  if (!c.outcome) return close;
+  const o = c.outcome;
+  return [
+    ...close,
+    {
+      query: `update census_batch_rows set outcome = ?, employee_id = ?, endorsement_id = ?, reason = ?, applied_at = now()
+      where client_id = ? and batch_id = ? and row_number = ? and outcome is null`,
+      params: [o.outcome, o.employeeId, o.endorsementId, o.reason, tx.clientId, batchId, c.row],
+    },
+  ];
+}
+
 /**
  * Locks one staged row (serialising its apply attempts) and reads it, with the employee its code
- * names (one round trip where a lookup of its own was a second); undefined if none. In the same
- * message, after the lock (which stays whatever the row's writes do), opens the row's savepoint:
- * closeCensusRow closes it, whatever was found.
+ * names (one round trip where a lookup of its own was a second); undefined if none. The message
+ * first closes the savepoint of the transaction's previous row (`previous`), and after the lock
+ * (which stays whatever the row's writes do) opens this row's: closeCensusRow, or the next row's
+ * lock, closes it, whatever was found.
  */
 export async function lockCensusRow(
   tx: TenantScope,
   batchId: string,
   row: number,
+  previous?: RowClose,
 ): Promise<PendingRow | undefined> {
-  const [rows] = await tx.message([
+  const before = previous ? closeStatements(tx, batchId, previous) : [];
+  const answers = await tx.message([
+    ...before,
     {
       query: `select r.outcome, r.plan, r.person, b.actor_token_id,
             (select e.id from employees e
@@ -268,7 +311,12 @@ export async function lockCensusRow(
     },
     savepointSql('savepoint'),
   ]);
-  return (rows as PendingRow[])[0];
+  return (answers[before.length] as PendingRow[])[0];
+}
+
+/** Closes the transaction's last row's savepoint, with its outcome, in a message of its own. */
+export async function closeCensusRow(tx: TenantScope, batchId: string, c: RowClose): Promise<void> {
+  await tx.message(closeStatements(tx, batchId, c));
 }
 
 /** A row still without an outcome, with the earlier row that creates its employee (if any). */
@@ -318,37 +366,6 @@ export async function censusRowOutcome(
     [tx.clientId, batchId, row],
   );
   return r;
-}
-
-/** A row's outcome as its apply sets it. */
-export interface RowOutcome {
-  outcome: CensusRowOutcome;
-  employeeId: string | null;
-  endorsementId: string | null;
-  reason: string | null;
-}
-
-/**
- * Closes the row's savepoint (lockCensusRow opened it), its writes kept or undone (a refused row's),
- * then sets the row's outcome once (guarded: an outcome already there stays), all in one message;
- * no outcome for a row that had one when it was locked. Undone rolls back to the savepoint first,
- * which also brings back a transaction a refused statement aborted.
- */
-export async function closeCensusRow(
-  tx: TenantScope,
-  batchId: string,
-  row: number,
-  writes: 'keep' | 'undo',
-  o?: RowOutcome,
-): Promise<void> {
-  const close = [savepointSql('release savepoint')];
-  if (writes === 'undo') close.unshift(savepointSql('rollback to savepoint'));
-  const outcome = o && {
-    query: `update census_batch_rows set outcome = ?, employee_id = ?, endorsement_id = ?, reason = ?, applied_at = now()
-      where client_id = ? and batch_id = ? and row_number = ? and outcome is null`,
-    params: [o.outcome, o.employeeId, o.endorsementId, o.reason, tx.clientId, batchId, row],
-  };
-  await tx.message(outcome ? [...close, outcome] : close);
 }
 
 /**

@@ -8,6 +8,7 @@ import {
   pendingCensusRows,
   pendingRowsOfEmployeesIn,
   type PendingRow,
+  type RowClose,
 } from '../../data/census/batches.js';
 import { addDependent, listDependents } from '../../data/dependents/dependents.js';
 import { markEndorsementWorkflowsStarted } from '../../data/endorsements/endorsements.js';
@@ -83,10 +84,13 @@ export async function applyCensusRange(
   if (own.length > 0) {
     const outcomes = await scope.transaction(async (tx) => {
       const done: [number, 'APPLIED' | 'FAILED' | null][] = [];
+      let open: RowClose | undefined;
       for (const row of own) {
-        done.push([row, await applyRowIn(tx, batchId, row, today)]);
+        open = await applyRowIn(tx, batchId, row, today, open);
+        done.push([row, outcomeOf(open)]);
         beat();
       }
+      if (open) await closeCensusRow(tx, batchId, open);
       return done;
     });
     for (const [row, outcome] of outcomes) tally(row, outcome);
@@ -123,7 +127,7 @@ export async function applyCensusRange(
 }
 
 /**
- * One row in its own transaction (a row outside the chunk's): applyRowIn, committed alone.
+ * One row in its own transaction (a row outside the chunk's): applyRowIn, closed and committed alone.
  * Returns what happened now (null: the row already had an outcome).
  */
 function applyRow(
@@ -132,43 +136,44 @@ function applyRow(
   row: number,
   today: string,
 ): Promise<'APPLIED' | 'FAILED' | null> {
-  return scope.transaction((tx) => applyRowIn(tx, batchId, row, today));
+  return scope.transaction(async (tx) => {
+    const close = await applyRowIn(tx, batchId, row, today);
+    await closeCensusRow(tx, batchId, close);
+    return outcomeOf(close);
+  });
 }
 
+/** What happened to a row now (null: it already had an outcome). */
+const outcomeOf = (c: RowClose): 'APPLIED' | 'FAILED' | null => c.outcome?.outcome ?? null;
+
 /**
- * One row inside the caller's transaction: its writes in a savepoint (writeRow; the savepoint opens
- * with the row's lock and closes with its outcome, data/census/batches.ts); a refusal rolls the
- * savepoint back and records FAILED with the reason in the same transaction, so nothing of a failed
- * row is written. Any other error goes up (the caller's transaction rolls back, the activity
- * retries). Returns what happened now (null: the row already had an outcome).
+ * One row inside the caller's transaction: its writes in a savepoint (writeRow), opened with the
+ * row's lock. Answers how the savepoint closes, which the caller sends in the message of the
+ * transaction's next statement (the next row's lock, data/census/batches.ts) or on its own before
+ * the commit: a refusal rolls the savepoint back and records FAILED with the reason, so nothing of a
+ * failed row is written; an applied row's writes stay with its outcome. `previous`: the close of
+ * the row before it in this transaction, still to send. Any other error goes up (the caller's
+ * transaction rolls back, the activity retries).
  */
 async function applyRowIn(
   tx: TenantScope,
   batchId: string,
   row: number,
   today: string,
-): Promise<'APPLIED' | 'FAILED' | null> {
-  const r = await lockCensusRow(tx, batchId, row);
-  if (!r || r.outcome) {
-    await closeCensusRow(tx, batchId, row, 'keep');
-    return null;
-  }
+  previous?: RowClose,
+): Promise<RowClose> {
+  const r = await lockCensusRow(tx, batchId, row, previous);
+  if (!r || r.outcome) return { row, writes: 'keep' };
   try {
     // The row's writes on a scope of their own (an empty identity map, the same transaction), so
     // nothing a refused row read stays behind in the chunk's.
     const made = await writeRow(TenantScope.of(tx.em, tx.clientId), batchId, r, today);
-    await closeCensusRow(tx, batchId, row, 'keep', { outcome: 'APPLIED', ...made, reason: null });
-    return 'APPLIED';
+    return { row, writes: 'keep', outcome: { outcome: 'APPLIED', ...made, reason: null } };
   } catch (err) {
     const reason = refusalOf(err);
     if (reason === null) throw err;
-    await closeCensusRow(tx, batchId, row, 'undo', {
-      outcome: 'FAILED',
-      employeeId: null,
-      endorsementId: null,
-      reason,
-    });
-    return 'FAILED';
+    const failed = { outcome: 'FAILED' as const, employeeId: null, endorsementId: null, reason };
+    return { row, writes: 'undo', outcome: failed };
   }
 }
 
