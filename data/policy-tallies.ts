@@ -1,5 +1,5 @@
 import type { TenantScope } from './scope.js';
-import type { Statement } from './sql.js';
+import { prepared, type Statement } from './sql.js';
 
 /**
  * The sums kept on a policy (migration 0033): `cd_pending`, `member_count` and `sent_count` as of
@@ -16,14 +16,12 @@ import type { Statement } from './sql.js';
  * one snapshot, so its sum is exact either side of a fold.
  */
 export async function foldPolicyTallies(scope: TenantScope, policyId: string): Promise<void> {
-  const { query, params } = policyTalliesFold(scope, policyId);
-  await scope.sql(query, params);
+  await scope.sql(policyTalliesFold(scope, policyId));
 }
 
-/** foldPolicyTallies' statement, to send in a message with others. */
-export function policyTalliesFold(scope: TenantScope, policyId: string): Statement {
-  return {
-    query: `with folded as (
+const foldStatement = prepared(
+  'policy_tallies_fold',
+  `with folded as (
        delete from policy_tally_changes where client_id = ? and policy_id = ?
        returning cd_pending, members, sent),
      total as (select sum(cd_pending) as cd_pending, sum(members) as members, sum(sent) as sent from folded)
@@ -32,8 +30,11 @@ export function policyTalliesFold(scope: TenantScope, policyId: string): Stateme
             sent_count = p.sent_count + t.sent
        from total t
       where p.client_id = ? and p.id = ? and t.members is not null`,
-    params: [scope.clientId, policyId, scope.clientId, policyId],
-  };
+);
+
+/** foldPolicyTallies' statement, to send in a message with others (prepared: every hold sends it). */
+export function policyTalliesFold(scope: TenantScope, policyId: string): Statement {
+  return foldStatement([scope.clientId, policyId, scope.clientId, policyId]);
 }
 
 /** Unfolded changes of the policy `p` to one of its sums (`column` of policy_tally_changes). */

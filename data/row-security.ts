@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { runsPrepared } from '../db/prepared.js';
 import { SYSTEM_SETTING, TENANT_SETTING } from '../db/roles.js';
-import type { Sql, SqlMessage } from './sql.js';
+import type { Sql, SqlMessage, Statement } from './sql.js';
 
 /**
  * Whose rows a statement may see under the row-level security policies (migration 0009): one
@@ -47,8 +48,8 @@ export async function tell(em: EntityManager, trx: Transaction, access: RowAcces
  */
 export function scopedSql(em: EntityManager, access: RowAccess): Sql {
   const message = scopedMessage(em, access);
-  return async <T>(query: string, params: readonly unknown[] = []): Promise<T[]> => {
-    const [rows] = await message([{ query, params }]);
+  return async <T>(query: string | Statement, params: readonly unknown[] = []): Promise<T[]> => {
+    const [rows] = await message([typeof query === 'string' ? { query, params } : query]);
     return rows as T[];
   };
 }
@@ -63,8 +64,7 @@ export function scopedMessage(em: EntityManager, access: RowAccess): SqlMessage 
   return async (statements) => {
     const connection = em.getConnection();
     const trx = em.getTransactionContext<Transaction>();
-    const platform = em.getPlatform();
-    const texts = statements.map((s) => platform.formatQuery(s.query, [...s.params]));
+    const texts = statements.map((s) => statementText(em, s));
     const tell = !(trx && told.get(trx) === key);
     if (tell) texts.unshift(settingsSql(em, access));
     const results = await connection.execute<unknown[]>(texts.join(';\n'), [], 'all', trx);
@@ -73,6 +73,18 @@ export function scopedMessage(em: EntityManager, access: RowAccess): SqlMessage 
     const answers = (texts.length === 1 ? [results] : results) as unknown[][];
     return tell ? answers.slice(1) : answers;
   };
+}
+
+/**
+ * A statement's text in a message: `EXECUTE name(values)` for one prepared on the em's pool
+ * (data/sql.ts `prepared`), else its own text; values inlined as MikroORM inlines them.
+ */
+function statementText(em: EntityManager, s: Statement): string {
+  const platform = em.getPlatform();
+  if (!s.prepared || !runsPrepared(em.config, s.prepared))
+    return platform.formatQuery(s.query, [...s.params]);
+  if (s.params.length === 0) return `execute ${s.prepared}`;
+  return `execute ${s.prepared}(${platform.formatQuery(s.params.map(() => '?').join(', '), [...s.params])})`;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { registerPrepared } from '../db/prepared.js';
 import { OPEN_ENDORSEMENT_STATUSES } from '../domain/enums.js';
 
 /**
@@ -5,12 +6,35 @@ import { OPEN_ENDORSEMENT_STATUSES } from '../domain/enums.js';
  * (data/row-security.ts): it runs inside the scope's transaction when there is one, with the
  * scope's row-level security settings in force.
  */
-export type Sql = <T>(query: string, params?: readonly unknown[]) => Promise<T[]>;
+export type Sql = <T>(query: string | Statement, params?: readonly unknown[]) => Promise<T[]>;
 
 /** A statement not yet sent: its text (placeholders `?`) and its values. */
 export interface Statement {
   query: string;
   params: readonly unknown[];
+  /** The name it is prepared under (`prepared`): sent as `EXECUTE name(values)` where the pool prepares. */
+  prepared?: string;
+}
+
+/**
+ * A statement prepared on the service's connections (db/prepared.ts): registered under `name` when
+ * its module loads, so its text must not depend on the call (only its values do). Each value is one
+ * placeholder `?` (no lists), typed by its use in the text or by a cast, as PREPARE needs. Returns
+ * the statement with the given values, sent by name where the pool prepares and as text elsewhere.
+ */
+export function prepared(name: string, query: string): (params: readonly unknown[]) => Statement {
+  if (query.includes('??')) throw new Error(`prepared statement ${name}: no identifier placeholders`);
+  let n = 0;
+  registerPrepared(
+    name,
+    query.replace(/\?/g, () => `$${++n}`),
+  );
+  const arity = n;
+  return (params) => {
+    if (params.length !== arity)
+      throw new Error(`prepared statement ${name}: ${arity} values, ${params.length} given`);
+    return { query, params, prepared: name };
+  };
 }
 
 /**

@@ -4,6 +4,7 @@ import { MikroORM, defineConfig, type EntityManager, type Options } from '@mikro
 import { entities } from './entities/index.js';
 import { migrationsList } from './migrations/index.js';
 import { PostgresNamingStrategy } from './naming.js';
+import { markPreparing, prepareOnConnect } from './prepared.js';
 import { LOGIN_ROLES, SERVICE_ROLE, SYSTEM_ROLE, type LoginRole } from './roles.js';
 
 export type Orm = MikroORM;
@@ -43,11 +44,14 @@ export function ormConfig({
   poolMax = 10,
   debug = false,
   connect = true,
+  prepare = false,
 }: {
   databaseUrl: string;
   poolMax?: number;
   debug?: boolean;
   connect?: boolean;
+  /** Prepare the registered statements on each new connection (db/prepared.ts): the service's pools. */
+  prepare?: boolean;
 }): Options {
   return defineConfig({
     clientUrl: databaseUrl,
@@ -55,7 +59,12 @@ export function ormConfig({
     namingStrategy: PostgresNamingStrategy,
     extensions: [Migrator],
     discovery: { warnWhenNoEntities: true },
-    pool: { min: 0, max: poolMax, idleTimeoutMillis: 10_000 },
+    pool: {
+      min: 0,
+      max: poolMax,
+      idleTimeoutMillis: 10_000,
+      ...(prepare ? { afterCreate: prepareOnConnect } : {}),
+    },
     driverOptions: { connection: { connectionTimeoutMillis: 5_000, statement_timeout: 30_000 } },
     migrations: { migrationsList, transactional: true, allOrNothing: true, snapshot: false, silent: true },
     // Reads never need the identity map's change tracking across requests; each request forks.
@@ -75,13 +84,18 @@ export function ormConfig({
  */
 export async function initOrm(options: OrmOptions): Promise<Orm> {
   const { poolMax, debug, connect = true } = options;
-  const orm = await MikroORM.init(ormConfig({ databaseUrl: options.databaseUrl, poolMax, debug, connect }));
+  const prepare = options.as !== 'owner';
+  const orm = await MikroORM.init(
+    ormConfig({ databaseUrl: options.databaseUrl, poolMax, debug, connect, prepare }),
+  );
   if (options.as === 'owner') return orm;
+  markPreparing(orm.config);
   let system: Orm;
   try {
     system = await MikroORM.init(
-      ormConfig({ databaseUrl: options.systemDatabaseUrl, poolMax, debug, connect }),
+      ormConfig({ databaseUrl: options.systemDatabaseUrl, poolMax, debug, connect, prepare }),
     );
+    markPreparing(system.config);
   } catch (err) {
     await orm.close();
     throw err;

@@ -2,7 +2,7 @@ import pg from 'pg';
 import * as approval from '../../data/endorsements/approval.js';
 import { endLapsedCoverOf } from '../../data/member-cover.js';
 import type { SystemScope, TenantScope } from '../../data/scope.js';
-import type { Sql, SqlMessage } from '../../data/sql.js';
+import type { Sql, SqlMessage, Statement } from '../../data/sql.js';
 import { SYSTEM_SETTING, TENANT_SETTING } from '../../db/roles.js';
 import { lockAccountBeforeRefund, settleApprovedEndorsement } from '../../usecases/cd-account/account.js';
 
@@ -53,8 +53,9 @@ function scopedPgMessage(
 /** The scope's `sql` and `message` on the connection, as data/row-security.ts tells a transaction. */
 function scopedPg(conn: pg.ClientBase, told: { key: string | null }, clientId: string | null) {
   const message = scopedPgMessage(conn, told, clientId);
-  const sql: Sql = async <T>(query: string, params: readonly unknown[] = []): Promise<T[]> =>
-    (await message([{ query, params }]))[0] as T[];
+  // A prepared statement (data/sql.ts) goes as its text: the peer has no preparing pool.
+  const sql: Sql = async <T>(query: string | Statement, params: readonly unknown[] = []): Promise<T[]> =>
+    (await message([typeof query === 'string' ? { query, params } : query]))[0] as T[];
   return { clientId, sql, message };
 }
 

@@ -16,7 +16,7 @@ import { isCalendarDate } from '../../domain/dates.js';
 import { SYSTEM_SETTING, TENANT_SETTING } from '../../db/roles.js';
 import { markEndorsementWorkflowStarted } from '../../data/endorsements/endorsements.js';
 import type { TenantScope as Scope } from '../../data/scope.js';
-import type { Sql } from '../../data/sql.js';
+import type { Sql, Statement } from '../../data/sql.js';
 import { EndorsementRefused } from '../../domain/endorsements/endorsement.js';
 import { createTemporalClient } from '../../infra/temporal-client.js';
 import { parseEndorsementRequest, type CreateEndorsementBody } from '../../api/schemas/endorsements.js';
@@ -145,7 +145,10 @@ const idleQueue = `${config.TEMPORAL_TASK_QUEUE}-idle`;
 const rules = endorsementRules(config);
 
 function pooledSql(clientId: string): Sql {
-  return async <T>(query: string, params: readonly unknown[] = []): Promise<T[]> => {
+  // A prepared statement (data/sql.ts) goes as its text: the peer has no preparing pool.
+  return async <T>(statement: string | Statement, values: readonly unknown[] = []): Promise<T[]> => {
+    const { query, params } =
+      typeof statement === 'string' ? { query: statement, params: values } : statement;
     const settings = `select set_config('${TENANT_SETTING}', ${literal(clientId)}, true), set_config('${SYSTEM_SETTING}', 'off', true)`;
     const results = (await pool.query(
       `${settings};\n${inline(query, params)}`,

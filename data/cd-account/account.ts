@@ -2,7 +2,7 @@ import type { EndorsementStatus, EndorsementType } from '../../domain/enums.js';
 import { outboxSql } from '../webhooks/outbox.js';
 import { policyTalliesFold } from '../policy-tallies.js';
 import type { SystemScope, TenantScope } from '../scope.js';
-import type { Statement } from '../sql.js';
+import { prepared, type Statement } from '../sql.js';
 import { cdPosting, policyCdLock, type CdPosting, type CdTotals, type LockedCd } from './ledger.js';
 
 /** What the CD account needs of one endorsement. */
@@ -76,6 +76,21 @@ export interface HoldAtReview {
   deliveries: string[];
 }
 
+/** holdAtReview's mark of the endorsement (prepared: every review sends it). */
+const holdMarkStatement = prepared(
+  'endorsement_hold_mark',
+  `with placed as (
+              select ?::boolean or exists (
+                       select 1 from cd_ledger_entries x where x.endorsement_id = ? and x.kind = 'hold') as placed),
+            marked as (
+              update endorsements e
+                 set awaiting_funds_since = ${awaitingFundsSince('not p.placed', 'e.awaiting_funds_since')}
+                from placed p
+               where e.client_id = ? and e.id = ? and (e.awaiting_funds_since is not null or not p.placed)
+              returning e.id)
+            select placed from placed`,
+);
+
 /**
  * The hold at review as ONE message (scope.message), sent outside any transaction: the policy row
  * locked (lockPolicyCd's statement, the order every decision on the account keeps); the hold posted,
@@ -94,19 +109,7 @@ export async function holdAtReview(
   policyId: string,
   posting: CdPosting | null,
 ): Promise<HoldAtReview | undefined> {
-  const mark: Statement = {
-    query: `with placed as (
-              select ?::boolean or exists (
-                       select 1 from cd_ledger_entries x where x.endorsement_id = ? and x.kind = 'hold') as placed),
-            marked as (
-              update endorsements e
-                 set awaiting_funds_since = ${awaitingFundsSince('not p.placed', 'e.awaiting_funds_since')}
-                from placed p
-               where e.client_id = ? and e.id = ? and (e.awaiting_funds_since is not null or not p.placed)
-              returning e.id)
-            select placed from placed`,
-    params: [posting === null, endorsementId, scope.clientId, endorsementId],
-  };
+  const mark = holdMarkStatement([posting === null, endorsementId, scope.clientId, endorsementId]);
   const statements = [policyCdLock(scope, policyId), ...(posting ? [cdPosting(scope, posting)] : [])];
   const answers = await scope.message([
     ...statements,
@@ -228,11 +231,11 @@ export async function checkCdLow(scope: TenantScope, policyId: string): Promise<
   return (rows as { id: string }[]).map((r) => r.id);
 }
 
-/** The check's statement, after the fold (its rows: the deliveries to start, `id`). */
-function cdLowCheck(scope: TenantScope, policyId: string): Statement {
-  const outbox = outboxSql('change', 'policy.cd_balance_low');
-  return {
-    query: `with state as (
+const lowOutbox = outboxSql('change', 'policy.cd_balance_low');
+/** The check (prepared: every hold sends it). */
+const lowCheckStatement = prepared(
+  'policy_cd_low_check',
+  `with state as (
        select p.client_id, p.id, p.cd_balance, p.cd_held, ${THRESHOLD_SQL} as threshold, p.cd_pending as pending
          from policies p where p.client_id = ? and p.id = ?),
      judged as (select s.*, s.cd_balance - s.cd_held - s.pending < s.threshold as low from state s),
@@ -249,10 +252,13 @@ function cdLowCheck(scope: TenantScope, policyId: string): Statement {
                 'cd_available_balance', (cd_balance - cd_held)::text,
                 'cd_forecast', (cd_held + pending)::text, 'cd_low_threshold', threshold::text) as data
          from flipped where cd_low),
-     ${outbox.sql}
+     ${lowOutbox.sql}
      select id from outbox_deliveries`,
-    params: [scope.clientId, policyId, ...outbox.params],
-  };
+);
+
+/** The check's statement, after the fold (its rows: the deliveries to start, `id`). */
+function cdLowCheck(scope: TenantScope, policyId: string): Statement {
+  return lowCheckStatement([scope.clientId, policyId, ...lowOutbox.params]);
 }
 
 /** Every active policy (any tenant), for the daily low-balance pass. */

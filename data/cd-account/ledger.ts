@@ -4,7 +4,7 @@ import { newId } from '../../domain/ids.js';
 import { isoSql } from '../webhooks/outbox.js';
 import { readPage, type CursorCodec, type KeysetQuery, type Page, type PageRequest } from '../paging.js';
 import type { TenantScope } from '../scope.js';
-import type { Statement } from '../sql.js';
+import { prepared, type Statement } from '../sql.js';
 
 /**
  * The CD account's ledger: holds and postings in one table, each entry written with the policy's
@@ -35,6 +35,31 @@ export interface CdTotals {
   cd_held: string;
 }
 
+/** The posting's statement (prepared: every hold and approval sends it). */
+const postingStatement = prepared(
+  'cd_posting',
+  `with moved as (
+       update policies p
+          set cd_balance = p.cd_balance + ?::numeric, cd_held = p.cd_held + ?::numeric,
+              cd_entries = p.cd_entries + 1
+        where p.client_id = ? and p.id = ?
+          and (not ?::boolean or p.cd_balance + ?::numeric - (p.cd_held + ?::numeric) >= 0)
+          and (not ?::boolean or not exists (
+                select 1 from endorsements w
+                 where w.client_id = p.client_id and w.policy_id = p.id
+                   and w.awaiting_funds_since is not null and w.id <> ?))
+          and (select 1 from cd_ledger_entries x where x.endorsement_id = ? and x.kind = ?) is null
+          and (select 1 from cd_ledger_entries x where x.policy_id = p.id and x.reference = ?) is null
+        returning p.client_id, p.id, p.cd_balance, p.cd_held, p.cd_entries),
+     entry as (
+       insert into cd_ledger_entries (id, client_id, policy_id, endorsement_id, kind, amount, held_change,
+                                      balance_after, held_after, reference, seq, reason)
+       select ?, client_id, id, ?, ?, ?::numeric, ?::numeric, cd_balance, cd_held, ?, cd_entries, ?
+         from moved
+       returning id)
+     select m.cd_balance::text as cd_balance, m.cd_held::text as cd_held from moved m, entry`,
+);
+
 /**
  * Posts one entry and moves the policy's totals in ONE statement: the policy row's update carries
  * the guard (the available balance after it is not negative, re-checked on the latest row version
@@ -57,49 +82,27 @@ export function cdPosting(scope: TenantScope, p: CdPosting): Statement {
   const held = formatPaise(p.held);
   const endorsementId = p.endorsementId ?? null;
   const reference = p.reference ?? null;
-  return {
-    query: `with moved as (
-       update policies p
-          set cd_balance = p.cd_balance + ?::numeric, cd_held = p.cd_held + ?::numeric,
-              cd_entries = p.cd_entries + 1
-        where p.client_id = ? and p.id = ?
-          and (not ?::boolean or p.cd_balance + ?::numeric - (p.cd_held + ?::numeric) >= 0)
-          and (not ?::boolean or not exists (
-                select 1 from endorsements w
-                 where w.client_id = p.client_id and w.policy_id = p.id
-                   and w.awaiting_funds_since is not null and w.id <> ?))
-          and (select 1 from cd_ledger_entries x where x.endorsement_id = ? and x.kind = ?) is null
-          and (select 1 from cd_ledger_entries x where x.policy_id = p.id and x.reference = ?) is null
-        returning p.client_id, p.id, p.cd_balance, p.cd_held, p.cd_entries),
-     entry as (
-       insert into cd_ledger_entries (id, client_id, policy_id, endorsement_id, kind, amount, held_change,
-                                      balance_after, held_after, reference, seq, reason)
-       select ?, client_id, id, ?, ?, ?::numeric, ?::numeric, cd_balance, cd_held, ?, cd_entries, ?
-         from moved
-       returning id)
-     select m.cd_balance::text as cd_balance, m.cd_held::text as cd_held from moved m, entry`,
-    params: [
-      amount,
-      held,
-      scope.clientId,
-      p.policyId,
-      p.guarded,
-      amount,
-      held,
-      p.queueFirst ?? false,
-      endorsementId ?? '',
-      endorsementId,
-      p.kind,
-      reference,
-      newId('ledger'),
-      endorsementId,
-      p.kind,
-      amount,
-      held,
-      reference,
-      p.reason,
-    ],
-  };
+  return postingStatement([
+    amount,
+    held,
+    scope.clientId,
+    p.policyId,
+    p.guarded,
+    amount,
+    held,
+    p.queueFirst ?? false,
+    endorsementId ?? '',
+    endorsementId,
+    p.kind,
+    reference,
+    newId('ledger'),
+    endorsementId,
+    p.kind,
+    amount,
+    held,
+    reference,
+    p.reason,
+  ]);
 }
 
 /**
@@ -115,13 +118,15 @@ export async function lockPolicyCd(scope: TenantScope, policyId: string): Promis
 
 export type LockedCd = CdTotals & { gross_premium: string };
 
+const policyLockStatement = prepared(
+  'policy_cd_lock',
+  `select cd_balance::text as cd_balance, cd_held::text as cd_held, gross_premium::text as gross_premium
+     from policies where client_id = ? and id = ? for no key update`,
+);
+
 /** lockPolicyCd's statement, to send first in a message (its one row: the account, LockedCd). */
 export function policyCdLock(scope: TenantScope, policyId: string): Statement {
-  return {
-    query: `select cd_balance::text as cd_balance, cd_held::text as cd_held, gross_premium::text as gross_premium
-              from policies where client_id = ? and id = ? for no key update`,
-    params: [scope.clientId, policyId],
-  };
+  return policyLockStatement([scope.clientId, policyId]);
 }
 
 /** One endorsement's entry of a kind (its hold, release, debit, credit), if posted. */

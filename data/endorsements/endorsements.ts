@@ -20,7 +20,7 @@ import { TENANT_FILTER } from '../../db/entities/tenant.js';
 import { activeOnSql } from '../member-cover.js';
 import { endorsementEventDataSql, outboxSql } from '../webhooks/outbox.js';
 import type { SystemScope, TenantScope } from '../scope.js';
-import { OPEN_STATUS_SQL } from '../sql.js';
+import { OPEN_STATUS_SQL, prepared } from '../sql.js';
 
 /** Columns of spec 2.5 as stored; dates and money as text so no time zone or float shifts them. */
 const ENDORSEMENT_COLUMNS = `e.id, e.client_id, e.policy_id, e.employee_id, e.dependent_id, e.type, e.status,
@@ -368,6 +368,27 @@ export interface ReviewFacts {
   deliveries: string[];
 }
 
+const reviewOutbox = outboxSql('change', 'endorsement.status_changed');
+/** markEndorsementUnderReview's statement (prepared: every review sends it). */
+const reviewMarkStatement = prepared(
+  'endorsement_review_mark',
+  `with touched as (
+       update endorsements set workflow_started_at = coalesce(workflow_started_at, now())
+        where id = ? returning id, client_id, status, type, premium_impact, employee_id, policy_id),
+     created as (
+       select id, client_id, policy_id, employee_id, null::text as old_status,
+              'ENDORSEMENT_STATUS_PENDING'::text as status, null::text as rejection_reason
+         from touched),
+     change as (
+       select client_id, id as entity_id, status as to_status, ${endorsementEventDataSql('c')} as data
+         from created c),
+     ${reviewOutbox.sql}
+     select t.client_id, t.policy_id, t.status, t.type, t.premium_impact::text as premium_impact,
+            emp.status as employee_status,
+            p.cd_balance::text as cd_balance, array(select id from outbox_deliveries) as deliveries
+       from touched t join employees emp on emp.id = t.employee_id join policies p on p.id = t.policy_id`,
+);
+
 /**
  * Marks that the workflow runs and, with the mark, records the endorsement's creation event
  * (none -> PENDING), then reads what the review decides on: one statement. Idempotent: the mark
@@ -378,25 +399,7 @@ export async function markEndorsementUnderReview(
   system: SystemScope,
   id: string,
 ): Promise<ReviewFacts | undefined> {
-  const outbox = outboxSql('change', 'endorsement.status_changed');
-  const [row] = await system.sql<ReviewFacts>(
-    `with touched as (
-       update endorsements set workflow_started_at = coalesce(workflow_started_at, now())
-        where id = ? returning id, client_id, status, type, premium_impact, employee_id, policy_id),
-     created as (
-       select id, client_id, policy_id, employee_id, null::text as old_status,
-              'ENDORSEMENT_STATUS_PENDING'::text as status, null::text as rejection_reason
-         from touched),
-     change as (
-       select client_id, id as entity_id, status as to_status, ${endorsementEventDataSql('c')} as data
-         from created c),
-     ${outbox.sql}
-     select t.client_id, t.policy_id, t.status, t.type, t.premium_impact::text as premium_impact,
-            emp.status as employee_status,
-            p.cd_balance::text as cd_balance, array(select id from outbox_deliveries) as deliveries
-       from touched t join employees emp on emp.id = t.employee_id join policies p on p.id = t.policy_id`,
-    [id, ...outbox.params],
-  );
+  const [row] = await system.sql<ReviewFacts>(reviewMarkStatement([id, ...reviewOutbox.params]));
   return row;
 }
 

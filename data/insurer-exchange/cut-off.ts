@@ -2,6 +2,7 @@ import type { InsurerAdapterName } from '../../domain/enums.js';
 import type { InsurerAssignment } from '../../domain/insurer-exchange/decisions.js';
 import { endorsementEventDataSql, isoSql, outboxSql } from '../webhooks/outbox.js';
 import type { SystemScope } from '../scope.js';
+import { prepared } from '../sql.js';
 
 /** Where an endorsement goes after review (D14): its insurer's adapter, and whether it now waits. */
 export interface InsurerRoute {
@@ -11,14 +12,10 @@ export interface InsurerRoute {
   queued: boolean;
 }
 
-/**
- * Reads the endorsement's insurer adapter and, for a `file` insurer, marks it reviewed and waiting
- * for the insurer's next cut-off, in one statement. Idempotent: the first mark stays, so a retried
- * activity never moves the endorsement to a later cut-off. Undefined for an unknown id.
- */
-export async function routeToInsurer(system: SystemScope, id: string): Promise<InsurerRoute | undefined> {
-  const [row] = await system.sql<{ adapter: InsurerAdapterName; insurer_code: string; queued: boolean }>(
-    `with route as (
+/** routeToInsurer's statement (prepared: every endorsement's review sends it). */
+const routeStatement = prepared(
+  'endorsement_route',
+  `with route as (
        select e.id, i.adapter, i.code
          from endorsements e join policies p on p.id = e.policy_id join insurers i on i.id = p.insurer_id
         where e.id = ?),
@@ -28,7 +25,16 @@ export async function routeToInsurer(system: SystemScope, id: string): Promise<I
         where e.id = r.id and r.adapter = 'file' and e.status = 'ENDORSEMENT_STATUS_PENDING'
         returning e.id)
      select r.adapter, r.code as insurer_code, exists (select 1 from queued) as queued from route r`,
-    [id],
+);
+
+/**
+ * Reads the endorsement's insurer adapter and, for a `file` insurer, marks it reviewed and waiting
+ * for the insurer's next cut-off, in one statement. Idempotent: the first mark stays, so a retried
+ * activity never moves the endorsement to a later cut-off. Undefined for an unknown id.
+ */
+export async function routeToInsurer(system: SystemScope, id: string): Promise<InsurerRoute | undefined> {
+  const [row] = await system.sql<{ adapter: InsurerAdapterName; insurer_code: string; queued: boolean }>(
+    routeStatement([id]),
   );
   return row && { adapter: row.adapter, insurerCode: row.insurer_code, queued: row.queued };
 }
