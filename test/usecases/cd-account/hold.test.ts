@@ -57,10 +57,11 @@ describe('usecases: the CD hold at review', () => {
       }
     });
     // What waited on the policy row was the hold whole: the lock and the posting after it in one
-    // message (the fold and the check follow; pg_stat_activity shows a message's first kilobyte), so
-    // once it has the row it needs no round trip to the worker before letting go of it.
+    // message, each by its prepared name (the fold and the check follow; pg_stat_activity shows a
+    // message's first kilobyte), so once it has the row it needs no round trip to the worker before
+    // letting go of it.
     expect(waiting).to.have.length(1);
-    expect(waiting[0]!.query).to.match(/for no key update;\s*with moved as \(\s*update policies p/);
+    expect(waiting[0]!.query).to.match(/execute policy_cd_lock\('[^']+', '[^']+'\);\s*execute cd_posting\(/);
     expect(await hold).to.deep.equal({ kind: 'held', deliveries: [] });
     expect(await account(policy.id)).to.deep.equal({ balance: '10000.00', held: '3650.00' });
   });
