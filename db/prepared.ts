@@ -45,6 +45,7 @@ export function runsPrepared(config: object, name: string): boolean {
 /** A raw connection of the driver (node-postgres), as the pool hands it to afterCreate. */
 interface RawConnection {
   query(text: string, callback: (err: Error | null) => void): void;
+  end(): Promise<void>;
 }
 
 /**
@@ -58,5 +59,12 @@ export function prepareOnConnect(
   sealed ??= new Set(registry.keys());
   const texts = [...sealed].map((name) => `prepare ${name} as ${registry.get(name)!}`);
   if (texts.length === 0) return done(null, conn);
-  conn.query(texts.join(';\n'), (err) => done(err, conn));
+  conn.query(texts.join(';\n'), (err) => {
+    if (!err) return done(null, conn);
+    // The pool does not close a connection its afterCreate refused: close it here, then refuse it.
+    conn.end().then(
+      () => done(err, conn),
+      () => done(err, conn),
+    );
+  });
 }
