@@ -71,8 +71,7 @@ const postingStatement = prepared(
  * the policy, under the policy's lock, on every posting (a ledger grows for the policy's whole life).
  */
 export async function postCdEntry(scope: TenantScope, p: CdPosting): Promise<CdTotals | null> {
-  const { query, params } = cdPosting(scope, p);
-  const [row] = await scope.sql<CdTotals>(query, params);
+  const [row] = await scope.sql<CdTotals>(cdPosting(scope, p));
   return row ?? null;
 }
 
@@ -111,8 +110,7 @@ export function cdPosting(scope: TenantScope, p: CdPosting): Statement {
  * reference the policy (new endorsements) do not wait for them.
  */
 export async function lockPolicyCd(scope: TenantScope, policyId: string): Promise<LockedCd | undefined> {
-  const { query, params } = policyCdLock(scope, policyId);
-  const [row] = await scope.sql<LockedCd>(query, params);
+  const [row] = await scope.sql<LockedCd>(policyCdLock(scope, policyId));
   return row;
 }
 
