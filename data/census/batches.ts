@@ -8,7 +8,7 @@ import { activeOnSql } from '../member-cover.js';
 import { outboxSql } from '../webhooks/outbox.js';
 import { readPage, type CursorCodec, type Page, type PageRequest } from '../paging.js';
 import type { TenantScope } from '../scope.js';
-import { OPEN_STATUS_SQL, type Statement } from '../sql.js';
+import { OPEN_STATUS_SQL, prepared, type Statement } from '../sql.js';
 
 /**
  * The employees a census names, by code or by a row's e-mail, in a union of two semi-joins. The
@@ -277,13 +277,26 @@ function closeStatements(tx: TenantScope, batchId: string, c: RowClose): Stateme
   const o = c.outcome;
   return [
     ...close,
-    {
-      query: `update census_batch_rows set outcome = ?, employee_id = ?, endorsement_id = ?, reason = ?, applied_at = now()
-      where client_id = ? and batch_id = ? and row_number = ? and outcome is null`,
-      params: [o.outcome, o.employeeId, o.endorsementId, o.reason, tx.clientId, batchId, c.row],
-    },
+    rowOutcomeStatement([o.outcome, o.employeeId, o.endorsementId, o.reason, tx.clientId, batchId, c.row]),
   ];
 }
+
+/** A row's outcome, set once (prepared: every applied row sends it). */
+const rowOutcomeStatement = prepared(
+  'census_row_outcome',
+  `update census_batch_rows set outcome = ?, employee_id = ?, endorsement_id = ?, reason = ?, applied_at = now()
+    where client_id = ? and batch_id = ? and row_number = ? and outcome is null`,
+);
+
+/** lockCensusRow's read (prepared: every applied row sends it). */
+const rowLockStatement = prepared(
+  'census_row_lock',
+  `select r.outcome, r.plan, r.person, b.actor_token_id,
+          (select e.id from employees e
+            where e.client_id = r.client_id and e.employee_code = r.employee_code) as employee_id
+     from census_batch_rows r join census_batches b on b.id = r.batch_id
+    where r.client_id = ? and r.batch_id = ? and r.row_number = ? for update of r`,
+);
 
 /**
  * Locks one staged row (serialising its apply attempts) and reads it, with the employee its code
@@ -301,14 +314,7 @@ export async function lockCensusRow(
   const before = previous ? closeStatements(tx, batchId, previous) : [];
   const answers = await tx.message([
     ...before,
-    {
-      query: `select r.outcome, r.plan, r.person, b.actor_token_id,
-            (select e.id from employees e
-              where e.client_id = r.client_id and e.employee_code = r.employee_code) as employee_id
-       from census_batch_rows r join census_batches b on b.id = r.batch_id
-      where r.client_id = ? and r.batch_id = ? and r.row_number = ? for update of r`,
-      params: [tx.clientId, batchId, row],
-    },
+    rowLockStatement([tx.clientId, batchId, row]),
     savepointSql('savepoint'),
   ]);
   return (answers[before.length] as PendingRow[])[0];

@@ -4,9 +4,11 @@ import { SystemScope } from '../../data/scope.js';
 import { prepared } from '../../data/sql.js';
 import { stack } from '../support/stack.js';
 
-/** The review's and the hold's statements, prepared on the service's connections (db/prepared.ts). */
-const REVIEW_STATEMENTS = [
+/** The review's, the hold's and the census row's statements, prepared on the service's connections (db/prepared.ts). */
+const PREPARED_STATEMENTS = [
   'cd_posting',
+  'census_row_lock',
+  'census_row_outcome',
   'endorsement_hold_mark',
   'endorsement_review_mark',
   'endorsement_route',
@@ -21,9 +23,9 @@ const PREPARED_SQL = `select name, (generic_plans + custom_plans)::int as plans 
 describe('data: statements prepared on the service’s connections', () => {
   it('every connection of the service’s two pools holds them, the owner’s none', async () => {
     const service = await stack().serviceOrm.em.getConnection().execute<Prepared[]>(PREPARED_SQL);
-    expect(service.map((p) => p.name)).to.include.members(REVIEW_STATEMENTS);
+    expect(service.map((p) => p.name)).to.include.members(PREPARED_STATEMENTS);
     const system = await SystemScope.of(stack().serviceOrm.em).sql<Prepared>(PREPARED_SQL);
-    expect(system.map((p) => p.name)).to.include.members(REVIEW_STATEMENTS);
+    expect(system.map((p) => p.name)).to.include.members(PREPARED_STATEMENTS);
     const owner = await stack().orm.em.getConnection().execute<Prepared[]>(PREPARED_SQL);
     expect(owner.map((p) => p.name)).to.not.include.members(['endorsement_route']);
   });
